@@ -1,0 +1,140 @@
+"""Hands per second through `tablesvc score --batch`, against the `mahjong` package called directly.
+
+    python bench/score.py [--hands 5000] [--seed 1]
+
+Both sides score the same generated winning hands (random sets and pair, some
+open melds, riichi or tsumo, dora). The package side gets ready-made 136 id
+arrays and a HandConfig: the least work a caller can do. Our side does
+everything a batch user gets: JSON parsing, tile notation, validation, rule
+switches, payments and JSON output. The ratio is our overhead; the target is
+under 2x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import random
+import statistics
+import time
+
+from mahjong.constants import EAST
+from mahjong.hand_calculating.hand import HandCalculator
+from mahjong.hand_calculating.hand_config import HandConfig, OptionalRules
+from mahjong.meld import Meld as PkgMeld
+
+from tablesvc.cli.score import score_lines
+from tablesvc.tiles import Tile, assign_ids, format_tiles, parse_tile
+
+
+def generate(count: int, seed: int) -> list[dict]:
+    """Random complete hands (4 sets + pair), as batch request dicts."""
+    rng = random.Random(seed)
+    hands: list[dict] = []
+    while len(hands) < count:
+        left = [4] * 34
+        groups: list[tuple[str, list[Tile]]] = []
+        for _ in range(4):
+            for _attempt in range(20):
+                if rng.random() < 0.6:
+                    suit = rng.randrange(3)
+                    start = suit * 9 + rng.randrange(7)
+                    kinds = [start, start + 1, start + 2]
+                    kind_name = "chi"
+                else:
+                    kinds = [rng.randrange(34)] * 3
+                    kind_name = "pon"
+                if all(left[k] >= kinds.count(k) for k in set(kinds)):
+                    for k in kinds:
+                        left[k] -= 1
+                    groups.append((kind_name, [Tile.of(k) for k in kinds]))
+                    break
+        pair_kind = rng.choice([k for k in range(34) if left[k] >= 2])
+        if len(groups) < 4:
+            continue
+        concealed = [Tile.of(pair_kind)] * 2
+        melds = []
+        open_hand = rng.random() < 0.3
+        for i, (kind_name, tiles) in enumerate(groups):
+            if open_hand and i < 2:
+                melds.append(f"{kind_name}:{format_tiles(tiles)}")
+            else:
+                concealed.extend(tiles)
+        win = rng.choice(concealed)
+        req = {
+            "hand": format_tiles(concealed),
+            "win": win.compact,
+            "meld": melds,
+            "tsumo": rng.random() < 0.4,
+            "riichi": not open_hand,
+            "dora": [Tile.of(rng.randrange(34)).compact],
+            "seat": rng.choice("ESWN"),
+        }
+        hands.append(req)
+    return hands
+
+
+def package_inputs(hands: list[dict]) -> list[tuple]:
+    """The same hands as the package wants them, built before timing starts."""
+    from tablesvc.rules.hand import Hand
+
+    out = []
+    for h in hands:
+        hand = Hand.parse(h["hand"], h["win"], h["meld"])
+        ids = assign_ids(hand.all_tiles)
+        win_id = ids[hand.concealed.index(hand.win_tile)]
+        melds, offset = [], len(hand.concealed)
+        for m in hand.melds:
+            meld_ids = sorted(ids[offset : offset + 3])
+            offset += 3
+            melds.append(PkgMeld(PkgMeld.CHI if m.kind.value == "chi" else PkgMeld.PON, meld_ids, opened=True))
+        dora = [parse_tile(h["dora"][0]).kind * 4]
+        seat = EAST + "ESWN".index(h["seat"])
+        out.append((ids, win_id, melds, dora, h["tsumo"], h["riichi"], seat))
+    return out
+
+
+def time_package(inputs: list[tuple]) -> float:
+    options = OptionalRules(has_aka_dora=True, has_double_yakuman=False)
+    start = time.perf_counter()
+    for ids, win_id, melds, dora, tsumo, riichi, seat in inputs:
+        config = HandConfig(is_tsumo=tsumo, is_riichi=riichi, player_wind=seat, round_wind=EAST, options=options)
+        HandCalculator.estimate_hand_value(ids, win_id, melds=melds, dora_indicators=dora, config=config)
+    return time.perf_counter() - start
+
+
+def time_batch(lines: list[str]) -> tuple[float, int]:
+    out = io.StringIO()
+    errors = 0
+    start = time.perf_counter()
+    for result in score_lines(lines, "ema2012"):
+        errors += "error" in result
+        out.write(json.dumps(result) + "\n")
+    return time.perf_counter() - start, errors
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=5000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=3, help="repeat and keep the median")
+    args = parser.parse_args()
+    hands = generate(args.hands, args.seed)
+    lines = [json.dumps(h) for h in hands]
+    inputs = package_inputs(hands)
+    ours, pkg, errors = [], [], 0
+    for _ in range(args.rounds):
+        t, errors = time_batch(lines)
+        ours.append(t)
+        pkg.append(time_package(inputs))
+    ours_t, pkg_t = statistics.median(ours), statistics.median(pkg)
+    n = len(hands)
+    print(f"hands scored              {n} ({errors} not a win under ema2012, answered with an error)")
+    print(f"tablesvc score --batch    {n / ours_t:9.0f} hands/s  ({ours_t * 1e6 / n:.0f} us/hand, JSON in and out)")
+    print(f"mahjong package directly  {n / pkg_t:9.0f} hands/s  ({pkg_t * 1e6 / n:.0f} us/hand, prebuilt arrays)")
+    print(f"overhead ratio            {ours_t / pkg_t:9.2f}x  (target < 2x)")
+
+
+if __name__ == "__main__":
+    main()
