@@ -420,11 +420,6 @@ def test_pao_is_winner_on_tsumo() -> None:
         settle_tsumo(yakuman(pao=1), winner=1, dealer=0, pao=1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="settle_ron does not reject pao == winner (settle_tsumo does); the winner is then paid only half "
-    "the liable yakuman (16000 of 32000) and the settlement is silently wrong",
-)
 def test_pao_is_winner_on_ron() -> None:
     with pytest.raises(ValueError, match="pao"):
         settle_ron([RonWin(1, yakuman(pao=1), pao=1)], discarder=2, dealer=0, rules=EMA2012)
@@ -515,6 +510,17 @@ def test_nagashi_not_played(name: str) -> None:
 def test_nagashi_needs_a_player() -> None:
     with pytest.raises(ValueError, match="at least one player"):
         settle_nagashi([], dealer=0, rules=EMA2012)
+
+
+def test_nagashi_duplicate_seats() -> None:
+    with pytest.raises(ValueError, match="listed once"):
+        settle_nagashi([1, 1], dealer=0, rules=EMA2012)
+
+
+def test_pao_needs_the_rule() -> None:
+    no_pao = dataclasses.replace(EMA2012, pao=False)
+    with pytest.raises(ValueError, match="pao is not played"):
+        settle_ron([RonWin(1, yakuman(pao=1), pao=3)], discarder=2, dealer=0, rules=no_pao)
 
 
 # ---------------------------------------------------------------- chombo (3.4.6)

@@ -195,6 +195,10 @@ def settle_ron(
     winners = [w.winner for w in wins]
     if discarder in winners or len(set(winners)) != len(winners):
         raise ValueError("winners must be distinct and not the discarder")
+    if any(w.pao == w.winner for w in wins):
+        raise ValueError("a player cannot be liable (pao) for their own hand")
+    if not rules.pao and any(w.pao is not None for w in wins):
+        raise ValueError(f"pao is not played under {rules.name}")
     if len(wins) > 1 and not rules.multiple_ron:
         raise ValueError(f"{rules.name} allows only one ron on a discard (head bump)")
     ordered = sorted(wins, key=lambda w: (w.winner - discarder) % 4)
@@ -250,6 +254,8 @@ def settle_nagashi(
         raise ValueError(f"nagashi mangan is not played under {rules.name}")
     if not seats:
         raise ValueError("nagashi mangan needs at least one player")
+    if len(set(seats)) != len(seats):
+        raise ValueError("each nagashi mangan player is listed once")
     _check_seats(dealer, *seats)
     as_win = rules.nagashi is Nagashi.WIN
     ledger = _Ledger()
