@@ -132,3 +132,13 @@ def test_module_entry_point_prints_help():
     proc = subprocess.run([sys.executable, "-m", "tablesvc", "score", "--help"], capture_output=True, text=True,
                           check=True)
     assert "--double-riichi" in proc.stdout and "--batch" in proc.stdout
+
+
+def test_four_plain_fives_under_red_five_rules_must_name_the_red_one(capsys):
+    code, _, err = run(capsys, "123m456p789s11z", "--meld", "ankan:5555m", "--win", "1z", "--tsumo")
+    assert code == 1 and "write it as 0m" in err
+    code, _, _ = run(capsys, "123m456p789s11z", "--meld", "ankan:0555m", "--win", "1z", "--tsumo", "--riichi")
+    assert code == 0
+    code, _, _ = run(capsys, "123m456p789s11z", "--meld", "ankan:5555m", "--win", "1z", "--tsumo", "--riichi",
+                     "--rules", "ema2016")
+    assert code == 0

@@ -93,6 +93,10 @@ class RuleSet:
     chombo_final_points: int = 0
     """With FINAL_PENALTY: points taken off the final score for each chombo."""
     busting_ends_game: bool = False
+    extension_round: bool = False
+    """After South 4, play on into the West round until someone reaches return_points (Tenhou)."""
+    dealer_stops_when_top: bool = False
+    """In the last hand a dealer who wins or is tenpai ends the game when first with return_points (Tenhou)."""
     notes: tuple[str, ...] = field(default=(), compare=False)
 
     def __hash__(self) -> int:
@@ -179,6 +183,8 @@ TENHOU = RuleSet(
     uma=(20000, 10000, -10000, -20000),
     ties_share_uma=False,
     busting_ends_game=True,
+    extension_round=True,
+    dealer_stops_when_top=True,
     notes=("Multiple ron: counters and riichi sticks both go to the first winner in turn order.",),
 )
 

@@ -212,6 +212,14 @@ def score_hand(hand: Hand | None, cond: WinConditions, rules: RuleSet) -> HandVa
     indicators = (*cond.dora, *cond.ura)
     if not rules.red_fives and any(t.red for t in (*hand.all_tiles, *indicators)):
         raise InvalidHandError(f"red fives are not used under {rules.name}: write 5, not 0")
+    if rules.red_fives:
+        for five, letter in ((4, "m"), (13, "p"), (22, "s")):
+            plain = sum(1 for t in (*hand.all_tiles, *indicators) if t.kind == five and not t.red)
+            if plain > 3:
+                raise InvalidHandError(
+                    f"{plain} plain 5{letter}: with red fives ({rules.name}) one of the four is red; "
+                    f"write it as 0{letter}"
+                )
     tiles = hand.all_tiles
     # ids for the indicators too, so that a fifth copy anywhere on the table is refused
     ids = assign_ids([*tiles, *indicators])
