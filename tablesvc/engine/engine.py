@@ -1,0 +1,782 @@
+"""The game engine: applies table events under a RuleSet, exactly, and explains every refusal.
+
+``apply(state, event) -> (state, outputs)`` is pure: no I/O, no clocks, the
+input state untouched. :class:`Engine` is the same logic over a state it
+owns, for callers that fold many events (a replay, the service): every
+handler checks everything before it changes anything, so a refused event
+leaves the state exactly as it was.
+
+What a table reveals shapes the design: a camera never sees concealed draws,
+so a discard (or a tsumo, or a kan) by the seat due to draw implies the draw,
+and the wall count, haitei/houtei, rinshan, ippatsu and the first go-around
+stay exact without them. Where the hands are known (a recorded log, hand
+cameras) the engine checks them as well: tiles held, riichi in tenpai,
+tenpai shown at the draw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from mahjong.shanten import Shanten
+
+from tablesvc.engine.events import (
+    AbortiveDraw,
+    AddedKan,
+    Call,
+    Chombo,
+    ConcealedKan,
+    DeadHand,
+    DiceRolled,
+    Discard,
+    DoraRevealed,
+    Draw,
+    EndGame,
+    Event,
+    ExhaustiveDraw,
+    GameStart,
+    HandStart,
+    Ron,
+    SetScores,
+    Tsumo,
+)
+from tablesvc.engine.results import GameResult, HandResult, Output, RiichiAccepted, WinResult, round_name
+from tablesvc.engine.state import GameState, HandState, MeldState, Phase, PondTile, SeatState, Step
+from tablesvc.rules.hand import Hand, InvalidHandError, Meld, MeldKind, WinConditions, Wind
+from tablesvc.rules.payments import (
+    RIICHI_STICK,
+    RonWin,
+    Settlement,
+    final_standings,
+    settle_chombo,
+    settle_exhaustive_draw,
+    settle_nagashi,
+    settle_ron,
+    settle_tsumo,
+)
+from tablesvc.rules.ruleset import Nagashi, Renhou, RuleSet, UnknownRuleSetError, get_ruleset
+from tablesvc.rules.scoring import HandValue, score_hand
+from tablesvc.tiles import Tile, TileCountError, assign_ids, tiles_to_34
+
+__all__ = ["Engine", "Rejected", "apply"]
+
+_SHANTEN = Shanten()
+
+
+class Rejected(ValueError):
+    """An event the rules do not allow now. The message is for a referee; the state is unchanged."""
+
+
+def apply(state: GameState, event: Event) -> tuple[GameState, list[Output]]:
+    """The state after ``event`` and what the engine concluded; ``state`` itself is not changed."""
+    engine = Engine(state.clone())
+    outputs = engine.apply(event)
+    return engine.state, outputs
+
+
+def _seat_name(seat: int) -> str:
+    return f"seat {seat}"
+
+
+class Engine:
+    """Folds events into a :class:`GameState`."""
+
+    def __init__(self, state: GameState | None = None) -> None:
+        self.state = state if state is not None else GameState()
+        self.rules: RuleSet = get_ruleset(self.state.rules)
+        self._handlers: dict[type, Callable[[Event], list[Output]]] = {
+            GameStart: self._start_game,  # type: ignore[dict-item]
+            DiceRolled: self._dice,  # type: ignore[dict-item]
+            HandStart: self._hand_start,  # type: ignore[dict-item]
+            DoraRevealed: self._dora,  # type: ignore[dict-item]
+            Draw: self._draw,  # type: ignore[dict-item]
+            Discard: self._discard,  # type: ignore[dict-item]
+            Call: self._call,  # type: ignore[dict-item]
+            AddedKan: self._added_kan,  # type: ignore[dict-item]
+            ConcealedKan: self._concealed_kan,  # type: ignore[dict-item]
+            Ron: self._ron,  # type: ignore[dict-item]
+            Tsumo: self._tsumo,  # type: ignore[dict-item]
+            ExhaustiveDraw: self._exhaustive_draw,  # type: ignore[dict-item]
+            AbortiveDraw: self._abortive_draw,  # type: ignore[dict-item]
+            Chombo: self._chombo,  # type: ignore[dict-item]
+            DeadHand: self._dead_hand,  # type: ignore[dict-item]
+            SetScores: self._set_scores,  # type: ignore[dict-item]
+            EndGame: self._end_game,  # type: ignore[dict-item]
+        }
+
+    # ------------------------------------------------------------ entry
+
+    def apply(self, event: Event) -> list[Output]:
+        """Apply one event; raises :class:`Rejected` (state unchanged) when the rules forbid it."""
+        handler = self._handlers.get(type(event))
+        if handler is None:
+            raise Rejected(f"unknown event {type(event).__name__}")
+        seat = getattr(event, "seat", None)
+        if seat is not None and not 0 <= seat <= 3:
+            raise Rejected(f"seat must be 0..3, not {seat}")
+        h = self.state.hand
+        if (
+            h is not None
+            and self.state.phase is Phase.PLAYING
+            and isinstance(event, Discard | Tsumo | ConcealedKan | AddedKan | AbortiveDraw)
+            and h.step is not Step.DISCARD
+            and seat is not None
+            and self._drawer(h) == seat
+        ):
+            # the draw was not seen: infer it, and undo it if the event is refused after all
+            backup = self.state.clone()
+            try:
+                out = self._do_draw(seat, None)
+                return out + handler(event)
+            except Rejected:
+                self.state = backup
+                raise
+        return handler(event)
+
+    # ------------------------------------------------------------ helpers
+
+    def _hand(self) -> HandState:
+        if self.state.phase is not Phase.PLAYING or self.state.hand is None:
+            raise Rejected(f"no hand is being played (the game is {self.state.phase.value.replace('_', ' ')})")
+        return self.state.hand
+
+    @staticmethod
+    def _drawer(h: HandState) -> int | None:
+        """The seat that acquires the next tile, if a draw is what comes next."""
+        if h.step is Step.DRAW:
+            return h.turn
+        if h.step is Step.CLAIMS and h.last_discard is not None and h.wall > 0:
+            return (h.last_discard[0] + 1) % 4
+        if h.step is Step.CHANKAN and h.kakan is not None:
+            return h.kakan[0]
+        return None
+
+    def _expect_turn(self, h: HandState, seat: int, what: str) -> None:
+        if h.step is not Step.DISCARD or h.turn != seat:
+            raise Rejected(f"{_seat_name(seat)} cannot {what} now: {self._whose_move(h)}")
+
+    def _whose_move(self, h: HandState) -> str:
+        if h.step is Step.DISCARD:
+            return f"{_seat_name(h.turn)} is to discard"
+        if h.step is Step.CLAIMS and h.last_discard is not None:
+            seat, tile = h.last_discard
+            nxt = self._drawer(h)
+            then = f"else {_seat_name(nxt)} draws" if nxt is not None else "else the hand is drawn"
+            return f"{tile.mjai} from {_seat_name(seat)} may be claimed, {then}"
+        if h.step is Step.CHANKAN and h.kakan is not None:
+            return f"the added kan of {_seat_name(h.kakan[0])} may be robbed"
+        return f"{_seat_name(h.turn)} is to draw"
+
+    def _pass_claims(self, h: HandState) -> list[Output]:
+        """The last discard was not won on: a riichi declared with it is now paid."""
+        if h.riichi_pending is None:
+            return []
+        seat = h.riichi_pending
+        h.riichi_pending = None
+        self.state.scores[seat] -= RIICHI_STICK
+        h.sticks += 1
+        h.deposits.append(seat)
+        return [RiichiAccepted(seat=seat, scores=_four(self.state.scores))]
+
+    @staticmethod
+    def _remove(hand: list[Tile], tiles: Sequence[Tile], seat: int) -> None:
+        """Take tiles out of a known hand, or refuse naming the first one missing."""
+        missing = list(hand)
+        for t in tiles:
+            if t in missing:
+                missing.remove(t)
+            else:
+                raise Rejected(f"{_seat_name(seat)} does not hold {t.mjai} (hand {''.join(x.compact for x in hand)})")
+
+    # ------------------------------------------------------------ game flow
+
+    def _start_game(self, e: GameStart) -> list[Output]:
+        st = self.state
+        if st.phase is not Phase.NOT_STARTED:
+            raise Rejected("the game has already started")
+        try:
+            rules = get_ruleset(e.rules)
+        except UnknownRuleSetError as exc:
+            raise Rejected(str(exc)) from None
+        self.rules = rules
+        st.rules = rules.name
+        st.players = e.players
+        st.scores = [rules.start_points] * 4
+        st.round = st.honba = st.sticks = st.dealer = 0
+        st.phase = Phase.BETWEEN_HANDS
+        return []
+
+    def _dice(self, e: DiceRolled) -> list[Output]:
+        if self.state.phase is not Phase.BETWEEN_HANDS:
+            raise Rejected("dice are rolled only between hands")
+        if not all(1 <= d <= 6 for d in e.dice):
+            raise Rejected(f"dice show 1..6, not {e.dice}")
+        self.state.dice = e.dice
+        return []
+
+    def _hand_start(self, e: HandStart) -> list[Output]:
+        st = self.state
+        if st.phase is not Phase.BETWEEN_HANDS:
+            raise Rejected("a new hand starts only between hands")
+        seats = [SeatState() for _ in range(4)]
+        if e.hands is not None:
+            if any(len(hand) != 13 for hand in e.hands):
+                raise Rejected(f"each player is dealt 13 tiles, not {[len(x) for x in e.hands]}")
+            try:
+                assign_ids([t for hand in e.hands for t in hand])
+            except TileCountError as exc:
+                raise Rejected(f"impossible deal: {exc}") from None
+            for seat, hand in zip(seats, e.hands, strict=True):
+                seat.hand = list(hand)
+        st.hand = HandState(
+            round=st.round,
+            honba=st.honba,
+            sticks=st.sticks,
+            dealer=st.dealer,
+            dice=st.dice,
+            seats=seats,
+            turn=st.dealer,
+        )
+        st.dice = None
+        st.phase = Phase.DEALING
+        return []
+
+    def _dora(self, e: DoraRevealed) -> list[Output]:
+        st = self.state
+        if st.phase is Phase.DEALING and st.hand is not None:
+            st.hand.dora = [e.tile]
+            st.phase = Phase.PLAYING
+            return []
+        h = self._hand()
+        if h.pending_dora <= 0:
+            raise Rejected("no kan is waiting for a new dora indicator")
+        h.dora.append(e.tile)
+        h.pending_dora -= 1
+        return []
+
+    # ------------------------------------------------------------ turns
+
+    def _draw(self, e: Draw) -> list[Output]:
+        h = self._hand()
+        if self._drawer(h) != e.seat:
+            raise Rejected(f"{_seat_name(e.seat)} cannot draw now: {self._whose_move(h)}")
+        return self._do_draw(e.seat, e.tile)
+
+    def _do_draw(self, seat: int, tile: Tile | None) -> list[Output]:
+        h = self.state.hand
+        assert h is not None
+        replacement = h.step is Step.CHANKAN or (h.step is Step.DRAW and h.rinshan)
+        if h.wall <= 0:
+            raise Rejected("the live wall is empty: the hand is over unless someone wins on the last discard")
+        out: list[Output] = []
+        if h.step is Step.CLAIMS:
+            out = self._pass_claims(h)
+        elif h.step is Step.CHANKAN:  # nobody robbed the added kan: now it breaks ippatsu
+            for other in h.seats:
+                other.ippatsu = False
+        s = h.seats[seat]
+        s.count += 1
+        if s.hand is not None:
+            if tile is None:
+                s.hand = None  # from here on this seat's hand is not fully known
+            else:
+                s.hand.append(tile)
+        s.drawn = tile
+        s.draws += 1
+        h.wall -= 1
+        h.turn = seat
+        h.step = Step.DISCARD
+        h.rinshan = replacement
+        h.after_call = False
+        h.kakan = None
+        return out
+
+    def _discard(self, e: Discard) -> list[Output]:
+        h = self._hand()
+        self._expect_turn(h, e.seat, "discard")
+        s = h.seats[e.seat]
+        if s.hand is not None and e.tile not in s.hand:
+            raise Rejected(
+                f"{_seat_name(e.seat)} does not hold {e.tile.mjai} (hand {''.join(x.compact for x in s.hand)})"
+            )
+        if self.rules.kuikae_forbidden and e.tile.kind in s.kuikae:
+            raise Rejected(f"kuikae: right after that call {_seat_name(e.seat)} may not discard {e.tile.mjai}")
+        if s.riichi and s.drawn is not None and e.tile != s.drawn:
+            raise Rejected(f"{_seat_name(e.seat)} is in riichi and must discard the drawn tile {s.drawn.mjai}")
+        if e.riichi:
+            self._check_riichi(h, s, e)
+        # --- all checks done: change the state
+        if s.hand is not None:
+            s.hand.remove(e.tile)
+        s.count -= 1
+        s.pond.append(PondTile(e.tile, riichi=e.riichi, tsumogiri=e.tsumogiri))
+        if not h.interrupted and sum(x.discards for x in h.seats) < 4:
+            h.first_discards.append(e.tile)
+        s.discards += 1
+        s.kuikae = frozenset()
+        s.drawn = None
+        if not e.tile.is_terminal_or_honor:
+            s.nagashi = False
+        if e.riichi:
+            s.riichi = True
+            s.double_riichi = s.discards == 1 and not h.interrupted
+            s.ippatsu = True
+            s.riichi_discard = len(s.pond) - 1
+            h.riichi_pending = e.seat
+        else:
+            s.ippatsu = False
+        h.last_discard = (e.seat, e.tile)
+        h.step = Step.CLAIMS
+        h.rinshan = False
+        h.after_call = False
+        return []
+
+    def _check_riichi(self, h: HandState, s: SeatState, e: Discard) -> None:
+        who = _seat_name(e.seat)
+        if s.riichi:
+            raise Rejected(f"{who} is already in riichi")
+        if s.is_open:
+            raise Rejected(f"{who} cannot declare riichi with an open hand")
+        if h.wall < 4:
+            raise Rejected(f"riichi needs at least four tiles left in the live wall, there are {h.wall}")
+        if self.state.scores[e.seat] < RIICHI_STICK:
+            raise Rejected(f"{who} has {self.state.scores[e.seat]} points, fewer than the 1000 for a riichi stick")
+        if s.hand is not None:
+            rest = list(s.hand)
+            rest.remove(e.tile)
+            if _shanten(rest) != 0:
+                raise Rejected(f"{who} is not tenpai after discarding {e.tile.mjai}: riichi needs a ready hand")
+
+    def _call(self, e: Call) -> list[Output]:
+        h = self._hand()
+        if h.step is not Step.CLAIMS or h.last_discard is None:
+            raise Rejected(f"{_seat_name(e.seat)} cannot call now: {self._whose_move(h)}")
+        discarder, tile = h.last_discard
+        if e.from_seat != discarder:
+            raise Rejected(f"the last discard was {_seat_name(discarder)}'s, not {_seat_name(e.from_seat)}'s")
+        if e.called != tile:
+            raise Rejected(f"the last discard was {tile.mjai}, not {e.called.mjai}")
+        if e.seat == discarder:
+            raise Rejected("a player cannot call their own discard")
+        if e.kind not in ("chi", "pon", "kan"):
+            raise Rejected(f"unknown call {e.kind!r}: chi, pon or kan")
+        if e.kind == "chi" and e.seat != (discarder + 1) % 4:
+            raise Rejected(f"chi only from the player on the left: {_seat_name(e.seat)} cannot chi from "
+                           f"{_seat_name(discarder)}")
+        if h.wall <= 0:
+            raise Rejected("the last discard can be claimed only to win")
+        s = h.seats[e.seat]
+        if s.riichi:
+            raise Rejected(f"{_seat_name(e.seat)} is in riichi and cannot call")
+        if s.dead:
+            raise Rejected(f"{_seat_name(e.seat)} has a dead hand and cannot call")
+        if e.kind == "kan" and len(h.kans) >= 4:
+            raise Rejected("there are already four kans: no fifth")
+        try:
+            Meld(MeldKind(e.kind), tuple(e.tiles), e.called)
+        except InvalidHandError as exc:
+            raise Rejected(str(exc)) from None
+        own = list(e.tiles)
+        own.remove(e.called)
+        if s.hand is not None:
+            self._remove(s.hand, own, e.seat)
+        # --- change the state
+        out = self._pass_claims(h)
+        d = h.seats[discarder]
+        d.pond[-1].called = True
+        d.nagashi = False
+        if s.hand is not None:
+            for t in own:
+                s.hand.remove(t)
+        s.count -= len(own)
+        s.melds.append(MeldState(e.kind, list(e.tiles), e.called, discarder))
+        s.kuikae = _kuikae(e.kind, e.tiles, e.called)
+        self._interrupt(h)
+        h.turn = e.seat
+        if e.kind == "kan":
+            h.kans.append(e.seat)
+            h.pending_dora += 1
+            h.step = Step.DRAW
+            h.rinshan = True
+        else:
+            h.step = Step.DISCARD
+            h.after_call = True
+        self._note_pao(h, e.seat, e.called, discarder)
+        return out
+
+    @staticmethod
+    def _interrupt(h: HandState) -> None:
+        h.interrupted = True
+        for seat in h.seats:
+            seat.ippatsu = False
+
+    @staticmethod
+    def _note_pao(h: HandState, seat: int, tile: Tile, feeder: int) -> None:
+        """Liability (3.3.6): the discard that completes a third dragon / fourth wind set."""
+        melds = h.seats[seat].melds
+        if tile.is_dragon and sum(1 for m in melds if m.tiles[0].is_dragon and m.kind != "chi") == 3:
+            h.pao[seat] = ("daisangen", feeder)
+        elif tile.is_wind and sum(1 for m in melds if m.tiles[0].is_wind and m.kind != "chi") == 4:
+            h.pao[seat] = ("daisuushi", feeder)
+
+    def _check_kan_turn(self, h: HandState, seat: int, what: str) -> SeatState:
+        self._expect_turn(h, seat, what)
+        if h.after_call:
+            raise Rejected(f"{_seat_name(seat)} cannot {what} in the turn of a chi or pon")
+        if len(h.kans) >= 4:
+            raise Rejected("there are already four kans: no fifth")
+        if h.wall <= 0:
+            raise Rejected("no kan on the last tile of the wall")
+        return h.seats[seat]
+
+    def _added_kan(self, e: AddedKan) -> list[Output]:
+        h = self._hand()
+        s = self._check_kan_turn(h, e.seat, "add to a kan")
+        pon = next((m for m in s.melds if m.kind == "pon" and m.tiles[0].kind == e.tile.kind), None)
+        if pon is None:
+            raise Rejected(f"{_seat_name(e.seat)} has no pon of {e.tile.mjai} to add to")
+        if s.hand is not None and e.tile not in s.hand:
+            raise Rejected(f"{_seat_name(e.seat)} does not hold {e.tile.mjai}")
+        if s.hand is not None:
+            s.hand.remove(e.tile)
+        s.count -= 1
+        pon.kind = "kakan"
+        pon.tiles.append(e.tile)
+        # a robbed kan never happened, so ippatsu survives until the replacement draw
+        h.interrupted = True
+        h.kans.append(e.seat)
+        h.pending_dora += 1
+        h.step = Step.CHANKAN
+        h.kakan = (e.seat, e.tile)
+        return []
+
+    def _concealed_kan(self, e: ConcealedKan) -> list[Output]:
+        h = self._hand()
+        s = self._check_kan_turn(h, e.seat, "declare a concealed kan")
+        if len(e.tiles) != 4 or len({t.kind for t in e.tiles}) != 1:
+            raise Rejected("a concealed kan is four identical tiles")
+        if s.hand is not None:
+            self._remove(s.hand, e.tiles, e.seat)
+        if s.riichi and s.drawn is not None and s.drawn.kind != e.tiles[0].kind:
+            raise Rejected(f"{_seat_name(e.seat)} is in riichi: a concealed kan only with the drawn tile")
+        if s.hand is not None:
+            for t in e.tiles:
+                s.hand.remove(t)
+        s.count -= 4
+        s.melds.append(MeldState("ankan", list(e.tiles)))
+        self._interrupt(h)
+        h.kans.append(e.seat)
+        h.pending_dora += 1
+        h.step = Step.DRAW
+        h.rinshan = True
+        return []
+
+    # ------------------------------------------------------------ wins
+
+    def _conditions(self, h: HandState, seat: int, *, tsumo: bool, ura: Sequence[Tile], **flags: bool) -> WinConditions:
+        s = h.seats[seat]
+        return WinConditions(
+            tsumo=tsumo,
+            seat=Wind((seat - h.dealer) % 4),
+            round=Wind((h.round // 4) % 4),
+            riichi=s.riichi,
+            double_riichi=s.double_riichi,
+            ippatsu=s.ippatsu,
+            dora=tuple(h.dora),
+            ura=tuple(ura) if s.riichi else (),
+            honba=h.honba,
+            **flags,
+        )
+
+    def _value(self, h: HandState, seat: int, shown: Sequence[Tile] | None, win_tile: Tile,
+               cond: WinConditions, *, add_win_tile: bool) -> HandValue:
+        s = h.seats[seat]
+        who = _seat_name(seat)
+        if s.dead:
+            raise Rejected(f"{who} has a dead hand and cannot win")
+        if shown is not None:
+            concealed = list(shown)
+            if s.hand is not None:
+                tracked = sorted((*s.hand, win_tile) if add_win_tile else s.hand, key=_sort_key)
+                if sorted(concealed, key=_sort_key) != tracked:
+                    raise Rejected(f"{who} shows {''.join(t.compact for t in concealed)} but holds "
+                                   f"{''.join(t.compact for t in tracked)}")
+        elif s.hand is not None:
+            concealed = [*s.hand, win_tile] if add_win_tile else list(s.hand)
+        else:
+            raise Rejected(f"{who}'s winning hand must be shown to be scored")
+        melds = tuple(Meld(MeldKind(m.kind), tuple(m.tiles), m.called) for m in s.melds)
+        try:
+            return score_hand(Hand(tuple(concealed), win_tile, melds), cond, self.rules)
+        except InvalidHandError as exc:
+            raise Rejected(f"{who}'s win is not valid ({exc}); a declared win that is not valid is a chombo") from None
+
+    def _pao_for(self, h: HandState, seat: int, value: HandValue) -> int | None:
+        liability = h.pao.get(seat)
+        if not self.rules.pao or liability is None or not value.pao_yakuman:
+            return None
+        key, feeder = liability
+        return feeder if any(y.key == key for y in value.yaku) else None
+
+    def _win_result(self, seat: int, from_seat: int | None, value: HandValue, points: int,
+                    pao: int | None) -> WinResult:
+        return WinResult(seat=seat, from_seat=from_seat, han=value.han, fu=value.fu,
+                         yaku=tuple((y.name, y.han) for y in value.yaku), limit=value.limit_name, points=points,
+                         pao=pao)
+
+    def _ron(self, e: Ron) -> list[Output]:
+        h = self._hand()
+        seats = [c.seat for c in e.claims]
+        if not seats:
+            raise Rejected("a ron needs at least one winner")
+        if len(set(seats)) != len(seats) or e.from_seat in seats or not all(0 <= x <= 3 for x in seats):
+            raise Rejected("ron winners must be distinct seats other than the discarder")
+        chankan = False
+        if h.step is Step.CLAIMS and h.last_discard is not None and h.last_discard[0] == e.from_seat:
+            tile = h.last_discard[1]
+        elif h.step is Step.CHANKAN and h.kakan is not None and h.kakan[0] == e.from_seat:
+            tile, chankan = h.kakan[1], True
+        else:
+            raise Rejected(f"nobody can ron from {_seat_name(e.from_seat)} now: {self._whose_move(h)}")
+        if len(seats) > 1 and not self.rules.multiple_ron:
+            raise Rejected(f"{self.rules.name} allows one ron on a discard: the first in turn order wins")
+        if len(seats) == 3 and self.rules.triple_ron_aborts:
+            return self._finish(h, kind="abortive_draw", settlement=Settlement((0, 0, 0, 0)), draw="triple_ron",
+                                dealer_continues=True, honba=h.honba + 1, sticks=h.sticks)
+        houtei = h.wall == 0 and not chankan
+        wins: list[RonWin] = []
+        results: list[tuple[int, HandValue, int | None]] = []
+        for claim in e.claims:
+            s = h.seats[claim.seat]
+            renhou = (self.rules.renhou is not Renhou.NONE and claim.seat != h.dealer and s.draws == 0
+                      and not h.interrupted)
+            cond = self._conditions(h, claim.seat, tsumo=False, ura=e.ura, houtei=houtei, chankan=chankan,
+                                    renhou=renhou)
+            value = self._value(h, claim.seat, claim.hand, tile, cond, add_win_tile=True)
+            pao = self._pao_for(h, claim.seat, value)
+            wins.append(RonWin(claim.seat, value, pao))
+            results.append((claim.seat, value, pao))
+        # a riichi declared with the discard that is won on is void: no stick (it was never deposited)
+        h.riichi_pending = None
+        settlement = settle_ron(wins, e.from_seat, h.dealer, self.rules, honba=h.honba, sticks=h.sticks)
+        win_results = tuple(
+            self._win_result(seat, e.from_seat, value, settlement.received_by(seat) - self._bonus(settlement, seat),
+                             pao)
+            for seat, value, pao in sorted(results, key=lambda r: (r[0] - e.from_seat) % 4)
+        )
+        dealer_wins = h.dealer in seats
+        return self._finish(h, kind="win", settlement=settlement, wins=win_results, dealer_continues=dealer_wins,
+                            honba=h.honba + 1 if dealer_wins else 0, sticks=0)
+
+    @staticmethod
+    def _bonus(settlement: Settlement, seat: int) -> int:
+        return sum(p.amount for p in settlement.payments if p.payee == seat and p.reason == "honba")
+
+    def _tsumo(self, e: Tsumo) -> list[Output]:
+        h = self._hand()
+        self._expect_turn(h, e.seat, "win by tsumo")
+        if h.after_call:
+            raise Rejected(f"{_seat_name(e.seat)} got the tile by a call: a tsumo needs a drawn tile")
+        s = h.seats[e.seat]
+        win_tile = e.win_tile or s.drawn
+        if win_tile is None:
+            raise Rejected("the winning tile of a tsumo must be given when the draw was not seen")
+        first = s.draws == 1 and s.discards == 0 and not h.interrupted
+        cond = self._conditions(
+            h, e.seat, tsumo=True, ura=e.ura, haitei=h.wall == 0 and not h.rinshan, rinshan=h.rinshan,
+            tenhou=first and e.seat == h.dealer, chiihou=first and e.seat != h.dealer,
+        )
+        value = self._value(h, e.seat, e.hand, win_tile, cond, add_win_tile=False)
+        pao = self._pao_for(h, e.seat, value)
+        settlement = settle_tsumo(value, e.seat, h.dealer, honba=h.honba, sticks=h.sticks, pao=pao)
+        points = settlement.received_by(e.seat) - self._bonus(settlement, e.seat)
+        dealer_wins = e.seat == h.dealer
+        return self._finish(h, kind="win", settlement=settlement,
+                            wins=(self._win_result(e.seat, None, value, points, pao),),
+                            dealer_continues=dealer_wins, honba=h.honba + 1 if dealer_wins else 0, sticks=0)
+
+    # ------------------------------------------------------------ draws
+
+    def _exhaustive_draw(self, e: ExhaustiveDraw) -> list[Output]:
+        h = self._hand()
+        if h.step is not Step.CLAIMS or h.wall > 0:
+            raise Rejected(f"the hand is not over: {h.wall} tiles are left in the live wall")
+        for seat in range(4):
+            s = h.seats[seat]
+            if s.riichi and not e.tenpai[seat]:
+                raise Rejected(f"{_seat_name(seat)} is in riichi and must show tenpai")
+            if s.dead and e.tenpai[seat]:
+                raise Rejected(f"{_seat_name(seat)} has a dead hand and is never tenpai")
+            if e.tenpai[seat] and s.hand is not None and _shanten(s.hand) != 0:
+                raise Rejected(f"{_seat_name(seat)} shows tenpai but the hand is not ready")
+        out = self._pass_claims(h)
+        nagashi = [seat for seat in range(4) if h.seats[seat].nagashi and h.seats[seat].discards > 0]
+        if nagashi and self.rules.nagashi is not Nagashi.NONE:
+            settlement = settle_nagashi(nagashi, h.dealer, self.rules, honba=h.honba, sticks=h.sticks)
+            if self.rules.nagashi is Nagashi.WIN:
+                dealer_wins = h.dealer in nagashi
+                return out + self._finish(h, kind="win", settlement=settlement, draw="nagashi",
+                                          dealer_continues=dealer_wins, honba=h.honba + 1 if dealer_wins else 0,
+                                          sticks=0, tenpai=e.tenpai)
+            draw = "nagashi"
+        else:
+            settlement = settle_exhaustive_draw(e.tenpai)
+            draw = "exhaustive"
+        return out + self._finish(h, kind="exhaustive_draw", settlement=settlement, draw=draw,
+                                  dealer_continues=e.tenpai[h.dealer], honba=h.honba + 1, sticks=h.sticks,
+                                  tenpai=e.tenpai)
+
+    def _abortive_draw(self, e: AbortiveDraw) -> list[Output]:
+        h = self._hand()
+        if not self.rules.abortive_draws:
+            raise Rejected(f"there are no abortive draws under {self.rules.name}")
+        out: list[Output] = []
+        if e.kind == "nine_terminals":
+            if e.seat is None:
+                raise Rejected("nine terminals is declared by a player: give the seat")
+            self._expect_turn(h, e.seat, "declare nine terminals")
+            s = h.seats[e.seat]
+            if s.draws != 1 or s.discards != 0 or h.interrupted:
+                raise Rejected("nine terminals only on one's first draw of an uninterrupted first go-around")
+            if s.hand is not None and len({t.kind for t in s.hand if t.is_terminal_or_honor}) < 9:
+                raise Rejected(f"{_seat_name(e.seat)} has fewer than nine different terminals and honours")
+        elif e.kind == "four_winds":
+            kinds = {t.kind for t in h.first_discards}
+            if (h.step is not Step.CLAIMS or h.interrupted or len(h.first_discards) != 4 or len(kinds) != 1
+                    or not h.first_discards[0].is_wind):
+                raise Rejected("four winds: the first four discards must be the same wind, with no call")
+        elif e.kind == "four_riichi":
+            if h.step is not Step.CLAIMS or h.riichi_count != 4 or h.riichi_pending is None:
+                raise Rejected("four riichi: the fourth riichi discard must just have passed")
+            out = self._pass_claims(h)
+        elif e.kind == "four_kans":
+            if h.step is not Step.CLAIMS or len(h.kans) != 4 or len(set(h.kans)) == 1:
+                raise Rejected("four kans: four kans by more than one player, and the next discard passed")
+            out = self._pass_claims(h)
+        else:
+            raise Rejected(f"unknown abortive draw {e.kind!r} (triple ron is declared as a ron by three players)")
+        return out + self._finish(h, kind="abortive_draw", settlement=Settlement((0, 0, 0, 0)), draw=e.kind,
+                                  dealer_continues=True, honba=h.honba + 1, sticks=h.sticks)
+
+    # ------------------------------------------------------------ rulings
+
+    def _chombo(self, e: Chombo) -> list[Output]:
+        st = self.state
+        if st.phase not in (Phase.PLAYING, Phase.DEALING) or st.hand is None:
+            raise Rejected("a chombo is ruled during a hand")
+        h = st.hand
+        for seat in h.deposits:  # riichi sticks of the replayed hand go back
+            st.scores[seat] += RIICHI_STICK
+        settlement = settle_chombo(e.seat, h.dealer, self.rules)
+        for seat, amount in enumerate(settlement.final_penalties):
+            st.penalties[seat] += amount
+        return self._finish(h, kind="chombo", settlement=settlement, chombo=e.seat, dealer_continues=True,
+                            honba=h.honba, sticks=h.sticks - len(h.deposits), replay=True)
+
+    def _dead_hand(self, e: DeadHand) -> list[Output]:
+        h = self._hand()
+        h.seats[e.seat].dead = True
+        return []
+
+    def _set_scores(self, e: SetScores) -> list[Output]:
+        if self.state.phase is Phase.NOT_STARTED:
+            raise Rejected("the game has not started")
+        self.state.scores = list(e.scores)
+        return []
+
+    def _end_game(self, e: EndGame) -> list[Output]:  # noqa: ARG002 - the reason is kept in the journal
+        st = self.state
+        if st.phase in (Phase.NOT_STARTED, Phase.GAME_OVER):
+            raise Rejected(f"the game is {st.phase.value.replace('_', ' ')}")
+        if st.hand is not None:
+            st.sticks = st.hand.sticks
+            st.hand = None
+        return [self._game_over()]
+
+    # ------------------------------------------------------------ end of a hand
+
+    def _finish(self, h: HandState, *, kind: str, settlement: Settlement, dealer_continues: bool, honba: int,
+                sticks: int, wins: tuple[WinResult, ...] = (), draw: str | None = None,
+                tenpai: tuple[bool, bool, bool, bool] | None = None, chombo: int | None = None,
+                replay: bool = False) -> list[Output]:
+        st = self.state
+        for seat in range(4):
+            st.scores[seat] += settlement.deltas[seat]
+        result = HandResult(
+            hand_number=st.hand_number, round=h.round, honba=h.honba, sticks=st.sticks, dealer=h.dealer, kind=kind,
+            deltas=settlement.deltas, scores=_four(st.scores), deposits=tuple(h.deposits), wins=wins, draw=draw,
+            tenpai=tenpai, chombo=chombo, dealer_continues=dealer_continues,
+        )
+        st.results.append(result)
+        st.hand = None
+        st.hand_number += 1
+        st.honba = honba
+        st.sticks = sticks
+        st.phase = Phase.BETWEEN_HANDS
+        if replay:
+            return [result]
+        previous = st.round
+        if not dealer_continues:
+            st.round += 1
+            st.dealer = (st.dealer + 1) % 4
+        if self._game_ends(previous, dealer_continues):
+            return [result, self._game_over()]
+        return [result]
+
+    def _game_ends(self, previous: int, dealer_continues: bool) -> bool:
+        st, rules = self.state, self.rules
+        if rules.busting_ends_game and min(st.scores) < 0:
+            return True
+        last = 7  # South 4
+        if previous < last:
+            return False
+        top = min(range(4), key=lambda s: (-st.scores[s], s))
+        reached = st.scores[top] >= rules.return_points
+        if dealer_continues:
+            return rules.dealer_stops_when_top and top == st.dealer and reached
+        if not rules.extension_round:
+            return True
+        return reached or st.round >= 12
+
+    def _game_over(self) -> GameResult:
+        st = self.state
+        standings = final_standings(st.scores, self.rules, leftover_sticks=st.sticks, penalties=st.penalties)
+        for standing in standings:  # leftover riichi sticks go to first place
+            st.scores[standing.seat] = standing.points
+        result = GameResult(standings=tuple(standings), scores=_four(st.scores), leftover_sticks=st.sticks)
+        st.sticks = 0
+        st.final = result
+        st.phase = Phase.GAME_OVER
+        return result
+
+    @property
+    def round_name(self) -> str:
+        return round_name(self.state.round)
+
+
+def _kuikae(kind: str, tiles: Sequence[Tile], called: Tile) -> frozenset[int]:
+    """Kinds that may not be discarded right after this call (3.3.2-3.3.4)."""
+    if kind == "pon":
+        return frozenset({called.kind})
+    if kind != "chi":
+        return frozenset()
+    kinds = sorted(t.kind for t in tiles)
+    banned = {called.kind}
+    if called.kind == kinds[0] and kinds[2] % 9 != 8:
+        banned.add(kinds[2] + 1)
+    elif called.kind == kinds[2] and kinds[0] % 9 != 0:
+        banned.add(kinds[0] - 1)
+    return frozenset(banned)
+
+
+def _shanten(tiles: Sequence[Tile]) -> int:
+    return _SHANTEN.calculate_shanten(tiles_to_34(tiles))
+
+
+def _sort_key(t: Tile) -> tuple[int, bool]:
+    return (t.kind, t.red)
+
+
+def _four(v: Sequence[int]) -> tuple[int, int, int, int]:
+    return (v[0], v[1], v[2], v[3])
+

@@ -1,0 +1,358 @@
+"""The events of a game: what a table can observe (input) and what the engine concludes (output).
+
+Input events are what hardware, a camera, a referee or a recorded log can
+tell: dice, the deal, discards, calls, kans, riichi, wins, draws, rulings
+and corrections. Concealed draws are optional: a camera over the table never
+sees them, so the engine infers them; a recorded log gives them and the
+engine then checks them.
+
+Every event is a frozen dataclass with a fixed ``type`` string, and turns
+into a JSON-ready dict and back (:func:`to_dict`, :func:`from_dict`) for the
+journal and MQTT. Tiles are written in mjai notation, hands as compact
+strings, so a journal is readable by a person.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from tablesvc.tiles import Tile, format_tiles, parse_tile, parse_tiles
+
+__all__ = [
+    "ABORT_KINDS",
+    "EVENT_TYPES",
+    "AbortiveDraw",
+    "AddedKan",
+    "Call",
+    "Chombo",
+    "ConcealedKan",
+    "DeadHand",
+    "DiceRolled",
+    "Discard",
+    "DoraRevealed",
+    "Draw",
+    "EndGame",
+    "Event",
+    "ExhaustiveDraw",
+    "GameStart",
+    "HandStart",
+    "Ron",
+    "RonClaim",
+    "SetScores",
+    "Tsumo",
+    "from_dict",
+    "to_dict",
+]
+
+Hand = tuple[Tile, ...]
+
+
+@dataclass(frozen=True)
+class Event:
+    """Base of every input event."""
+
+    type: ClassVar[str] = ""
+
+
+@dataclass(frozen=True)
+class GameStart(Event):
+    """Seating is settled: player names by seat (seat 0 is the first East)."""
+
+    type: ClassVar[str] = "start_game"
+    players: tuple[str, str, str, str] = ("East", "South", "West", "North")
+    rules: str = "ema2012"
+
+
+@dataclass(frozen=True)
+class DiceRolled(Event):
+    """The dealer's dice (2.5); they fix the wall break."""
+
+    type: ClassVar[str] = "dice"
+    dice: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class HandStart(Event):
+    """The wall is ready and the tiles are dealt (13 each; the dealer's 14th is the first draw).
+
+    ``hands`` is given where the deal is known (a recorded log, hand cameras),
+    otherwise None.
+    """
+
+    type: ClassVar[str] = "hand_start"
+    hands: tuple[Hand, Hand, Hand, Hand] | None = None
+
+
+@dataclass(frozen=True)
+class DoraRevealed(Event):
+    """A dora indicator turned over: the first at the deal, then one per kan."""
+
+    type: ClassVar[str] = "dora"
+    tile: Tile
+
+
+@dataclass(frozen=True)
+class Draw(Event):
+    """A draw, where it can be seen (a log, a hand camera). Optional: the engine infers draws."""
+
+    type: ClassVar[str] = "draw"
+    seat: int
+    tile: Tile | None = None
+
+
+@dataclass(frozen=True)
+class Discard(Event):
+    """A tile put in the pond; ``riichi`` = laid sideways as a riichi declaration."""
+
+    type: ClassVar[str] = "discard"
+    seat: int
+    tile: Tile
+    riichi: bool = False
+    tsumogiri: bool | None = None
+
+
+@dataclass(frozen=True)
+class Call(Event):
+    """Chi, pon or open kan of the latest discard; ``tiles`` is the whole meld shown."""
+
+    type: ClassVar[str] = "call"
+    seat: int
+    kind: str
+    tiles: Hand
+    called: Tile
+    from_seat: int
+
+
+@dataclass(frozen=True)
+class AddedKan(Event):
+    """A pon made into a kan with the fourth tile (3.3.7)."""
+
+    type: ClassVar[str] = "kakan"
+    seat: int
+    tile: Tile
+
+
+@dataclass(frozen=True)
+class ConcealedKan(Event):
+    """Four tiles declared as a concealed kan (3.3.8)."""
+
+    type: ClassVar[str] = "ankan"
+    seat: int
+    tiles: Hand
+
+
+@dataclass(frozen=True)
+class RonClaim:
+    """One player's ron: the hand shown (concealed tiles with the winning tile), where seen."""
+
+    seat: int
+    hand: Hand | None = None
+
+
+@dataclass(frozen=True)
+class Ron(Event):
+    """One or more rons on the latest discard (or on a kan being added: chankan)."""
+
+    type: ClassVar[str] = "ron"
+    from_seat: int
+    claims: tuple[RonClaim, ...]
+    ura: Hand = ()
+    """Ura dora indicators turned over for a riichi winner, where seen."""
+
+
+@dataclass(frozen=True)
+class Tsumo(Event):
+    """A self-drawn win; ``hand`` is the concealed tiles shown, the drawn tile included."""
+
+    type: ClassVar[str] = "tsumo"
+    seat: int
+    hand: Hand | None = None
+    win_tile: Tile | None = None
+    """The drawn tile that won; needed where the draw itself was not seen."""
+    ura: Hand = ()
+
+
+@dataclass(frozen=True)
+class ExhaustiveDraw(Event):
+    """The last discard passed: who shows tenpai (riichi players must)."""
+
+    type: ClassVar[str] = "exhaustive_draw"
+    tenpai: tuple[bool, bool, bool, bool]
+    hands: tuple[Hand | None, Hand | None, Hand | None, Hand | None] | None = None
+
+
+ABORT_KINDS = ("nine_terminals", "four_winds", "four_riichi", "four_kans", "triple_ron")
+
+
+@dataclass(frozen=True)
+class AbortiveDraw(Event):
+    """An abortive draw called at the table (3.4.3); the engine checks that it holds.
+
+    ``kind`` is one of :data:`ABORT_KINDS`; ``seat`` is the declarer of nine terminals.
+    """
+
+    type: ClassVar[str] = "abortive_draw"
+    kind: str
+    seat: int | None = None
+
+
+@dataclass(frozen=True)
+class Chombo(Event):
+    """A referee's chombo ruling (3.4.6): the hand is replayed."""
+
+    type: ClassVar[str] = "chombo"
+    seat: int
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class DeadHand(Event):
+    """A referee's dead-hand ruling (3.4.7): that player can no longer win or call."""
+
+    type: ClassVar[str] = "dead_hand"
+    seat: int
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class SetScores(Event):
+    """A referee sets the scores (a correction of the points on the table)."""
+
+    type: ClassVar[str] = "set_scores"
+    scores: tuple[int, int, int, int]
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class EndGame(Event):
+    """A referee ends the game now (time limit): final ranking from the current scores."""
+
+    type: ClassVar[str] = "end_game"
+    reason: str = ""
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.type: cls
+    for cls in (
+        GameStart,
+        DiceRolled,
+        HandStart,
+        DoraRevealed,
+        Draw,
+        Discard,
+        Call,
+        AddedKan,
+        ConcealedKan,
+        Ron,
+        Tsumo,
+        ExhaustiveDraw,
+        AbortiveDraw,
+        Chombo,
+        DeadHand,
+        SetScores,
+        EndGame,
+    )
+}
+
+
+# ------------------------------------------------------------------ codec
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, Tile):
+        return value.mjai
+    if isinstance(value, RonClaim):
+        return {"seat": value.seat, "hand": _encode(value.hand)}
+    if isinstance(value, tuple):
+        if value and all(isinstance(v, Tile) for v in value):
+            return format_tiles(value, sort=False)
+        return [_encode(v) for v in value]
+    return value
+
+
+def to_dict(event: Event) -> dict[str, Any]:
+    """``{"type": ..., field: value}`` with tiles in mjai and hands as compact strings."""
+    out: dict[str, Any] = {"type": event.type}
+    for f in dataclasses.fields(event):
+        out[f.name] = _encode(getattr(event, f.name))
+    return out
+
+
+class EventFormatError(ValueError):
+    """A dict that is not a well-formed event; the message names the field."""
+
+
+def _decode(hint: Any, value: Any, where: str) -> Any:
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        if value is None:
+            return None
+        options = [a for a in typing.get_args(hint) if a is not type(None)]
+        return _decode(options[0], value, where)
+    if hint is Tile:
+        if not isinstance(value, str):
+            raise EventFormatError(f"{where}: a tile is a string like '5m', not {value!r}")
+        return parse_tile(value)
+    if hint is RonClaim:
+        if not isinstance(value, dict):
+            raise EventFormatError(f"{where}: a ron claim is an object with seat and hand")
+        return RonClaim(seat=_decode(int, value.get("seat"), f"{where}.seat"),
+                        hand=_decode(Hand | None, value.get("hand"), f"{where}.hand"))
+    if origin is tuple:
+        args = typing.get_args(hint)
+        if args == (Tile, Ellipsis):
+            if isinstance(value, str):
+                return tuple(parse_tiles(value))
+            if isinstance(value, list):
+                return tuple(_decode(Tile, v, where) for v in value)
+            raise EventFormatError(f"{where}: tiles are a string like '123m' or a list of tiles")
+        if not isinstance(value, list | tuple):
+            raise EventFormatError(f"{where}: expected a list, not {value!r}")
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_decode(args[0], v, f"{where}[{i}]") for i, v in enumerate(value))
+        if len(value) != len(args):
+            raise EventFormatError(f"{where}: expected {len(args)} items, not {len(value)}")
+        return tuple(_decode(a, v, f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, value, strict=True)))
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise EventFormatError(f"{where}: expected true or false, not {value!r}")
+        return value
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise EventFormatError(f"{where}: expected a whole number, not {value!r}")
+        return value
+    if hint is str:
+        if not isinstance(value, str):
+            raise EventFormatError(f"{where}: expected a string, not {value!r}")
+        return value
+    raise EventFormatError(f"{where}: cannot read a value of type {hint}")  # pragma: no cover
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def from_dict(data: dict[str, Any]) -> Event:
+    """The event a dict describes; :class:`EventFormatError` names what is wrong."""
+    if not isinstance(data, dict):
+        raise EventFormatError("an event is a JSON object")
+    kind = data.get("type")
+    cls = EVENT_TYPES.get(kind)  # type: ignore[arg-type]
+    if cls is None:
+        raise EventFormatError(f"unknown event type {kind!r}; known: {', '.join(EVENT_TYPES)}")
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = _HINTS[cls] = typing.get_type_hints(cls, globalns={**globals(), "Hand": Hand})
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - names - {"type"})
+    if unknown:
+        raise EventFormatError(f"{kind}: unknown field(s) {', '.join(unknown)}")
+    kwargs = {name: _decode(hints[name], data[name], f"{kind}.{name}") for name in names if name in data}
+    try:
+        return cls(**kwargs)
+    except ValueError as exc:
+        raise EventFormatError(f"{kind}: {exc}") from None
+

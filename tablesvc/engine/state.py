@@ -1,0 +1,151 @@
+"""The state of a game as the engine folds it from events.
+
+Plain mutable dataclasses, copied with :meth:`GameState.clone` before an
+event is applied, so that a rejected event leaves the caller's state as it
+was and ``apply(state, event)`` stays a pure function.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from enum import Enum
+
+from tablesvc.tiles import Tile
+
+__all__ = ["GameState", "HandState", "MeldState", "Phase", "PondTile", "SeatState", "Step"]
+
+
+class Phase(Enum):
+    """Where the game is."""
+
+    NOT_STARTED = "not_started"
+    BETWEEN_HANDS = "between_hands"  # waiting for dice / the deal
+    DEALING = "dealing"  # dealt, waiting for the first dora indicator
+    PLAYING = "playing"
+    GAME_OVER = "game_over"
+
+
+class Step(Enum):
+    """Whose move it is inside a hand, and what kind."""
+
+    DRAW = "draw"  # ``turn`` acquires a tile (a wall draw, or a replacement after a kan)
+    DISCARD = "discard"  # ``turn`` holds 14 and must discard (or win, or kan)
+    CLAIMS = "claims"  # the last discard may be claimed; otherwise the next seat draws
+    CHANKAN = "chankan"  # an added kan may be robbed; otherwise the replacement draw
+
+
+@dataclass
+class MeldState:
+    kind: str  # chi pon kan ankan kakan
+    tiles: list[Tile]
+    called: Tile | None = None
+    from_seat: int | None = None
+
+
+@dataclass
+class PondTile:
+    tile: Tile
+    riichi: bool = False  # laid sideways
+    tsumogiri: bool | None = None
+    called: bool = False  # taken by another player
+
+
+@dataclass
+class SeatState:
+    hand: list[Tile] | None = None
+    """The concealed tiles where known (a log, hand cameras); None where not seen."""
+    count: int = 13
+    """How many concealed tiles the seat holds; always known."""
+    melds: list[MeldState] = field(default_factory=list)
+    pond: list[PondTile] = field(default_factory=list)
+    riichi: bool = False
+    double_riichi: bool = False
+    ippatsu: bool = False
+    riichi_discard: int | None = None  # pond index of the riichi declaration
+    drawn: Tile | None = None  # the tile just drawn, where seen
+    draws: int = 0
+    discards: int = 0
+    kuikae: frozenset[int] = frozenset()  # kinds that may not be discarded this turn
+    dead: bool = False
+    nagashi: bool = True  # every discard a terminal/honour and none called, so far
+
+    @property
+    def is_open(self) -> bool:
+        return any(m.kind != "ankan" for m in self.melds)
+
+
+@dataclass
+class HandState:
+    round: int
+    honba: int
+    sticks: int  # riichi sticks on the table (carried over + deposited this hand)
+    dealer: int
+    dice: tuple[int, int] | None = None
+    seats: list[SeatState] = field(default_factory=lambda: [SeatState() for _ in range(4)])
+    dora: list[Tile] = field(default_factory=list)
+    pending_dora: int = 0  # kan dora still to be turned over
+    wall: int = 70  # draws left in the live wall (the dealer's 14th tile counts as a draw)
+    turn: int = 0
+    step: Step = Step.DRAW
+    rinshan: bool = False  # the current draw / the tile just drawn is a kan replacement
+    after_call: bool = False  # the seat to discard got its tile by chi/pon (no kan, no tsumo)
+    last_discard: tuple[int, Tile] | None = None
+    kakan: tuple[int, Tile] | None = None  # an added kan that may be robbed
+    interrupted: bool = False  # a call or kan happened (ends the uninterrupted first go-around)
+    kans: list[int] = field(default_factory=list)  # seat of each kan, in order
+    riichi_pending: int | None = None  # seat whose riichi discard has not yet passed
+    deposits: list[int] = field(default_factory=list)  # seats that put a riichi stick down this hand
+    first_discards: list[Tile] = field(default_factory=list)  # for four winds
+    pao: dict[int, tuple[str, int]] = field(default_factory=dict)  # winner seat -> (yakuman key, liable seat)
+
+    @property
+    def riichi_count(self) -> int:
+        return sum(s.riichi for s in self.seats)
+
+
+@dataclass
+class GameState:
+    rules: str = "ema2012"
+    players: tuple[str, str, str, str] = ("East", "South", "West", "North")
+    phase: Phase = Phase.NOT_STARTED
+    scores: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    round: int = 0  # 0..3 East 1-4, 4..7 South 1-4, 8.. West
+    honba: int = 0
+    sticks: int = 0
+    dealer: int = 0
+    dice: tuple[int, int] | None = None  # rolled for the coming hand
+    hand: HandState | None = None
+    hand_number: int = 0  # hands played (replays of a chombo included)
+    penalties: list[int] = field(default_factory=lambda: [0, 0, 0, 0])  # final-score penalties
+    results: list = field(default_factory=list)  # HandResult of every finished hand
+    final: object | None = None  # GameResult once over
+
+    def clone(self) -> GameState:
+        """A copy that shares only immutable parts (tiles, finished results)."""
+        new = copy.copy(self)
+        new.scores = list(self.scores)
+        new.penalties = list(self.penalties)
+        new.results = list(self.results)
+        if self.hand is not None:
+            new.hand = _clone_hand(self.hand)
+        return new
+
+
+def _clone_hand(h: HandState) -> HandState:
+    new = copy.copy(h)
+    new.seats = [_clone_seat(s) for s in h.seats]
+    new.dora = list(h.dora)
+    new.kans = list(h.kans)
+    new.deposits = list(h.deposits)
+    new.first_discards = list(h.first_discards)
+    new.pao = dict(h.pao)
+    return new
+
+
+def _clone_seat(s: SeatState) -> SeatState:
+    new = copy.copy(s)
+    new.hand = list(s.hand) if s.hand is not None else None
+    new.melds = [MeldState(m.kind, list(m.tiles), m.called, m.from_seat) for m in s.melds]
+    new.pond = [copy.copy(p) for p in s.pond]
+    return new

@@ -1,0 +1,145 @@
+"""Play a recorded game through the engine and compare it with what the record says.
+
+Used by ``tablesvc replay`` and by the tests that prove the engine on real
+games: every hand's start (round, counters, sticks, dealer, scores) and every
+hand's deltas must equal the record's; the final scores too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tablesvc.engine.engine import Engine, Rejected
+from tablesvc.engine.events import Event, HandStart
+from tablesvc.engine.results import GameResult, HandResult, round_name
+from tablesvc.engine.state import GameState
+from tablesvc.formats.mjlog import parse_mjlog
+from tablesvc.formats.record import RecordedGame, RecordError
+
+__all__ = ["Mismatch", "ReplayReport", "load_record", "replay"]
+
+
+class Mismatch(AssertionError):
+    """The engine and the record disagree; the message names the hand and both values."""
+
+
+@dataclass
+class ReplayReport:
+    record: RecordedGame
+    hands: list[HandResult] = field(default_factory=list)
+    final: GameResult | None = None
+    mismatches: list[str] = field(default_factory=list)
+    stopped: str | None = None
+    """Why the replay stopped before the game's end (a record cut short), if it did."""
+    state: GameState | None = None
+
+
+def load_record(path: str | Path, fmt: str | None = None) -> RecordedGame:
+    """Read a game file in any supported format (detected from the content unless ``fmt`` says)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RecordError(f"cannot read {p}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise RecordError(f"{p} is not a text file") from None
+    kind = fmt or _detect(text)
+    if kind == "mjlog":
+        return parse_mjlog(text, str(p))
+    if kind == "mjai":
+        from tablesvc.formats.mjai import parse_mjai
+
+        return parse_mjai(text, str(p))
+    if kind == "tenhou6":
+        from tablesvc.formats.tenhou6 import parse_tenhou6
+
+        return parse_tenhou6(text, str(p))
+    raise RecordError(f"{p}: unknown format {kind!r} (mjlog, mjai or tenhou6)")
+
+
+def _detect(text: str) -> str:
+    head = text.lstrip()[:200]
+    if head.startswith("<"):
+        return "mjlog"
+    if head.startswith("{") and '"log"' in text[:100000] and '"type"' not in head[:40]:
+        return "tenhou6"
+    return "mjai"
+
+
+def replay(record: RecordedGame, *, strict: bool = False, rules: str | None = None) -> ReplayReport:
+    """Play ``record``; with ``strict`` raise :class:`Mismatch` at the first disagreement.
+
+    Without ``strict`` disagreements are collected in the report. An event
+    the engine refuses always stops the replay with the engine's reason.
+    """
+    engine = Engine()
+    report = ReplayReport(record=record, state=engine.state)
+    hand_index = -1
+    events: list[Event] = record.events
+    if rules is not None:
+        from dataclasses import replace
+
+        from tablesvc.engine.events import GameStart
+
+        events = [replace(e, rules=rules) if isinstance(e, GameStart) else e for e in events]
+
+    def disagree(message: str) -> None:
+        if strict:
+            raise Mismatch(message)
+        report.mismatches.append(message)
+
+    for index, event in enumerate(events):
+        if isinstance(event, HandStart):
+            hand_index += 1
+            if hand_index < len(record.hands):
+                _check_start(engine.state, record.hands[hand_index], disagree)
+        try:
+            outputs = engine.apply(event)
+        except Rejected as exc:
+            where = _where(record, hand_index)
+            raise Mismatch(f"{where}: event {index} ({event.type}) refused: {exc}") from None
+        for out in outputs:
+            if isinstance(out, HandResult):
+                report.hands.append(out)
+                if 0 <= hand_index < len(record.hands):
+                    expected = record.hands[hand_index].deltas
+                    if expected is not None and tuple(expected) != out.deltas:
+                        disagree(f"{_where(record, hand_index)}: deltas {list(out.deltas)}, "
+                                 f"record says {list(expected)}")
+            elif isinstance(out, GameResult):
+                report.final = out
+    report.state = engine.state
+    if report.final is None and record.final_scores is not None:
+        disagree(f"the record ends the game after {_where(record, hand_index)} but the engine would play on")
+    if report.final is None:
+        report.stopped = _stopped(record, hand_index, engine.state)
+    elif record.final_scores is not None and tuple(record.final_scores) != report.final.scores:
+        disagree(f"final scores {list(report.final.scores)}, record says {list(record.final_scores)}")
+    if report.final is not None and record.final_scores is None and record.hands and hand_index + 1 < len(
+            record.hands):
+        disagree(f"the engine ended the game after {_where(record, hand_index)} but the record goes on")
+    return report
+
+
+def _check_start(state: GameState, expected, disagree) -> None:
+    got = (state.round, state.honba, state.sticks, state.dealer, tuple(state.scores))
+    want = (expected.round, expected.honba, expected.sticks, expected.dealer, tuple(expected.scores))
+    if got != want:
+        disagree(f"hand {round_name(expected.round)}-{expected.honba}: engine starts it at round "
+                 f"{round_name(got[0])}, {got[1]} counters, {got[2]} sticks, dealer seat {got[3]}, scores "
+                 f"{list(got[4])}; record says {round_name(want[0])}, {want[1]} counters, {want[2]} sticks, "
+                 f"dealer seat {want[3]}, scores {list(want[4])}")
+
+
+def _where(record: RecordedGame, hand_index: int) -> str:
+    if 0 <= hand_index < len(record.hands):
+        h = record.hands[hand_index]
+        return f"hand {hand_index + 1} ({round_name(h.round)}-{h.honba})"
+    return "before the first hand"
+
+
+def _stopped(record: RecordedGame, hand_index: int, state: GameState) -> str:
+    if state.hand is not None:
+        return f"the record ends in the middle of {_where(record, hand_index)}, before its result"
+    return f"the record ends after {_where(record, hand_index)}, before the end of the game"
