@@ -89,6 +89,17 @@ class Tile:
     kind: int
     red: bool = False
 
+    def __eq__(self, other: object) -> bool:
+        # interned tiles compare by identity first: the engine compares tiles on every event
+        if self is other:
+            return True
+        if other.__class__ is not Tile:
+            return NotImplemented
+        return self.kind == other.kind and self.red == other.red  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return self.kind * 2 + self.red
+
     def __post_init__(self) -> None:
         if not 0 <= self.kind < 34:
             raise ValueError(f"tile kind must be 0..33, not {self.kind}")

@@ -8,11 +8,11 @@ import sys
 from collections.abc import Sequence
 
 from tablesvc import __version__
-from tablesvc.cli import score
+from tablesvc.cli import replay, score
 
 __all__ = ["main"]
 
-_COMMANDS = (score,)
+_COMMANDS = (score, replay)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -63,6 +63,10 @@ __all__ = ["Engine", "Rejected", "apply"]
 _SHANTEN = Shanten()
 
 
+# events that a seat can only make holding a drawn tile: their draw may be inferred
+_MAY_FOLLOW_A_DRAW = frozenset({Discard, Tsumo, ConcealedKan, AddedKan, AbortiveDraw})
+
+
 class Rejected(ValueError):
     """An event the rules do not allow now. The message is for a referee; the state is unchanged."""
 
@@ -117,10 +121,9 @@ class Engine:
         h = self.state.hand
         if (
             h is not None
-            and self.state.phase is Phase.PLAYING
-            and isinstance(event, Discard | Tsumo | ConcealedKan | AddedKan | AbortiveDraw)
             and h.step is not Step.DISCARD
-            and seat is not None
+            and type(event) in _MAY_FOLLOW_A_DRAW
+            and self.state.phase is Phase.PLAYING
             and self._drawer(h) == seat
         ):
             # the draw was not seen: infer it, and undo it if the event is refused after all
@@ -310,7 +313,7 @@ class Engine:
             s.hand.remove(e.tile)
         s.count -= 1
         s.pond.append(PondTile(e.tile, riichi=e.riichi, tsumogiri=e.tsumogiri))
-        if not h.interrupted and sum(x.discards for x in h.seats) < 4:
+        if not h.interrupted and len(h.first_discards) < 4:
             h.first_discards.append(e.tile)
         s.discards += 1
         s.kuikae = frozenset()

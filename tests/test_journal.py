@@ -1,0 +1,138 @@
+"""The journal is the truth: durable, refolded after a crash, corrected by entries."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tablesvc.engine.engine import Engine, Rejected
+from tablesvc.engine.events import Discard, DoraRevealed, GameStart, HandStart
+from tablesvc.engine.state import Phase
+from tablesvc.journal import Journal, JournalError
+from tablesvc.replay import load_record
+from tablesvc.table import Table
+from tablesvc.tiles import parse_tile
+from tests.conftest import MJLOG_DIR
+
+GAME = MJLOG_DIR / "2020051716gm-00a9-0000-7f8226dd.mjlog"
+
+
+def camera_game(journal: Journal) -> Table:
+    """A table whose hands are not seen (a camera over the table): draws are inferred."""
+    table = Table(journal)
+    for event in (GameStart(players=("A", "B", "C", "D")), HandStart(), DoraRevealed(tile=parse_tile("3p"))):
+        table.submit(event, source="test", ts=0.0)
+    return table
+
+
+def test_journal_is_wal_and_reopens_with_the_same_state(tmp_path):
+    journal = Journal.for_table(tmp_path, "t1")
+    assert journal._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    table = camera_game(journal)
+    table.submit(Discard(seat=0, tile=parse_tile("1z")), source="cam", ts=1.5)
+    table.submit(Discard(seat=1, tile=parse_tile("9m")), source="cam", ts=2.5)
+    state = table.state
+    journal.close()
+    again = Table(Journal.for_table(tmp_path, "t1"))
+    assert again.state == state
+    assert again.state.hand.wall == 70 - 2
+    assert [e.source for e in again.journal.entries()] == ["test"] * 3 + ["cam"] * 2
+
+
+def test_rejected_event_is_not_journalled_and_changes_nothing(tmp_path):
+    table = camera_game(Journal(tmp_path / "t.sqlite3"))
+    before = table.state.clone()
+    with pytest.raises(Rejected, match="cannot discard now"):
+        table.submit(Discard(seat=2, tile=parse_tile("1m")), source="cam", ts=1.0)
+    assert table.state == before
+    assert table.journal.last_seq == 3
+
+
+def test_undo_takes_back_events_and_is_itself_journalled(tmp_path):
+    table = camera_game(Journal(tmp_path / "t.sqlite3"))
+    table.submit(Discard(seat=0, tile=parse_tile("1z")), source="cam", ts=1.0)
+    table.submit(Discard(seat=1, tile=parse_tile("2z")), source="cam", ts=2.0)
+    table.undo(1, source="referee", ts=3.0)
+    assert [p.tile.mjai for p in table.state.hand.seats[0].pond] == ["E"]
+    assert table.state.hand.seats[1].pond == []
+    assert [e.kind for e in table.journal.entries()][-1] == "undo"
+    reopened = Table(table.journal)
+    assert reopened.state == table.state
+    with pytest.raises(Rejected, match="can be undone"):
+        table.undo(10, source="referee", ts=4.0)
+
+
+def test_amend_replaces_a_discard_and_refolds(tmp_path):
+    table = camera_game(Journal(tmp_path / "t.sqlite3"))
+    seq = table.submit(Discard(seat=0, tile=parse_tile("5p")), source="cam", ts=1.0).seq
+    table.submit(Discard(seat=1, tile=parse_tile("2z")), source="cam", ts=2.0)
+    table.amend(seq, Discard(seat=0, tile=parse_tile("6p")), source="referee", ts=3.0)
+    assert [p.tile.mjai for p in table.state.hand.seats[0].pond] == ["6p"]
+    assert Table(table.journal).state == table.state
+    # a correction that makes the game impossible is refused and not journalled
+    last = table.journal.last_seq
+    with pytest.raises(Rejected, match="impossible"):
+        table.amend(seq, Discard(seat=2, tile=parse_tile("6p")), source="referee", ts=4.0)
+    assert table.journal.last_seq == last
+
+
+def test_unusable_table_id_is_refused(tmp_path):
+    with pytest.raises(JournalError, match="cannot name a file"):
+        Journal.for_table(tmp_path, "../x")
+
+
+_FEEDER = r"""
+import sys, time
+from tablesvc.journal import Journal
+from tablesvc.replay import load_record
+from tablesvc.table import Table
+record = load_record(sys.argv[1])
+table = Table(Journal(sys.argv[2]))
+start = len(table.events)
+for event in record.events[start:]:
+    accepted = table.submit(event, source="feeder", ts=time.time())
+    print(accepted.seq, flush=True)
+    if len(sys.argv) > 3:
+        time.sleep(float(sys.argv[3]))
+"""
+
+
+@pytest.mark.skipif(not GAME.exists(), reason="../shared/data/tenhou-mjlog not found beside the checkout")
+def test_sigkill_mid_hand_loses_nothing_and_resumes(tmp_path):
+    db = tmp_path / "table.sqlite3"
+    feeder = [sys.executable, "-c", _FEEDER, str(GAME), str(db), "0.002"]
+    proc = subprocess.Popen(feeder, stdout=subprocess.PIPE, text=True)
+    acknowledged = 0
+    assert proc.stdout is not None
+    deadline = time.monotonic() + 60
+    while acknowledged < 150 and time.monotonic() < deadline:  # well inside the first hands
+        line = proc.stdout.readline()
+        if not line:
+            break
+        acknowledged = int(line)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    assert acknowledged >= 150
+
+    record = load_record(GAME)
+    table = Table(Journal(db))
+    journalled = len(table.events)
+    # everything acknowledged is there; at most the one being written when killed is extra
+    assert acknowledged <= journalled <= acknowledged + 1
+    assert table.events == record.events[:journalled]
+    reference = Engine()
+    for event in record.events[:journalled]:
+        reference.apply(event)
+    assert table.state == reference.state
+    assert table.state.phase is Phase.PLAYING  # killed mid-hand
+
+    # the restarted feeder resumes where the journal stands and the game ends exactly as recorded
+    table.journal.close()
+    subprocess.run([sys.executable, "-c", _FEEDER, str(GAME), str(db)], check=True, capture_output=True)
+    final = Table(Journal(db))
+    assert final.events == record.events
+    assert final.state.final is not None and final.state.final.scores == record.final_scores
