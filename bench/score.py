@@ -34,6 +34,8 @@ def generate(count: int, seed: int) -> list[dict]:
     hands: list[dict] = []
     while len(hands) < count:
         left = [4] * 34
+        for five in (4, 13, 22):  # with red fives a set has three plain fives (the fourth is red)
+            left[five] = 3
         groups: list[tuple[str, list[Tile]]] = []
         for _ in range(4):
             for _attempt in range(20):

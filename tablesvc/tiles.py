@@ -25,7 +25,6 @@ Notations, all exact in both directions:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from enum import Enum
 
 __all__ = [
@@ -78,33 +77,48 @@ class TileCountError(ValueError):
     """More copies of a kind (or of a red five) than a set of tiles holds."""
 
 
-@dataclass(frozen=True, slots=True, order=True)
 class Tile:
     """One tile: its kind (0..33) and whether it is a red five.
 
-    Instances are interned: ``Tile.of(kind, red)`` and every parser return the
-    same object for the same tile, so tiles are cheap to compare and hash.
+    There is exactly one object per tile (37 in all): ``Tile(kind, red)``,
+    ``Tile.of`` and every parser return it, so equality is identity and
+    comparing or hashing tiles costs nothing, which the engine does on every
+    event. Tiles are immutable.
     """
 
+    __slots__ = ("kind", "red")
     kind: int
-    red: bool = False
+    red: bool
 
-    def __eq__(self, other: object) -> bool:
-        # interned tiles compare by identity first: the engine compares tiles on every event
-        if self is other:
-            return True
-        if other.__class__ is not Tile:
-            return NotImplemented
-        return self.kind == other.kind and self.red == other.red  # type: ignore[attr-defined]
+    def __new__(cls, kind: int, red: bool = False) -> Tile:
+        return _tile(kind, red)
 
-    def __hash__(self) -> int:
-        return self.kind * 2 + self.red
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("tiles are immutable")
 
-    def __post_init__(self) -> None:
-        if not 0 <= self.kind < 34:
-            raise ValueError(f"tile kind must be 0..33, not {self.kind}")
-        if self.red and self.kind not in (4, 13, 22):
-            raise ValueError("only a five of a suit can be red")
+    def __reduce__(self) -> tuple[type[Tile], tuple[int, bool]]:
+        return (Tile, (self.kind, self.red))
+
+    def __copy__(self) -> Tile:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> Tile:
+        return self
+
+    def _key(self) -> tuple[int, bool]:
+        return (self.kind, self.red)
+
+    def __lt__(self, other: Tile) -> bool:
+        return self._key() < other._key()
+
+    def __le__(self, other: Tile) -> bool:
+        return self._key() <= other._key()
+
+    def __gt__(self, other: Tile) -> bool:
+        return self._key() > other._key()
+
+    def __ge__(self, other: Tile) -> bool:
+        return self._key() >= other._key()
 
     @staticmethod
     def of(kind: int, red: bool = False) -> Tile:
@@ -194,17 +208,24 @@ class Tile:
         return f"Tile({self.mjai})"
 
 
-_PLAIN = tuple(Tile(k) for k in range(34))
-_RED = {k: Tile(k, True) for k in (4, 13, 22)}
+def _make(kind: int, red: bool) -> Tile:
+    tile = object.__new__(Tile)
+    object.__setattr__(tile, "kind", kind)
+    object.__setattr__(tile, "red", red)
+    return tile
+
+
+_PLAIN = tuple(_make(k, False) for k in range(34))
+_RED = {k: _make(k, True) for k in (4, 13, 22)}
 
 
 def _tile(kind: int, red: bool = False) -> Tile:
     if red:
         try:
             return _RED[kind]
-        except KeyError:
+        except (KeyError, TypeError):
             raise ValueError("only a five of a suit can be red") from None
-    if not 0 <= kind < 34:
+    if not isinstance(kind, int) or not 0 <= kind < 34:
         raise ValueError(f"tile kind must be 0..33, not {kind}")
     return _PLAIN[kind]
 

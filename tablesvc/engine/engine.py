@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from mahjong.agari import Agari
 from mahjong.shanten import Shanten
 
 from tablesvc.engine.events import (
@@ -182,6 +183,28 @@ class Engine:
         return [RiichiAccepted(seat=seat, scores=_four(self.state.scores))]
 
     @staticmethod
+    def _check_visible(h: HandState, tiles: Sequence[Tile]) -> None:
+        """Refuse tiles that would make a fifth of a kind (or a second red five) come out."""
+        extra = [0] * 34
+        red = h.visible_red
+        for t in tiles:
+            extra[t.kind] += 1
+            if h.visible[t.kind] + extra[t.kind] > 4:
+                raise Rejected(f"a fifth {t.name}: all four are already accounted for on the table")
+            if t.red:
+                bit = 1 << (t.kind // 9)
+                if red & bit:
+                    raise Rejected(f"a second red five ({t.mjai}): a set has only one")
+                red |= bit
+
+    @staticmethod
+    def _see(h: HandState, tiles: Sequence[Tile]) -> None:
+        for t in tiles:
+            h.visible[t.kind] += 1
+            if t.red:
+                h.visible_red |= 1 << (t.kind // 9)
+
+    @staticmethod
     def _remove(hand: list[Tile], tiles: Sequence[Tile], seat: int) -> None:
         """Take tiles out of a known hand, or refuse naming the first one missing."""
         missing = list(hand)
@@ -240,6 +263,9 @@ class Engine:
             seats=seats,
             turn=st.dealer,
         )
+        for seat in seats:
+            if seat.hand is not None:
+                self._see(st.hand, seat.hand)
         st.dice = None
         st.phase = Phase.DEALING
         return []
@@ -247,12 +273,16 @@ class Engine:
     def _dora(self, e: DoraRevealed) -> list[Output]:
         st = self.state
         if st.phase is Phase.DEALING and st.hand is not None:
+            self._check_visible(st.hand, (e.tile,))
+            self._see(st.hand, (e.tile,))
             st.hand.dora = [e.tile]
             st.phase = Phase.PLAYING
             return []
         h = self._hand()
         if h.pending_dora <= 0:
             raise Rejected("no kan is waiting for a new dora indicator")
+        self._check_visible(h, (e.tile,))
+        self._see(h, (e.tile,))
         h.dora.append(e.tile)
         h.pending_dora -= 1
         return []
@@ -278,7 +308,11 @@ class Engine:
             for other in h.seats:
                 other.ippatsu = False
         s = h.seats[seat]
+        if tile is not None and s.hand is not None:
+            self._check_visible(h, (tile,))
+            self._see(h, (tile,))
         s.count += 1
+        s.passed.clear()  # temporary furiten ends with one's own draw
         if s.hand is not None:
             if tile is None:
                 s.hand = None  # from here on this seat's hand is not fully known
@@ -308,9 +342,19 @@ class Engine:
             raise Rejected(f"{_seat_name(e.seat)} is in riichi and must discard the drawn tile {s.drawn.mjai}")
         if e.riichi:
             self._check_riichi(h, s, e)
+        if s.hand is None:
+            self._check_visible(h, (e.tile,))
         # --- all checks done: change the state
         if s.hand is not None:
             s.hand.remove(e.tile)
+        else:
+            self._see(h, (e.tile,))
+        for other in h.seats:
+            if other is not s:
+                other.passed.append(e.tile)
+                if other.riichi:
+                    other.riichi_passed.append(e.tile)
+        s.passed.clear()
         s.count -= 1
         s.pond.append(PondTile(e.tile, riichi=e.riichi, tsumogiri=e.tsumogiri))
         if not h.interrupted and len(h.first_discards) < 4:
@@ -383,7 +427,12 @@ class Engine:
         own.remove(e.called)
         if s.hand is not None:
             self._remove(s.hand, own, e.seat)
+        else:
+            self._check_visible(h, own)
         # --- change the state
+        if s.hand is None:
+            self._see(h, own)
+        s.passed.clear()
         out = self._pass_claims(h)
         d = h.seats[discarder]
         d.pond[-1].called = True
@@ -440,8 +489,16 @@ class Engine:
             raise Rejected(f"{_seat_name(e.seat)} has no pon of {e.tile.mjai} to add to")
         if s.hand is not None and e.tile not in s.hand:
             raise Rejected(f"{_seat_name(e.seat)} does not hold {e.tile.mjai}")
-        if s.hand is not None:
+        if s.hand is None:
+            self._check_visible(h, (e.tile,))
+            self._see(h, (e.tile,))
+        else:
             s.hand.remove(e.tile)
+        for other in h.seats:  # a kan that may be robbed is a tile let pass, for furiten
+            if other is not s:
+                other.passed.append(e.tile)
+                if other.riichi:
+                    other.riichi_passed.append(e.tile)
         s.count -= 1
         pon.kind = "kakan"
         pon.tiles.append(e.tile)
@@ -460,11 +517,15 @@ class Engine:
             raise Rejected("a concealed kan is four identical tiles")
         if s.hand is not None:
             self._remove(s.hand, e.tiles, e.seat)
+        else:
+            self._check_visible(h, e.tiles)
         if s.riichi and s.drawn is not None and s.drawn.kind != e.tiles[0].kind:
             raise Rejected(f"{_seat_name(e.seat)} is in riichi: a concealed kan only with the drawn tile")
         if s.hand is not None:
             for t in e.tiles:
                 s.hand.remove(t)
+        else:
+            self._see(h, e.tiles)
         s.count -= 4
         s.melds.append(MeldState("ankan", list(e.tiles)))
         self._interrupt(h)
@@ -514,6 +575,32 @@ class Engine:
         except InvalidHandError as exc:
             raise Rejected(f"{who}'s win is not valid ({exc}); a declared win that is not valid is a chombo") from None
 
+    def _check_furiten(self, h: HandState, seat: int, shown: Sequence[Tile] | None, tile: Tile,
+                       kokushi_only: bool) -> None:
+        """Furiten (3.4.5), wherever the hand is known: own discards, tiles let pass, riichi."""
+        s = h.seats[seat]
+        if shown is not None:
+            before = list(shown)
+            before.remove(tile)
+        elif s.hand is not None:
+            before = list(s.hand)
+        else:
+            return
+        waits = _waits(before)
+        who = _seat_name(seat)
+        own = next((p.tile for p in s.pond if p.tile.kind in waits), None)
+        if own is not None:
+            raise Rejected(f"{who} is furiten: they discarded {own.mjai}, one of their waits; "
+                           "a declared ron in furiten is a chombo")
+        missed = s.riichi_passed if s.riichi else s.passed
+        if not kokushi_only:
+            missed = missed[:-1]  # the tile being claimed was noted as passing when it was played
+        let_pass = next((t for t in missed if t.kind in waits), None)
+        if let_pass is not None:
+            kind = "riichi furiten" if s.riichi else "temporarily furiten"
+            raise Rejected(f"{who} is {kind}: they let {let_pass.mjai} pass, one of their waits; "
+                           "a declared ron in furiten is a chombo")
+
     def _pao_for(self, h: HandState, seat: int, value: HandValue) -> int | None:
         liability = h.pao.get(seat)
         if not self.rules.pao or liability is None or not value.pao_yakuman:
@@ -534,11 +621,15 @@ class Engine:
             raise Rejected("a ron needs at least one winner")
         if len(set(seats)) != len(seats) or e.from_seat in seats or not all(0 <= x <= 3 for x in seats):
             raise Rejected("ron winners must be distinct seats other than the discarder")
-        chankan = False
+        chankan = kokushi_only = False
         if h.step is Step.CLAIMS and h.last_discard is not None and h.last_discard[0] == e.from_seat:
             tile = h.last_discard[1]
         elif h.step is Step.CHANKAN and h.kakan is not None and h.kakan[0] == e.from_seat:
             tile, chankan = h.kakan[1], True
+        elif (h.step is Step.DRAW and h.rinshan and h.turn == e.from_seat and h.seats[e.from_seat].melds
+              and h.seats[e.from_seat].melds[-1].kind == "ankan" and h.kans and h.kans[-1] == e.from_seat):
+            tile, chankan = h.seats[e.from_seat].melds[-1].tiles[0], True
+            kokushi_only = True
         else:
             raise Rejected(f"nobody can ron from {_seat_name(e.from_seat)} now: {self._whose_move(h)}")
         if len(seats) > 1 and not self.rules.multiple_ron:
@@ -556,6 +647,9 @@ class Engine:
             cond = self._conditions(h, claim.seat, tsumo=False, ura=e.ura, houtei=houtei, chankan=chankan,
                                     renhou=renhou)
             value = self._value(h, claim.seat, claim.hand, tile, cond, add_win_tile=True)
+            if kokushi_only and not any(y.key == "kokushi" for y in value.yaku):
+                raise Rejected("a concealed kan can be robbed only to win with thirteen orphans")
+            self._check_furiten(h, claim.seat, claim.hand, tile, kokushi_only)
             pao = self._pao_for(h, claim.seat, value)
             wins.append(RonWin(claim.seat, value, pao))
             results.append((claim.seat, value, pao))
@@ -770,6 +864,20 @@ def _kuikae(kind: str, tiles: Sequence[Tile], called: Tile) -> frozenset[int]:
     elif called.kind == kinds[2] and kinds[0] % 9 != 0:
         banned.add(kinds[0] - 1)
     return frozenset(banned)
+
+
+def _waits(tiles: Sequence[Tile]) -> frozenset[int]:
+    """Kinds that complete these concealed tiles into sets and a pair, seven pairs or thirteen orphans."""
+    counts = tiles_to_34(tiles)
+    waits = set()
+    for kind in range(34):
+        if counts[kind] >= 4:  # a fifth copy is no wait
+            continue
+        counts[kind] += 1
+        if Agari.is_agari(counts):
+            waits.add(kind)
+        counts[kind] -= 1
+    return frozenset(waits)
 
 
 def _shanten(tiles: Sequence[Tile]) -> int:

@@ -69,6 +69,8 @@ class SeatState:
     kuikae: frozenset[int] = frozenset()  # kinds that may not be discarded this turn
     dead: bool = False
     nagashi: bool = True  # every discard a terminal/honour and none called, so far
+    passed: list[Tile] = field(default_factory=list)  # others' tiles let pass since own last discard/call
+    riichi_passed: list[Tile] = field(default_factory=list)  # others' tiles let pass since riichi
 
     @property
     def is_open(self) -> bool:
@@ -98,6 +100,8 @@ class HandState:
     deposits: list[int] = field(default_factory=list)  # seats that put a riichi stick down this hand
     first_discards: list[Tile] = field(default_factory=list)  # for four winds
     pao: dict[int, tuple[str, int]] = field(default_factory=dict)  # winner seat -> (yakuman key, liable seat)
+    visible: list[int] = field(default_factory=lambda: [0] * 34)  # tiles of each kind known to be out
+    visible_red: int = 0  # bit per suit: a red five of that suit is known to be out
 
     @property
     def riichi_count(self) -> int:
@@ -140,6 +144,7 @@ def _clone_hand(h: HandState) -> HandState:
     new.deposits = list(h.deposits)
     new.first_discards = list(h.first_discards)
     new.pao = dict(h.pao)
+    new.visible = list(h.visible)
     return new
 
 
@@ -148,4 +153,6 @@ def _clone_seat(s: SeatState) -> SeatState:
     new.hand = list(s.hand) if s.hand is not None else None
     new.melds = [MeldState(m.kind, list(m.tiles), m.called, m.from_seat) for m in s.melds]
     new.pond = [copy.copy(p) for p in s.pond]
+    new.passed = list(s.passed)
+    new.riichi_passed = list(s.riichi_passed)
     return new
