@@ -50,13 +50,14 @@ class ScoreRequest:
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], default_rules: str | None = None) -> ScoreRequest:
-        unknown = sorted(k for k in data if k not in _KNOWN)
+        unknown = [k for k in data if k not in _KNOWN]
         if unknown:
+            unknown.sort()
             raise InvalidHandError(f"unknown key(s) {', '.join(map(repr, unknown))}; see 'tablesvc score --help'")
         if data.get("ron") and data.get("tsumo"):
             raise InvalidHandError("a win is either ron or tsumo, not both")
         rules = get_ruleset(data.get("rules") or default_rules)
-        flags = {f: _flag(data, f) for f in FLAGS}
+        flags = {f: _flag(data, f) for f in FLAGS if f in data}
         conditions = WinConditions(
             tsumo=_flag(data, "tsumo"),
             seat=Wind.parse(data.get("seat") or "S"),

@@ -24,6 +24,10 @@ __all__ = [
 ]
 
 
+def _kind_of(tile: Tile) -> int:
+    return tile.kind
+
+
 class InvalidHandError(ValueError):
     """A hand that cannot exist or cannot win as described; the message says why."""
 
@@ -84,20 +88,24 @@ class Meld:
     def __post_init__(self) -> None:
         n = len(self.tiles)
         want = 4 if self.kind.is_kan else 3
-        label = f"{self.kind.value} {''.join(t.mjai for t in self.tiles)}"
         if n != want:
-            raise InvalidHandError(f"{label}: a {self.kind.value} has {want} tiles, not {n}")
-        kinds = [t.kind for t in self.tiles]
+            raise InvalidHandError(f"{self._label}: a {self.kind.value} has {want} tiles, not {n}")
         if self.kind is MeldKind.CHI:
-            ordered = sorted(self.tiles, key=lambda t: t.kind)
+            ordered = sorted(self.tiles, key=_kind_of)
             ks = [t.kind for t in ordered]
             if ordered[0].is_honor or ks[1] != ks[0] + 1 or ks[2] != ks[1] + 1 or ks[0] // 9 != ks[2] // 9:
-                raise InvalidHandError(f"{label}: a chi is three consecutive tiles of one suit")
+                raise InvalidHandError(f"{self._label}: a chi is three consecutive tiles of one suit")
             object.__setattr__(self, "tiles", tuple(ordered))
-        elif len(set(kinds)) != 1:
-            raise InvalidHandError(f"{label}: a {self.kind.value} is {want} identical tiles")
-        if self.called is not None and self.called.plain not in {t.plain for t in self.tiles}:
-            raise InvalidHandError(f"{label}: the called tile {self.called.mjai} is not in the meld")
+        else:
+            first = self.tiles[0].kind
+            if any(t.kind != first for t in self.tiles):
+                raise InvalidHandError(f"{self._label}: a {self.kind.value} is {want} identical tiles")
+        if self.called is not None and all(t.kind != self.called.kind for t in self.tiles):
+            raise InvalidHandError(f"{self._label}: the called tile {self.called.mjai} is not in the meld")
+
+    @property
+    def _label(self) -> str:
+        return f"{self.kind.value} {''.join(t.mjai for t in self.tiles)}"
 
     @classmethod
     def parse(cls, text: str) -> Meld:

@@ -26,7 +26,7 @@ from mahjong.meld import Meld as PkgMeld
 
 from tablesvc.rules.hand import Hand, InvalidHandError, MeldKind, WinConditions
 from tablesvc.rules.ruleset import Kazoe, Nagashi, Renhou, RuleSet
-from tablesvc.tiles import assign_ids
+from tablesvc.tiles import Tile, assign_ids
 
 __all__ = ["HandValue", "Limit", "NoYakuError", "Yaku", "base_points", "score_hand"]
 
@@ -197,6 +197,26 @@ def nagashi_value() -> HandValue:
     return HandValue(han=5, fu=30, yaku=(y,), limit=Limit.MANGAN, base_points=2000)
 
 
+def _check_fives(tiles: list[Tile], rules: RuleSet) -> None:
+    """Red fives only where the rules have them, and then as one of each suit's four fives."""
+    plain = {4: 0, 13: 0, 22: 0}
+    for t in tiles:
+        if t.kind in plain:
+            if t.red:
+                if not rules.red_fives:
+                    raise InvalidHandError(f"red fives are not used under {rules.name}: write 5, not 0")
+            else:
+                plain[t.kind] += 1
+    if rules.red_fives:
+        for kind, count in plain.items():
+            if count > 3:
+                letter = "mps"[kind // 9]
+                raise InvalidHandError(
+                    f"{count} plain 5{letter}: with red fives ({rules.name}) one of the four is red; "
+                    f"write it as 0{letter}"
+                )
+
+
 def score_hand(hand: Hand | None, cond: WinConditions, rules: RuleSet) -> HandValue:
     """Value a winning hand, taking the most valuable reading.
 
@@ -209,20 +229,11 @@ def score_hand(hand: Hand | None, cond: WinConditions, rules: RuleSet) -> HandVa
         return nagashi_value()
     if hand is None:
         raise InvalidHandError("a hand is needed (only nagashi mangan is scored without one)")
-    indicators = (*cond.dora, *cond.ura)
-    if not rules.red_fives and any(t.red for t in (*hand.all_tiles, *indicators)):
-        raise InvalidHandError(f"red fives are not used under {rules.name}: write 5, not 0")
-    if rules.red_fives:
-        for five, letter in ((4, "m"), (13, "p"), (22, "s")):
-            plain = sum(1 for t in (*hand.all_tiles, *indicators) if t.kind == five and not t.red)
-            if plain > 3:
-                raise InvalidHandError(
-                    f"{plain} plain 5{letter}: with red fives ({rules.name}) one of the four is red; "
-                    f"write it as 0{letter}"
-                )
     tiles = hand.all_tiles
+    on_table = [*tiles, *cond.dora, *cond.ura]
+    _check_fives(on_table, rules)
     # ids for the indicators too, so that a fifth copy anywhere on the table is refused
-    ids = assign_ids([*tiles, *indicators])
+    ids = assign_ids(on_table)
     win_id = ids[hand.concealed.index(hand.win_tile)]
     pkg_melds = []
     offset = len(hand.concealed)
