@@ -391,7 +391,7 @@ class Engine:
         if s.hand is not None:
             rest = list(s.hand)
             rest.remove(e.tile)
-            if _shanten(rest) != 0:
+            if not _tenpai(rest):
                 raise Rejected(f"{who} is not tenpai after discarding {e.tile.mjai}: riichi needs a ready hand")
 
     def _call(self, e: Call) -> list[Output]:
@@ -704,8 +704,9 @@ class Engine:
                 raise Rejected(f"{_seat_name(seat)} is in riichi and must show tenpai")
             if s.dead and e.tenpai[seat]:
                 raise Rejected(f"{_seat_name(seat)} has a dead hand and is never tenpai")
-            if e.tenpai[seat] and s.hand is not None and _shanten(s.hand) != 0:
-                raise Rejected(f"{_seat_name(seat)} shows tenpai but the hand is not ready")
+            if e.tenpai[seat] and s.hand is not None and not _tenpai(s.hand):
+                raise Rejected(f"{_seat_name(seat)} shows tenpai but the hand is not ready (waiting only on a "
+                               "tile one holds all four of is not tenpai)")
         out = self._pass_claims(h)
         nagashi = [seat for seat in range(4) if h.seats[seat].nagashi and h.seats[seat].discards > 0]
         if nagashi and self.rules.nagashi is not Nagashi.NONE:
@@ -880,8 +881,12 @@ def _waits(tiles: Sequence[Tile]) -> frozenset[int]:
     return frozenset(waits)
 
 
-def _shanten(tiles: Sequence[Tile]) -> int:
-    return _SHANTEN.calculate_shanten(tiles_to_34(tiles))
+def _tenpai(tiles: Sequence[Tile]) -> bool:
+    """Ready: one tile from winning, on a tile that can still come (3.4.2: not only on one's own fourth)."""
+    counts = tiles_to_34(tiles)
+    if _SHANTEN.calculate_shanten(counts) != 0:
+        return False
+    return 4 not in counts or bool(_waits(tiles))
 
 
 def _sort_key(t: Tile) -> tuple[int, bool]:
