@@ -123,6 +123,7 @@ class Engine:
         if (
             h is not None
             and h.step is not Step.DISCARD
+            and seat is not None
             and type(event) in _MAY_FOLLOW_A_DRAW
             and self.state.phase is Phase.PLAYING
             and self._drawer(h) == seat
@@ -139,7 +140,18 @@ class Engine:
 
     # ------------------------------------------------------------ helpers
 
+    def _between_hands(self, what: str) -> None:
+        phase = self.state.phase
+        if phase is Phase.NOT_STARTED:
+            raise Rejected("the game has not started: send start_game first")
+        if phase is Phase.GAME_OVER:
+            raise Rejected("the game is over")
+        if phase is not Phase.BETWEEN_HANDS:
+            raise Rejected(f"{what} only between hands")
+
     def _hand(self) -> HandState:
+        if self.state.phase is Phase.NOT_STARTED:
+            raise Rejected("the game has not started: send start_game first")
         if self.state.phase is not Phase.PLAYING or self.state.hand is None:
             raise Rejected(f"no hand is being played (the game is {self.state.phase.value.replace('_', ' ')})")
         return self.state.hand
@@ -233,8 +245,7 @@ class Engine:
         return []
 
     def _dice(self, e: DiceRolled) -> list[Output]:
-        if self.state.phase is not Phase.BETWEEN_HANDS:
-            raise Rejected("dice are rolled only between hands")
+        self._between_hands("dice are rolled")
         if not all(1 <= d <= 6 for d in e.dice):
             raise Rejected(f"dice show 1..6, not {e.dice}")
         self.state.dice = e.dice
@@ -242,8 +253,7 @@ class Engine:
 
     def _hand_start(self, e: HandStart) -> list[Output]:
         st = self.state
-        if st.phase is not Phase.BETWEEN_HANDS:
-            raise Rejected("a new hand starts only between hands")
+        self._between_hands("a new hand starts")
         seats = [SeatState() for _ in range(4)]
         if e.hands is not None:
             if any(len(hand) != 13 for hand in e.hands):
@@ -743,6 +753,7 @@ class Engine:
             if (h.step is not Step.CLAIMS or h.interrupted or len(h.first_discards) != 4 or len(kinds) != 1
                     or not h.first_discards[0].is_wind):
                 raise Rejected("four winds: the first four discards must be the same wind, with no call")
+            out = self._pass_claims(h)  # a riichi declared with the fourth wind stands: its stick stays
         elif e.kind == "four_riichi":
             if h.step is not Step.CLAIMS or h.riichi_count != 4 or h.riichi_pending is None:
                 raise Rejected("four riichi: the fourth riichi discard must just have passed")
@@ -784,8 +795,10 @@ class Engine:
 
     def _end_game(self, e: EndGame) -> list[Output]:  # noqa: ARG002 - the reason is kept in the journal
         st = self.state
-        if st.phase in (Phase.NOT_STARTED, Phase.GAME_OVER):
-            raise Rejected(f"the game is {st.phase.value.replace('_', ' ')}")
+        if st.phase is Phase.NOT_STARTED:
+            raise Rejected("the game has not started: send start_game first")
+        if st.phase is Phase.GAME_OVER:
+            raise Rejected("the game is over")
         if st.hand is not None:
             st.sticks = st.hand.sticks
             st.hand = None
