@@ -1,0 +1,46 @@
+"""The game generator: legal, complete, reproducible games with the variety a table shows."""
+
+import collections
+
+import pytest
+
+from hardware_sims.generator import GeneratorOptions, generate_game
+from tablesvc.engine.events import Call, ConcealedKan, Discard, Draw, Ron, Tsumo
+from tablesvc.replay import replay
+
+
+@pytest.fixture(scope="module")
+def games():
+    return [generate_game(seed) for seed in range(4)]
+
+
+def test_games_are_complete_and_replay_exactly(games):
+    for game in games:
+        report = replay(game, strict=True)
+        assert report.final is not None, "a generated game runs to its final ranking"
+        assert report.final.scores == game.final_scores
+        assert sum(report.final.scores) == 4 * 30000  # ema2012: no sticks lost at the end
+        assert [h.deltas for h in report.hands] == [h.deltas for h in game.hands]
+
+
+def test_same_seed_same_game_other_seed_other_game():
+    a, b, c = generate_game(7), generate_game(7), generate_game(8)
+    assert a.events == b.events
+    assert a.events != c.events
+
+
+def test_games_show_what_a_table_shows(games):
+    kinds = collections.Counter(type(e) for g in games for e in g.events)
+    assert kinds[Draw] > 300 and kinds[Discard] > 300
+    assert kinds[Ron] + kinds[Tsumo] >= 8
+    assert kinds[Call] >= 1
+    riichi = sum(1 for g in games for e in g.events if isinstance(e, Discard) and e.riichi)
+    assert riichi >= 4
+    assert kinds[ConcealedKan] >= 0  # possible, not guaranteed in four games
+
+
+def test_other_presets(games):
+    game = generate_game(3, GeneratorOptions(rules="tenhou"))
+    report = replay(game, strict=True)
+    assert report.final is not None
+    assert report.final.standings[0].oka == 20000
