@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +59,7 @@ class Journal:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        self._lock = threading.Lock()  # the service thread writes, the MQTT thread marks acknowledgements
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -81,34 +83,47 @@ class Journal:
     def append(self, kind: str, body: dict[str, Any], *, source: str, ts: float) -> int:
         """Write one entry durably; returns its sequence number."""
         try:
-            cur = self._db.execute(
-                "INSERT INTO entries (ts, source, kind, body) VALUES (?, ?, ?, ?)",
-                (ts, source, kind, json.dumps(body, separators=(",", ":"))),
-            )
+            with self._lock:
+                cur = self._db.execute(
+                    "INSERT INTO entries (ts, source, kind, body) VALUES (?, ?, ?, ?)",
+                    (ts, source, kind, json.dumps(body, separators=(",", ":"))),
+                )
         except sqlite3.Error as exc:
             raise JournalError(f"cannot write to the journal {self.path}: {exc}") from None
         return int(cur.lastrowid or 0)
 
-    def entries(self, after: int = 0) -> Iterator[Entry]:
-        rows = self._db.execute(
-            "SELECT seq, ts, source, kind, body, published FROM entries WHERE seq > ? ORDER BY seq", (after,)
-        )
+    def entries(self, after: int = 0, *, unpublished_only: bool = False) -> Iterator[Entry]:
+        query = "SELECT seq, ts, source, kind, body, published FROM entries WHERE seq > ?"
+        if unpublished_only:
+            query += " AND published = 0"
+        with self._lock:
+            rows = self._db.execute(query + " ORDER BY seq", (after,)).fetchall()
         for seq, ts, source, kind, body, published in rows:
             yield Entry(seq, ts, source, kind, json.loads(body), bool(published))
 
-    def mark_published(self, upto: int) -> None:
-        self._db.execute("UPDATE entries SET published = 1 WHERE seq <= ? AND published = 0", (upto,))
+    def get(self, seq: int) -> Entry | None:
+        entry = next(self.entries(seq - 1), None) if seq > 0 else None
+        return entry if entry is not None and entry.seq == seq else None
+
+    def mark_published(self, seqs: list[int]) -> None:
+        """Record that the broker acknowledged these entries."""
+        if not seqs:
+            return
+        with self._lock:
+            self._db.executemany("UPDATE entries SET published = 1 WHERE seq = ?", [(s,) for s in seqs])
 
     def unpublished(self) -> list[Entry]:
-        return [e for e in self.entries() if not e.published]
+        return list(self.entries(unpublished_only=True))
 
     @property
     def last_seq(self) -> int:
-        row = self._db.execute("SELECT MAX(seq) FROM entries").fetchone()
+        with self._lock:
+            row = self._db.execute("SELECT MAX(seq) FROM entries").fetchone()
         return int(row[0] or 0)
 
     def close(self) -> None:
-        self._db.close()
+        with self._lock:
+            self._db.close()
 
     def __enter__(self) -> Journal:
         return self

@@ -78,7 +78,12 @@ def _export(fmt: str, out: Path, report: ReplayReport) -> int:
         print(f"tablesvc replay: cannot export to {fmt!r}: mjai or tenhou6", file=sys.stderr)
         return 2
     try:
-        out.write_text(export(report.record, report), encoding="utf-8")
+        text = export(report.record, report)
+    except RecordError as exc:
+        print(f"tablesvc replay: cannot export to {fmt}: {exc}", file=sys.stderr)
+        return 1
+    try:
+        out.write_text(text, encoding="utf-8")
     except OSError as exc:
         print(f"tablesvc replay: cannot write {out}: {exc.strerror}", file=sys.stderr)
         return 1

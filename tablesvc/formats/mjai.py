@@ -1,0 +1,915 @@
+"""mjai JSON lines: the protocol of the mjai server and the programs that speak it.
+
+One JSON object per line, ``{"type": ...}``; tiles in mjai notation (``5mr``
+red five, ``E S W N`` winds, ``P F C`` white, green, red dragons, ``?`` a tile
+not seen). The original server is gimite/mjai; Mortal (libriichi), mjai.app
+and mjai-reviewer use the same events, with a few fields added or left out.
+
+Reading (:func:`parse_mjai`) maps the events onto ours the way the Tenhou
+importer does: ``start_game`` -> GameStart, ``start_kyoku`` -> HandStart and
+the first DoraRevealed (mjai has no dice), ``tsumo`` -> Draw, ``reach`` marks
+the next ``dahai`` of that seat as a riichi Discard, ``chi``/``pon``/
+``daiminkan`` -> Call, ``kakan`` -> AddedKan, ``ankan`` -> ConcealedKan,
+``dora`` -> DoraRevealed, consecutive ``hora`` on one discard -> one Ron
+(a ``hora`` on oneself -> Tsumo), ``ryukyoku`` -> ExhaustiveDraw or
+AbortiveDraw. ``reach_accepted`` is not needed (the engine places the stick
+when the discard passes) and ``none`` lines are skipped. A line may also hold
+a JSON array of events (the form mjai.app sends to bots).
+
+Where the formats leave room, these are the choices made:
+
+* Rules: mjai does not say which rules were played. ``rules`` is "tenhou"
+  only for a ``start_game`` carrying a tenhou.net ``uri`` (gimite's converter
+  of Tenhou logs); otherwise the record's ``rules`` stays None and GameStart
+  keeps its default. ``tablesvc replay --rules`` chooses.
+* Tenpai at an exhaustive draw, first found of: gimite's ``tenpais`` flags;
+  the ``tehais`` shown (gimite shows the tenpai hands and writes a noten hand
+  as ``?``); the ``deltas`` where they are noten payments (tenpai = paid);
+  otherwise riichi players and the known hands that are ready (all-zero
+  deltas mean all four or none: all four when a riichi player is among them
+  or every hand is ready). ``can_act`` (Mortal's "may this bot answer") says
+  nothing about tenpai and is ignored.
+* A ``ryukyoku`` without ``reason`` (Mortal) is exhaustive when the wall is
+  empty, nine terminals when it follows a draw, else four riichi, four kans
+  or four winds when the hand shows them, else (tiles left after a discard)
+  a triple ron.
+* ``uradora_markers`` (gimite) and ``ura_markers`` (Mortal) are both read.
+* A hand's deltas are the sum of its ``hora`` deltas, or the ``ryukyoku``
+  deltas; None where they are not given. ``end_game`` ``scores`` are the
+  final scores where given.
+
+Writing (:func:`export_mjai`) follows the servers: every ``dahai`` has
+``tsumogiri``; a riichi is ``reach``, ``dahai``, then ``reach_accepted``
+(with ``deltas`` and ``scores``) just before the next ``tsumo`` or call, and
+only if the discard was not won on; a concealed kan's new ``dora`` follows
+the ``ankan`` at once, an open or added kan's comes just before that
+player's next ``dahai`` (after the replacement ``tsumo``), or before the next
+``tsumo`` when a second kan came first (Tenhou's order, and Mortal's
+server's); ``hora`` carries ``pai``, ``ura_markers``, ``deltas`` and
+``scores``, one per winner; ``ryukyoku`` carries gimite's ``reason``,
+``tenpais``, ``tehais``, ``deltas`` and ``scores``; ``end_kyoku`` ends each
+hand and ``end_game`` (with the final ``scores``) the game. Deltas and scores
+are the engine's; a multiple ron is split per winner as Tenhou writes it
+(:func:`split_win_deltas`). A kan dora the record reveals earlier than a
+server would (a table playing other rules) stays where the record has it.
+Draws the record did not see are written ``"?"``. mjai has no events for a
+referee's rulings: a chombo is written as ``ryukyoku`` with reason
+``chombo`` and an ``actor``, a game ended early as ``end_game`` with a
+``reason`` (both read back); a dead hand or a score correction cannot be
+written (:class:`RecordError`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from mahjong.shanten import Shanten
+
+from tablesvc.engine.engine import Engine, Rejected
+from tablesvc.engine.events import (
+    AbortiveDraw,
+    AddedKan,
+    Call,
+    Chombo,
+    ConcealedKan,
+    DeadHand,
+    DiceRolled,
+    Discard,
+    DoraRevealed,
+    Draw,
+    EndGame,
+    Event,
+    ExhaustiveDraw,
+    GameStart,
+    HandStart,
+    Ron,
+    RonClaim,
+    SetScores,
+    Tsumo,
+)
+from tablesvc.engine.results import GameResult, HandResult, Output, RiichiAccepted
+from tablesvc.engine.state import GameState, MeldState, Phase, Step
+from tablesvc.formats.record import HandRecord, RecordedGame, RecordError
+from tablesvc.tiles import Tile, tiles_to_34
+
+if TYPE_CHECKING:
+    from tablesvc.replay import ReplayReport
+
+__all__ = ["MJAI_TILES", "export_mjai", "parse_mjai"]
+
+MJAI_TILES: dict[str, Tile] = {
+    t.mjai: t for t in (*(Tile.of(k) for k in range(34)), *(Tile.of(k, True) for k in (4, 13, 22)))
+}
+"""Every mjai tile name: ``1m``..``9s``, ``5mr 5pr 5sr``, ``E S W N P F C``."""
+
+UNKNOWN = "?"
+_WINDS = "ESWN"
+_SHANTEN = Shanten()
+
+# ryukyoku reasons as gimite's server writes them, with the spellings other programs use
+_REASONS = {
+    "fanpai": "exhaustive",
+    "ryukyoku": "exhaustive",
+    "exhaustive": "exhaustive",
+    "nagashimangan": "nagashi",
+    "nagashi_mangan": "nagashi",
+    "nagashi": "nagashi",
+    "kyushukyuhai": "nine_terminals",
+    "kyuushukyuuhai": "nine_terminals",
+    "kyushu": "nine_terminals",
+    "nine_terminals": "nine_terminals",
+    "sufonrenta": "four_winds",
+    "suufonrenta": "four_winds",
+    "four_winds": "four_winds",
+    "suchareach": "four_riichi",
+    "suuchareach": "four_riichi",
+    "suuchariichi": "four_riichi",
+    "four_riichi": "four_riichi",
+    "sukaikan": "four_kans",
+    "suukaikan": "four_kans",
+    "suukansanra": "four_kans",
+    "four_kans": "four_kans",
+    "sanchaho": "triple_ron",
+    "sanchahou": "triple_ron",
+    "triple_ron": "triple_ron",
+    "chombo": "chombo",
+}
+# what we write, by the engine's draw kind (gimite's names)
+_REASON_OUT = {
+    "exhaustive": "fanpai",
+    "nagashi": "nagashimangan",
+    "nine_terminals": "kyushukyuhai",
+    "four_winds": "sufonrenta",
+    "four_riichi": "suchareach",
+    "four_kans": "sukaikan",
+    "triple_ron": "sanchaho",
+}
+_KNOWN_TYPES = frozenset({
+    "start_game", "start_kyoku", "tsumo", "dahai", "reach", "reach_accepted", "chi", "pon", "daiminkan", "kakan",
+    "ankan", "dora", "hora", "ryukyoku", "end_kyoku", "end_game", "none",
+})
+_CALL_KINDS = {"chi": ("chi", 2), "pon": ("pon", 2), "daiminkan": ("kan", 3)}
+
+
+def _sort_key(t: Tile) -> tuple[int, bool]:
+    """Kind order with a red five before the plain ones (Tenhou id order)."""
+    return (t.kind, not t.red)
+
+
+def shanten(tiles: Sequence[Tile]) -> int:
+    return _SHANTEN.calculate_shanten(tiles_to_34(tiles))
+
+
+# ====================================================================== tenpai at a draw
+
+
+def noten_payment_tenpai(deltas: Sequence[int]) -> tuple[bool, bool, bool, bool] | None:
+    """Who was tenpai, where ``deltas`` are exactly noten payments (3000 shared); else None."""
+    ready = [d > 0 for d in deltas]
+    k = sum(ready)
+    if not 1 <= k <= 3:
+        return None
+    gain, loss = 3000 // k, -(3000 // (4 - k))
+    if all(d == (gain if r else loss) for d, r in zip(deltas, ready, strict=True)):
+        return (ready[0], ready[1], ready[2], ready[3])
+    return None
+
+
+def guess_tenpai(riichi: Sequence[bool], hands: Sequence[Sequence[Tile] | None], *,
+                 all_or_none: bool) -> tuple[bool, bool, bool, bool]:
+    """Tenpai where the record does not say: riichi players, and known hands that are ready.
+
+    With ``all_or_none`` (no money moved at an exhaustive draw: all four were
+    tenpai or none) the answer is all four when a riichi player or four ready
+    hands say so, otherwise none.
+    """
+    ready = [riichi[s] or (hands[s] is not None and shanten(hands[s]) == 0) for s in range(4)]  # type: ignore[arg-type]
+    if all_or_none:
+        every = any(riichi) or all(ready)
+        return (every, every, every, every)
+    return (ready[0], ready[1], ready[2], ready[3])
+
+
+class HandTracker:
+    """Just enough of a hand to settle what a record leaves out: hands, riichi, wall, kans."""
+
+    def __init__(self, hands: Sequence[Sequence[Tile] | None] | None = None) -> None:
+        self.hands: list[list[Tile] | None] = [list(h) if h is not None else None for h in (hands or [None] * 4)]
+        self.riichi = [False] * 4
+        self.draws = 0
+        self.kans: list[int] = []
+        self.first_discards: list[Tile] = []
+        self.interrupted = False
+        self.last: tuple[str, int] | None = None  # (what, seat) of the last move
+        self.last_discarder: int | None = None
+
+    def _take(self, seat: int, tiles: Sequence[Tile]) -> None:
+        hand = self.hands[seat]
+        if hand is None:
+            return
+        for t in tiles:
+            if t in hand:
+                hand.remove(t)
+            else:  # the record disagrees with itself; the engine will say where
+                self.hands[seat] = None
+                return
+
+    def draw(self, seat: int, tile: Tile | None) -> None:
+        self.draws += 1
+        hand = self.hands[seat]
+        if hand is not None:
+            if tile is None:
+                self.hands[seat] = None
+            else:
+                hand.append(tile)
+        self.last = ("draw", seat)
+
+    def discard(self, seat: int, tile: Tile, riichi: bool) -> None:
+        self._take(seat, [tile])
+        if riichi:
+            self.riichi[seat] = True
+        if not self.interrupted and len(self.first_discards) < 4:
+            self.first_discards.append(tile)
+        self.last = ("riichi" if riichi else "discard", seat)
+        self.last_discarder = seat
+
+    def call(self, seat: int, own: Sequence[Tile], kan: bool) -> None:
+        self._take(seat, own)
+        self.interrupted = True
+        if kan:
+            self.kans.append(seat)
+        self.last = ("call", seat)
+
+    def kan(self, seat: int, tiles: Sequence[Tile]) -> None:
+        self._take(seat, tiles)
+        self.interrupted = True
+        self.kans.append(seat)
+        self.last = ("kan", seat)
+        self.last_discarder = seat
+
+    def abort_kind(self) -> str | None:
+        """The abortive draw the hand shows, for a ``ryukyoku`` that gives no reason."""
+        if self.draws >= 70:
+            return None
+        if self.last is not None and self.last[0] == "draw":
+            return "nine_terminals"
+        if sum(self.riichi) == 4:
+            return "four_riichi"
+        if len(self.kans) >= 4 and len(set(self.kans)) > 1:
+            return "four_kans"
+        kinds = {t.kind for t in self.first_discards}
+        if len(self.first_discards) == 4 and len(kinds) == 1 and self.first_discards[0].is_wind:
+            return "four_winds"
+        if self.last is not None and self.last[0] in ("discard", "riichi", "kan"):
+            return "triple_ron"  # tiles are left and a discard passed: the one draw the rules leave
+        return None
+
+
+# ====================================================================== reading
+
+
+class _Reader:
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.game = RecordedGame(source=source)
+        self.line = 0
+        self.started = False
+        self.hand_open = False
+        self.reach_next = [False] * 4
+        self.pending_wins: list[tuple[int, dict[str, Any]]] = []
+        self.tracker = HandTracker()
+
+    # ------------------------------------------------------------ fields
+
+    def fail(self, kind: str, message: str, line: int | None = None) -> RecordError:
+        return RecordError(f"{self.source}: line {line or self.line}: {kind}: {message}")
+
+    def _get(self, ev: dict[str, Any], name: str) -> Any:
+        if name not in ev:
+            raise self.fail(ev["type"], f"the field {name!r} is missing")
+        return ev[name]
+
+    def seat(self, ev: dict[str, Any], name: str = "actor") -> int:
+        v = self._get(ev, name)
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 3:
+            raise self.fail(ev["type"], f"{name} must be a seat 0..3, not {v!r}")
+        return v
+
+    def number(self, ev: dict[str, Any], name: str, low: int = 0, high: int | None = None) -> int:
+        v = self._get(ev, name)
+        if isinstance(v, bool) or not isinstance(v, int) or v < low or (high is not None and v > high):
+            span = f"{low}..{high}" if high is not None else f"at least {low}"
+            raise self.fail(ev["type"], f"{name} must be a whole number {span}, not {v!r}")
+        return v
+
+    def tile(self, kind: str, value: Any, where: str, *, unknown: bool = False) -> Tile | None:
+        if unknown and value == UNKNOWN:
+            return None
+        tile = MJAI_TILES.get(value) if isinstance(value, str) else None
+        if tile is None:
+            extra = " or '?'" if unknown else ""
+            raise self.fail(kind, f"{where}: {value!r} is not an mjai tile (1m..9s, 5mr 5pr 5sr, E S W N P F C{extra})")
+        return tile
+
+    def known_tile(self, ev: dict[str, Any], name: str) -> Tile:
+        t = self.tile(ev["type"], self._get(ev, name), name)
+        assert t is not None
+        return t
+
+    def tile_list(self, ev: dict[str, Any], name: str, size: int | None = None, *,
+                  unknown: bool = False) -> list[Tile | None]:
+        return self.tiles_of(ev["type"], self._get(ev, name), name, size, unknown=unknown)
+
+    def tiles_of(self, kind: str, value: Any, where: str, size: int | None = None, *,
+                 unknown: bool = False) -> list[Tile | None]:
+        if not isinstance(value, list) or (size is not None and len(value) != size):
+            want = f"{size} tiles" if size is not None else "tiles"
+            raise self.fail(kind, f"{where} must be a list of {want}, not {value!r}")
+        return [self.tile(kind, x, f"{where}[{i}]", unknown=unknown) for i, x in enumerate(value)]
+
+    def scores(self, ev: dict[str, Any], name: str) -> tuple[int, int, int, int] | None:
+        v = ev.get(name)
+        if v is None:
+            return None
+        if (not isinstance(v, list) or len(v) != 4
+                or not all(isinstance(x, int) and not isinstance(x, bool) for x in v)):
+            raise self.fail(ev["type"], f"{name} must be four whole numbers, not {v!r}")
+        return (v[0], v[1], v[2], v[3])
+
+    # ------------------------------------------------------------ events
+
+    def feed(self, line: int, ev: Any) -> None:
+        self.line = line
+        if not isinstance(ev, dict):
+            raise RecordError(f"{self.source}: line {line}: an mjai event is a JSON object, not {ev!r}")
+        kind = ev.get("type")
+        if not isinstance(kind, str):
+            raise RecordError(f"{self.source}: line {line}: an mjai event needs a \"type\"")
+        if kind not in _KNOWN_TYPES:
+            raise RecordError(f"{self.source}: line {line}: unknown mjai event type {kind!r}")
+        if kind != "hora":
+            self.flush_wins()
+        getattr(self, f"on_{kind}")(ev)
+
+    def on_none(self, ev: dict[str, Any]) -> None:
+        pass
+
+    def on_start_game(self, ev: dict[str, Any]) -> None:
+        if self.started:
+            raise self.fail("start_game", "the game has already started")
+        names = ev.get("names")
+        if names is not None:
+            if not isinstance(names, list) or len(names) != 4 or not all(isinstance(n, str) for n in names):
+                raise self.fail("start_game", f"names must be four strings, not {names!r}")
+            self.game.players = tuple(n or f"Player {i + 1}" for i, n in enumerate(names))  # type: ignore[assignment]
+        uri = ev.get("uri")
+        if isinstance(uri, str) and "tenhou.net" in uri:
+            self.game.rules = "tenhou"
+        self._start()
+
+    def _start(self) -> None:
+        if self.game.rules is not None:
+            self.game.events.append(GameStart(players=self.game.players, rules=self.game.rules))
+        else:
+            self.game.events.append(GameStart(players=self.game.players))
+        self.started = True
+
+    def on_start_kyoku(self, ev: dict[str, Any]) -> None:
+        if not self.started:
+            self._start()
+        bakaze = self._get(ev, "bakaze")
+        if bakaze not in ("E", "S", "W", "N"):
+            raise self.fail("start_kyoku", f"bakaze must be a wind E S W N, not {bakaze!r}")
+        kyoku = self.number(ev, "kyoku", 1, 4)
+        honba = self.number(ev, "honba")
+        kyotaku = self.number(ev, "kyotaku")
+        oya = self.seat(ev, "oya")
+        scores = self.scores(ev, "scores")
+        if scores is None:
+            raise self.fail("start_kyoku", "the field 'scores' is missing")
+        dora = self.known_tile(ev, "dora_marker")
+        tehais = self._get(ev, "tehais")
+        if not isinstance(tehais, list) or len(tehais) != 4:
+            raise self.fail("start_kyoku", f"tehais must be four hands, not {tehais!r}")
+        hands = [self.tiles_of("start_kyoku", h, f"tehais[{i}]", 13, unknown=True) for i, h in enumerate(tehais)]
+        known = all(t is not None for h in hands for t in h)
+        dealt = tuple(tuple(h) for h in hands) if known else None
+        self.game.hands.append(HandRecord(round=_WINDS.index(bakaze) * 4 + kyoku - 1, honba=honba, sticks=kyotaku,
+                                          dealer=oya, scores=scores))
+        self.game.events.append(HandStart(hands=dealt))  # type: ignore[arg-type]
+        self.game.events.append(DoraRevealed(tile=dora))
+        self.hand_open = True
+        self.reach_next = [False] * 4
+        self.tracker = HandTracker([None if any(t is None for t in h) else h for h in hands])  # type: ignore[misc]
+
+    def on_tsumo(self, ev: dict[str, Any]) -> None:
+        seat = self.seat(ev)
+        tile = self.tile("tsumo", self._get(ev, "pai"), "pai", unknown=True)
+        self.game.events.append(Draw(seat=seat, tile=tile))
+        self.tracker.draw(seat, tile)
+
+    def on_dahai(self, ev: dict[str, Any]) -> None:
+        seat = self.seat(ev)
+        tile = self.known_tile(ev, "pai")
+        tsumogiri = ev.get("tsumogiri")
+        if tsumogiri is not None and not isinstance(tsumogiri, bool):
+            raise self.fail("dahai", f"tsumogiri must be true or false, not {tsumogiri!r}")
+        riichi = self.reach_next[seat]
+        self.reach_next[seat] = False
+        self.game.events.append(Discard(seat=seat, tile=tile, riichi=riichi, tsumogiri=tsumogiri))
+        self.tracker.discard(seat, tile, riichi)
+
+    def on_reach(self, ev: dict[str, Any]) -> None:
+        self.reach_next[self.seat(ev)] = True
+
+    def on_reach_accepted(self, ev: dict[str, Any]) -> None:
+        self.seat(ev)  # the engine places the stick itself when the discard passes
+
+    def _call(self, ev: dict[str, Any]) -> None:
+        kind, size = _CALL_KINDS[ev["type"]]
+        seat, target = self.seat(ev), self.seat(ev, "target")
+        called = self.known_tile(ev, "pai")
+        own: list[Tile] = self.tile_list(ev, "consumed", size)  # type: ignore[assignment]
+        tiles = tuple(sorted([*own, called], key=_sort_key))
+        self.game.events.append(Call(seat=seat, kind=kind, tiles=tiles, called=called, from_seat=target))
+        self.tracker.call(seat, own, kind == "kan")
+
+    on_chi = on_pon = on_daiminkan = _call
+
+    def on_kakan(self, ev: dict[str, Any]) -> None:
+        seat = self.seat(ev)
+        tile = self.known_tile(ev, "pai")
+        self.game.events.append(AddedKan(seat=seat, tile=tile))
+        self.tracker.kan(seat, [tile])
+
+    def on_ankan(self, ev: dict[str, Any]) -> None:
+        seat = self.seat(ev)
+        tiles: list[Tile] = self.tile_list(ev, "consumed", 4)  # type: ignore[assignment]
+        self.game.events.append(ConcealedKan(seat=seat, tiles=tuple(sorted(tiles, key=_sort_key))))
+        self.tracker.kan(seat, tiles)
+
+    def on_dora(self, ev: dict[str, Any]) -> None:
+        self.game.events.append(DoraRevealed(tile=self.known_tile(ev, "dora_marker")))
+
+    def on_hora(self, ev: dict[str, Any]) -> None:
+        self.pending_wins.append((self.line, ev))
+
+    def flush_wins(self) -> None:
+        if not self.pending_wins:
+            return
+        wins, self.pending_wins = self.pending_wins, []
+        first_line = wins[0][0]
+        parsed = []
+        for line, ev in wins:
+            self.line = line
+            actor, target = self.seat(ev), self.seat(ev, "target")
+            pai = self.tile("hora", ev["pai"], "pai") if ev.get("pai") is not None else None
+            ura_field = "ura_markers" if ev.get("ura_markers") is not None else "uradora_markers"
+            ura = self.tile_list(ev, ura_field) if ev.get(ura_field) is not None else []
+            shown = None
+            if isinstance(ev.get("hora_tehais"), list) and pai is not None:
+                concealed = self.tile_list(ev, "hora_tehais", unknown=True)
+                if all(t is not None for t in concealed):
+                    shown = (*concealed, pai)
+            parsed.append((actor, target, pai, tuple(ura), shown, self.scores(ev, "deltas")))
+        self.line = first_line
+        ura = next((u for *_, u, _s, _d in parsed if u), ())
+        actor, target = parsed[0][0], parsed[0][1]
+        if actor == target:
+            if len(parsed) > 1:
+                raise self.fail("hora", "a tsumo is won by one player")
+            pai, shown = parsed[0][2], parsed[0][4]
+            self.game.events.append(Tsumo(seat=actor, hand=shown, win_tile=pai, ura=ura))  # type: ignore[arg-type]
+        else:
+            if any(p[1] != target or p[0] == p[1] for p in parsed):
+                raise self.fail("hora", "the hora lines of one discard must all name the same target")
+            claims = tuple(RonClaim(seat=p[0], hand=p[4]) for p in parsed)  # type: ignore[arg-type]
+            self.game.events.append(Ron(from_seat=target, claims=claims, ura=ura))  # type: ignore[arg-type]
+        deltas = None
+        if all(p[5] is not None for p in parsed):
+            deltas = tuple(sum(p[5][s] for p in parsed) for s in range(4))  # type: ignore[index]
+        self._close_hand(deltas)  # type: ignore[arg-type]
+
+    def on_ryukyoku(self, ev: dict[str, Any]) -> None:
+        reason_text = ev.get("reason")
+        if reason_text is None:
+            reason = self.tracker.abort_kind() or "exhaustive"
+        else:
+            reason = _REASONS.get(str(reason_text).lower()) if isinstance(reason_text, str) else None
+            if reason is None:
+                raise self.fail("ryukyoku", f"unknown reason {reason_text!r}")
+        deltas = self.scores(ev, "deltas")
+        tr = self.tracker
+        if reason in ("exhaustive", "nagashi"):
+            self.game.events.append(ExhaustiveDraw(tenpai=self._tenpai(ev, reason, deltas)))
+        elif reason == "triple_ron":
+            discarder = tr.last_discarder if tr.last_discarder is not None else 0
+            claims = tuple(RonClaim(seat=s) for s in range(4) if s != discarder)
+            self.game.events.append(Ron(from_seat=discarder, claims=claims))
+        elif reason == "chombo":
+            detail = ev.get("detail")
+            self.game.events.append(Chombo(seat=self.seat(ev), reason=detail if isinstance(detail, str) else ""))
+        else:
+            seat = None
+            if reason == "nine_terminals":
+                seat = self.seat(ev) if ev.get("actor") is not None else (tr.last[1] if tr.last else None)
+            self.game.events.append(AbortiveDraw(kind=reason, seat=seat))
+        self._close_hand(deltas)
+
+    def _tenpai(self, ev: dict[str, Any], reason: str,
+                deltas: tuple[int, int, int, int] | None) -> tuple[bool, bool, bool, bool]:
+        flags = ev.get("tenpais")
+        if flags is not None:
+            if not isinstance(flags, list) or len(flags) != 4 or not all(isinstance(f, bool) for f in flags):
+                raise self.fail("ryukyoku", f"tenpais must be four true/false flags, not {flags!r}")
+            return (flags[0], flags[1], flags[2], flags[3])
+        tehais = ev.get("tehais")
+        if isinstance(tehais, list) and len(tehais) == 4:
+            shown = [isinstance(h, list) and bool(h) and UNKNOWN not in h for h in tehais]
+            return (shown[0], shown[1], shown[2], shown[3])
+        if deltas is not None and reason == "exhaustive":
+            paid = noten_payment_tenpai(deltas)
+            if paid is not None:
+                return paid
+        # no money moved at an exhaustive draw: all four were tenpai, or none
+        all_or_none = reason == "exhaustive" and deltas is not None and not any(deltas)
+        return guess_tenpai(self.tracker.riichi, self.tracker.hands, all_or_none=all_or_none)
+
+    def _close_hand(self, deltas: tuple[int, int, int, int] | None) -> None:
+        if self.hand_open and self.game.hands:
+            self.game.hands[-1].deltas = deltas
+            self.game.hands[-1].end_event = len(self.game.events) - 1
+        self.hand_open = False
+
+    def on_end_kyoku(self, ev: dict[str, Any]) -> None:
+        pass
+
+    def on_end_game(self, ev: dict[str, Any]) -> None:
+        if isinstance(ev.get("reason"), str):  # a referee ended the game (our own extension)
+            self.game.events.append(EndGame(reason=ev["reason"]))
+            self.hand_open = False
+        scores = self.scores(ev, "scores")
+        if scores is not None:
+            self.game.final_scores = scores
+
+    def finish(self) -> RecordedGame:
+        self.flush_wins()
+        return self.game
+
+
+def parse_mjai(text: str, source: str = "<mjai>") -> RecordedGame:
+    """Read mjai JSON lines. A log cut short gives the hands up to where it stops.
+
+    Errors name the line: JSON that does not parse, an unknown event type, a
+    tile that is not an mjai tile name, a field missing or out of range.
+    """
+    reader = _Reader(source)
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line:
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"{source}: line {number}: not JSON ({exc.msg} at column {exc.colno})") from None
+        for ev in data if isinstance(data, list) else [data]:
+            reader.feed(number, ev)
+    if not reader.started:
+        raise RecordError(f"{source}: no mjai events (start_game, start_kyoku ...)")
+    return reader.finish()
+
+
+# ====================================================================== walking a record for export
+
+
+@dataclass
+class Before:
+    """What an exporter needs to know of the state just before an event."""
+
+    phase: Phase
+    round: int
+    honba: int
+    sticks: int
+    dealer: int
+    scores: tuple[int, int, int, int]
+    implied_draw: int | None = None
+    """The seat whose draw the engine infers before this event (the record did not see it)."""
+    drawn: Tile | None = None
+    """The tile the event's seat has drawn, where seen."""
+    riichi: tuple[bool, ...] = (False, False, False, False)
+    hands: tuple[tuple[Tile, ...] | None, ...] = (None, None, None, None)
+    counts: tuple[int, ...] = (13, 13, 13, 13)
+    claimed: Tile | None = None
+    """For a Ron: the tile won on (the last discard, or the tile of an added kan)."""
+    pon: MeldState | None = None
+    """For an AddedKan: the pon it extends."""
+
+
+@dataclass
+class WalkStep:
+    index: int
+    event: Event
+    before: Before
+    outputs: list[Output]
+
+
+def _capture(state: GameState, event: Event) -> Before:
+    h = state.hand
+    if h is None:
+        return Before(phase=state.phase, round=state.round, honba=state.honba, sticks=state.sticks,
+                      dealer=state.dealer, scores=_four(state.scores))
+    seat = getattr(event, "seat", None)
+    implied = None
+    if (state.phase is Phase.PLAYING and h.step is not Step.DISCARD
+            and isinstance(event, Discard | Tsumo | ConcealedKan | AddedKan | AbortiveDraw)
+            and seat is not None and Engine._drawer(h) == seat):
+        implied = seat
+    b = Before(phase=state.phase, round=h.round, honba=h.honba, sticks=h.sticks, dealer=h.dealer,
+               scores=_four(state.scores), implied_draw=implied,
+               drawn=h.seats[seat].drawn if seat is not None and 0 <= seat <= 3 and implied is None else None,
+               riichi=tuple(s.riichi for s in h.seats))
+    if isinstance(event, Ron | ExhaustiveDraw | AbortiveDraw | Tsumo):
+        b.hands = tuple(tuple(s.hand) if s.hand is not None else None for s in h.seats)
+        b.counts = tuple(s.count for s in h.seats)
+    if isinstance(event, Ron):
+        if h.step is Step.CHANKAN and h.kakan is not None:
+            b.claimed = h.kakan[1]
+        elif h.last_discard is not None:
+            b.claimed = h.last_discard[1]
+    if isinstance(event, AddedKan) and seat is not None and 0 <= seat <= 3:
+        pon = next((m for m in h.seats[seat].melds if m.kind == "pon" and m.tiles[0].kind == event.tile.kind), None)
+        if pon is not None:
+            b.pon = MeldState(pon.kind, list(pon.tiles), pon.called, pon.from_seat)
+    return b
+
+
+def walk(record: RecordedGame, report: ReplayReport | None) -> Iterator[WalkStep]:
+    """The record's events with the state before each and the engine's outputs, under the report's rules."""
+    rules = report.state.rules if report is not None and report.state is not None else None
+    engine = Engine()
+    for index, event in enumerate(record.events):
+        if rules is not None and isinstance(event, GameStart) and event.rules != rules:
+            event = replace(event, rules=rules)
+        before = _capture(engine.state, event)
+        try:
+            outputs = engine.apply(event)
+        except Rejected as exc:
+            raise RecordError(f"{record.source}: cannot export: event {index} ({event.type}) refused: {exc}") from None
+        yield WalkStep(index, event, before, outputs)
+
+
+def split_win_deltas(result: HandResult, from_seat: int | None) -> list[tuple[int, int, int, int]]:
+    """One delta row per winner, in the engine's order (turn order from the discarder).
+
+    The engine settles a multiple ron as one. As Tenhou writes it, each
+    winner's row has what that winner gained, paid by the discarder, except
+    the riichi sticks, which the first winner takes from the table. The last
+    row is the rest, so the rows always add up to the hand's deltas (a pao
+    share of a winner other than the last shows in the last row).
+    """
+    if len(result.wins) <= 1 or from_seat is None:
+        return [result.deltas]
+    rows = []
+    rest = list(result.deltas)
+    sticks = 1000 * (result.sticks + len(result.deposits))
+    for n, w in enumerate(result.wins[:-1]):
+        row = [0, 0, 0, 0]
+        gain = result.deltas[w.seat]
+        row[w.seat] += gain
+        row[from_seat] -= gain - (sticks if n == 0 else 0)
+        rows.append(_four(row))
+        rest = [a - b for a, b in zip(rest, row, strict=True)]
+    rows.append(_four(rest))
+    return rows
+
+
+def _four(v: Sequence[int]) -> tuple[int, int, int, int]:
+    return (v[0], v[1], v[2], v[3])
+
+
+class HandResults:
+    """The engine's hand results in order: the report's where it has them, else the walk's."""
+
+    def __init__(self, report: ReplayReport | None) -> None:
+        self.report = report
+        self.count = 0
+
+    def next(self, outputs: list[Output]) -> HandResult | None:
+        own = next((o for o in outputs if isinstance(o, HandResult)), None)
+        if own is None:
+            return None
+        result = own
+        if self.report is not None and self.count < len(self.report.hands):
+            result = self.report.hands[self.count]
+        self.count += 1
+        return result
+
+
+# ====================================================================== writing
+
+
+def _names(tiles: Sequence[Tile]) -> list[str]:
+    return [t.mjai for t in tiles]
+
+
+def _shown(tiles: Sequence[Tile] | None) -> list[str]:
+    """A hand laid down at the end, sorted as servers show it."""
+    return _names(sorted(tiles or (), key=_sort_key))
+
+
+def export_mjai(record: RecordedGame, report: ReplayReport) -> str:
+    """The game as mjai JSON lines (one event per line, compact JSON, a newline at the end)."""
+    out: list[dict[str, Any]] = []
+    results = HandResults(report)
+    events = record.events
+    # kan dora of each hand: record positions, to place them where a server reveals them
+    kan_dora: list[int] = []
+    hand_end: dict[int, int] = {}
+    dealing = False
+    current_start = -1
+    for i, e in enumerate(events):
+        if isinstance(e, HandStart):
+            dealing, current_start = True, i
+        elif isinstance(e, DoraRevealed):
+            if dealing:
+                dealing = False
+            else:
+                kan_dora.append(i)
+        elif isinstance(e, Ron | Tsumo | ExhaustiveDraw | AbortiveDraw | Chombo | EndGame) and current_start >= 0:
+            hand_end.setdefault(current_start, i)
+    emitted: set[int] = set()
+    hand_start = -1
+    # kan dora owed, oldest first, each with the moment a server reveals it: "tsumo" or "discard"
+    owed: list[str] = []
+    hand_tiles: tuple[tuple[Tile, ...], ...] | None = None
+    start_before: Before | None = None
+
+    def reveal(index: int) -> None:
+        """A server reveals the oldest owed kan dora now: the next one the record has in this hand."""
+        if owed:
+            owed.pop(0)
+        stop = hand_end.get(hand_start, len(events))
+        for j in kan_dora:
+            if index <= j <= stop and j not in emitted:
+                emitted.add(j)
+                out.append({"type": "dora", "dora_marker": events[j].tile.mjai})  # type: ignore[attr-defined]
+                return
+
+    def open_kan() -> None:
+        if owed and owed[-1] == "discard":  # a second kan before the discard: the first one's dora at the draw
+            owed[-1] = "tsumo"
+        owed.append("discard")
+
+    def accepts(outputs: list[Output]) -> None:
+        for o in outputs:
+            if isinstance(o, RiichiAccepted):
+                deltas = [0, 0, 0, 0]
+                deltas[o.seat] = -1000
+                out.append({"type": "reach_accepted", "actor": o.seat, "deltas": deltas, "scores": list(o.scores)})
+
+    def tsumo(index: int, seat: int, tile: Tile | None) -> None:
+        if owed and owed[0] == "tsumo":
+            reveal(index)
+        out.append({"type": "tsumo", "actor": seat, "pai": tile.mjai if tile else UNKNOWN})
+
+    def end_hand(outputs: list[Output]) -> None:
+        out.append({"type": "end_kyoku"})
+        final = next((o for o in outputs if isinstance(o, GameResult)), None)
+        if final is not None:
+            final = report.final or final
+            out.append({"type": "end_game", "scores": list(final.scores)})
+
+    for step in walk(record, report):
+        e, b, i = step.event, step.before, step.index
+        if isinstance(e, GameStart):
+            out.append({"type": "start_game", "names": list(e.players)})
+            continue
+        if isinstance(e, DiceRolled):
+            continue
+        if isinstance(e, HandStart):
+            hand_start, hand_tiles, start_before = i, e.hands, b
+            owed.clear()
+            continue
+        if isinstance(e, DoraRevealed):
+            if b.phase is Phase.DEALING:
+                sb = start_before or b
+                tehais = ([_names(h) for h in hand_tiles] if hand_tiles is not None
+                          else [[UNKNOWN] * 13 for _ in range(4)])
+                out.append({"type": "start_kyoku", "bakaze": _WINDS[(sb.round // 4) % 4], "dora_marker": e.tile.mjai,
+                            "kyoku": sb.round % 4 + 1, "honba": sb.honba, "kyotaku": sb.sticks, "oya": sb.dealer,
+                            "scores": list(sb.scores), "tehais": tehais})
+            elif i not in emitted:  # the record reveals it before a server would
+                emitted.add(i)
+                if owed:
+                    owed.pop(0)
+                out.append({"type": "dora", "dora_marker": e.tile.mjai})
+            continue
+        if isinstance(e, DeadHand | SetScores):
+            raise RecordError(f"{record.source}: mjai has no event for a referee's {e.type.replace('_', ' ')} "
+                              f"(event {i})")
+        if b.implied_draw is not None:
+            accepts(step.outputs)
+            guess = None
+            if isinstance(e, Discard) and e.tsumogiri:
+                guess = e.tile
+            elif isinstance(e, Tsumo):
+                guess = e.win_tile
+            tsumo(i, b.implied_draw, guess)
+        if isinstance(e, Draw):
+            accepts(step.outputs)
+            tsumo(i, e.seat, e.tile)
+        elif isinstance(e, Discard):
+            if e.riichi:
+                out.append({"type": "reach", "actor": e.seat})
+            while owed:  # an open kan's dora, just before the discard
+                reveal(i)
+            tsumogiri = e.tsumogiri if e.tsumogiri is not None else (b.drawn is not None and b.drawn == e.tile)
+            out.append({"type": "dahai", "actor": e.seat, "pai": e.tile.mjai, "tsumogiri": bool(tsumogiri)})
+        elif isinstance(e, Call):
+            accepts(step.outputs)
+            own = list(e.tiles)
+            own.remove(e.called)
+            kind = {"chi": "chi", "pon": "pon", "kan": "daiminkan"}[e.kind]
+            out.append({"type": kind, "actor": e.seat, "target": e.from_seat, "pai": e.called.mjai,
+                        "consumed": _names(own)})
+            if e.kind == "kan":
+                open_kan()
+        elif isinstance(e, AddedKan):
+            consumed = _names(b.pon.tiles) if b.pon is not None else [e.tile.plain.mjai] * 3
+            out.append({"type": "kakan", "actor": e.seat, "pai": e.tile.mjai, "consumed": consumed})
+            open_kan()
+        elif isinstance(e, ConcealedKan):
+            while owed:  # an open kan's dora still owed comes first
+                reveal(i)
+            out.append({"type": "ankan", "actor": e.seat, "consumed": _names(e.tiles)})
+            owed.append("now")
+            reveal(i)
+        elif isinstance(e, Ron | Tsumo):
+            result = results.next(step.outputs)
+            accepts(step.outputs)
+            if result is None:  # pragma: no cover - a win always ends the hand
+                continue
+            _write_win(out, e, b, result)
+            end_hand(step.outputs)
+        elif isinstance(e, ExhaustiveDraw | AbortiveDraw | Chombo):
+            result = results.next(step.outputs)
+            accepts(step.outputs)
+            if result is None:  # pragma: no cover
+                continue
+            _write_draw(out, e, b, result)
+            end_hand(step.outputs)
+        elif isinstance(e, EndGame):
+            final = report.final or next(o for o in step.outputs if isinstance(o, GameResult))
+            out.append({"type": "end_game", "reason": e.reason or "ended by the referee", "scores": list(final.scores)})
+    return "".join(json.dumps(x, ensure_ascii=False, separators=(",", ":")) + "\n" for x in out)
+
+
+def _write_win(out: list[dict[str, Any]], e: Ron | Tsumo, b: Before, result: HandResult) -> None:
+    if result.kind != "win":  # a triple ron that aborts the hand
+        claimants = {c.seat for c in e.claims} if isinstance(e, Ron) else set()
+        out.append({"type": "ryukyoku", "reason": _REASON_OUT.get(result.draw or "", result.draw),
+                    "tenpais": [s in claimants for s in range(4)],
+                    "tehais": [_shown(b.hands[s]) if s in claimants and b.hands[s] is not None
+                               else [UNKNOWN] * b.counts[s] for s in range(4)],
+                    "deltas": list(result.deltas), "scores": list(result.scores)})
+        return
+    from_seat = e.from_seat if isinstance(e, Ron) else None
+    rows = split_win_deltas(result, from_seat)
+    scores = [s - d for s, d in zip(result.scores, result.deltas, strict=True)]
+    for win, row in zip(result.wins, rows, strict=True):
+        scores = [s + d for s, d in zip(scores, row, strict=True)]
+        if isinstance(e, Ron):
+            pai = b.claimed
+            target = e.from_seat
+        else:
+            pai = e.win_tile or b.drawn
+            target = e.seat
+        ura = _names(e.ura) if b.riichi[win.seat] else []
+        out.append({"type": "hora", "actor": win.seat, "target": target, "pai": pai.mjai if pai else UNKNOWN,
+                    "ura_markers": ura, "deltas": list(row), "scores": scores})
+
+
+def _write_draw(out: list[dict[str, Any]], e: ExhaustiveDraw | AbortiveDraw | Chombo, b: Before,
+                result: HandResult) -> None:
+    if isinstance(e, Chombo):
+        line = {"type": "ryukyoku", "reason": "chombo", "actor": e.seat}
+        if e.reason:
+            line["detail"] = e.reason
+        out.append({**line, "deltas": list(result.deltas), "scores": list(result.scores)})
+        return
+    if isinstance(e, AbortiveDraw):
+        line: dict[str, Any] = {"type": "ryukyoku", "reason": _REASON_OUT[e.kind]}
+        if e.kind == "nine_terminals" and e.seat is not None:
+            line["actor"] = e.seat
+        line.update(deltas=list(result.deltas), scores=list(result.scores))
+        out.append(line)
+        return
+    tenpai = result.tenpai or e.tenpai
+    reason = _REASON_OUT["nagashi" if result.draw == "nagashi" else "exhaustive"]
+    tehais = [_shown(b.hands[s]) if tenpai[s] and b.hands[s] is not None else [UNKNOWN] * b.counts[s]
+              for s in range(4)]
+    out.append({"type": "ryukyoku", "reason": reason, "tenpais": list(tenpai), "tehais": tehais,
+                "deltas": list(result.deltas), "scores": list(result.scores)})

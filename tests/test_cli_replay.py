@@ -1,0 +1,69 @@
+"""`tablesvc replay`: lines per hand, --json, --strict, cut files, --export round trip."""
+
+import json
+
+import pytest
+
+from tablesvc.cli import main
+from tests.conftest import MJLOG_DIR
+
+pytestmark = pytest.mark.skipif(not MJLOG_DIR.is_dir(), reason="../shared/data/tenhou-mjlog not found")
+GAME = MJLOG_DIR / "double-ron.mjlog"
+
+
+def run(capsys, *argv):
+    code = main(["replay", *map(str, argv)])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_json_has_one_object_per_hand_and_the_final(capsys):
+    code, out, _ = run(capsys, GAME, "--json", "--strict")
+    assert code == 0
+    objects = [json.loads(line) for line in out.splitlines()]
+    hands, final = objects[:-1], objects[-1]
+    assert len(hands) == 4
+    assert hands[3]["round"] == "E4" and len(hands[3]["wins"]) == 2  # the double ron
+    assert hands[3]["deltas"] == [9700, 0, 8000, -15700]
+    assert final["final_scores"] == [33400, 36000, 32000, -1400]
+    assert [r["place"] for r in final["ranking"]] == [1, 2, 3, 4]
+
+
+def test_text_names_players_and_results(capsys):
+    code, out, _ = run(capsys, GAME)
+    assert code == 0
+    assert "E4-0" in out and "ron from" in out and "final ranking:" in out
+
+
+def test_cut_file_stops_with_a_note_not_a_traceback(capsys):
+    code, out, err = run(capsys, MJLOG_DIR / "2011020401gm-00a9-0000-f6eff225-no-round-end.mjlog", "--strict")
+    assert code == 0
+    assert out.count("deltas") == 7  # the seven hands before the cut
+    assert "note: the record ends in the middle of hand 8 (S4-0)" in err
+    assert "Traceback" not in err
+
+
+def test_strict_mismatch_exits_3_naming_the_hand(capsys, tmp_path):
+    text = GAME.read_text()
+    broken = tmp_path / "broken.mjlog"
+    broken.write_text(text.replace('sc="250,-60,240,130,250,-30,250,-30"', 'sc="250,-60,240,131,250,-30,250,-31"'))
+    code, _, err = run(capsys, broken, "--strict")
+    assert code == 3
+    assert "hand 1 (E1-0): deltas [-6000, 13000, -3000, -3000], record says [-6000, 13100, -3000, -3100]" in err
+
+
+def test_unreadable_file(capsys, tmp_path):
+    code, _, err = run(capsys, tmp_path / "missing.mjlog")
+    assert code == 1 and "cannot read" in err
+
+
+@pytest.mark.parametrize("fmt", ["mjai", "tenhou6"])
+def test_export_then_replay_the_export(capsys, tmp_path, fmt):
+    out = tmp_path / f"game.{fmt}"
+    code, first, _ = run(capsys, GAME, "--json", "--export", fmt, out)
+    assert code == 0 and out.stat().st_size > 0
+    rules = ["--rules", "tenhou"] if fmt == "mjai" else []
+    code, again, _ = run(capsys, out, "--json", "--strict", *rules)
+    assert code == 0
+    assert [json.loads(x)["deltas"] for x in again.splitlines()[:-1]] == [
+        json.loads(x)["deltas"] for x in first.splitlines()[:-1]]
