@@ -711,7 +711,8 @@ class Engine:
         for seat in range(4):
             s = h.seats[seat]
             if s.riichi and not e.tenpai[seat]:
-                raise Rejected(f"{_seat_name(seat)} is in riichi and must show tenpai")
+                raise Rejected(f"{_seat_name(seat)} is in riichi and must show tenpai (riichi while noten is a "
+                               "chombo, 3.4.6)")
             if s.dead and e.tenpai[seat]:
                 raise Rejected(f"{_seat_name(seat)} has a dead hand and is never tenpai")
             if e.tenpai[seat] and s.hand is not None and not _tenpai(s.hand):
