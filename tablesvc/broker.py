@@ -1,0 +1,76 @@
+"""An embedded MQTT broker for the demo, so the first run needs nothing else installed.
+
+amqtt runs in-process on its own asyncio loop in a thread. It speaks MQTT
+3.1.1 only and forgets retained messages when it stops: right for a demo,
+wrong for a club; ``deploy/mosquitto.conf`` is the production setup.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+import threading
+
+__all__ = ["EmbeddedBroker", "free_port"]
+
+log = logging.getLogger(__name__)
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
+
+
+class EmbeddedBroker:
+    def __init__(self, host: str = "127.0.0.1", port: int | None = None) -> None:
+        self.host = host
+        self.port = port or free_port(host)
+        self._loop = asyncio.new_event_loop()
+        self._thread: threading.Thread | None = None
+        self._broker = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://{self.host}:{self.port}"
+
+    def start(self, timeout: float = 10.0) -> None:
+        try:
+            from amqtt.broker import Broker
+        except ImportError:
+            raise RuntimeError("the embedded broker needs amqtt: pip install 'tablesvc[demo]', "
+                               "or give --broker URL of a running broker") from None
+        for name in ("amqtt", "transitions"):  # amqtt logs every packet at INFO
+            logging.getLogger(name).setLevel(logging.WARNING)
+        config = {"listeners": {"default": {"type": "tcp", "bind": f"{self.host}:{self.port}"}}}
+        self._broker = Broker(config, loop=self._loop)
+        self._thread = threading.Thread(target=self._run, name="embedded-broker", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(timeout) or self._error is not None:
+            raise RuntimeError(f"the embedded broker did not start on {self.host}:{self.port}: {self._error}")
+        log.info("embedded MQTT 3.1.1 broker on %s", self.url)
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        try:
+            self._loop.run_until_complete(self._broker.start())  # type: ignore[union-attr]
+        except BaseException as exc:
+            self._error = exc
+            self._ready.set()
+            return
+        self._ready.set()
+        self._loop.run_forever()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        if self._broker is None or self._thread is None:
+            return
+        future = asyncio.run_coroutine_threadsafe(self._broker.shutdown(), self._loop)
+        with contextlib.suppress(Exception):
+            future.result(timeout)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout)

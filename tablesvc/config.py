@@ -1,0 +1,210 @@
+"""The service's configuration: one TOML file per table, checked before anything starts.
+
+A bad file fails at start with a message naming the key and its line
+(``table.toml line 7: [mqtt] url: the scheme must be mqtt:// or mqtts://``),
+and unknown keys are refused rather than ignored, so a misspelt setting
+cannot silently fall back to a default. ``docs/configuration.md`` lists every
+key; ``tablesvc run --config FILE --check`` validates without starting.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tablesvc.mqtt.link import BrokerURL
+from tablesvc.mqtt.topics import TopicTree
+from tablesvc.rules.ruleset import PRESETS
+
+__all__ = ["CameraConfig", "Config", "ConfigError", "MqttConfig", "SerialConfig", "TableConfig", "load_config"]
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used; the message names the file, line and key."""
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    site: str
+    id: str
+    rules: str = "ema2012"
+    data_dir: Path = Path("data")
+    players: tuple[str, str, str, str] = ("East", "South", "West", "North")
+
+
+@dataclass(frozen=True)
+class MqttConfig:
+    url: BrokerURL
+    prefix: str = "tablesvc"
+    protocol: str = "auto"
+    ca_file: str | None = None
+    client_id: str | None = None
+
+
+@dataclass(frozen=True)
+class SerialConfig:
+    name: str
+    url: str
+    heartbeat_timeout: float = 3.0
+
+
+@dataclass(frozen=True)
+class CameraConfig:
+    name: str
+    source: str | int
+
+
+@dataclass(frozen=True)
+class Config:
+    table: TableConfig
+    mqtt: MqttConfig
+    serial: tuple[SerialConfig, ...] = ()
+    camera: CameraConfig | None = None
+    command_tokens: tuple[str, ...] = field(default=(), repr=False)
+    source: str = "<config>"
+
+    @property
+    def topics(self) -> TopicTree:
+        return TopicTree(self.mqtt.prefix, self.table.site, self.table.id)
+
+
+_SECTIONS = {
+    "table": {"site", "id", "rules", "data_dir", "players"},
+    "mqtt": {"url", "prefix", "protocol", "ca_file", "client_id"},
+    "serial": {"name", "url", "heartbeat_timeout"},
+    "camera": {"name", "source"},
+    "commands": {"tokens"},
+}
+
+
+class _Checker:
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        self.lines = text.splitlines()
+
+    def line_of(self, section: str, key: str | None) -> int | None:
+        current = None
+        for number, line in enumerate(self.lines, 1):
+            header = re.match(r"\s*\[\[?\s*([\w.-]+)\s*\]\]?", line)
+            if header:
+                current = header.group(1)
+                if key is None and current == section:
+                    return number
+                continue
+            if current == section and key is not None and re.match(rf"\s*{re.escape(key)}\s*=", line):
+                return number
+        return None
+
+    def fail(self, section: str, key: str | None, message: str) -> ConfigError:
+        line = self.line_of(section, key)
+        where = f"{self.path} line {line}" if line else self.path
+        name = f"[{section}] {key}" if key else f"[{section}]"
+        return ConfigError(f"{where}: {name}: {message}")
+
+    def get(self, data: dict[str, Any], section: str, key: str, kind: type | tuple[type, ...], default: Any = ...,
+            ) -> Any:
+        if key not in data:
+            if default is ...:
+                raise self.fail(section, None, f"the key {key!r} is required")
+            return default
+        value = data[key]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+            raise self.fail(section, key, f"expected {names}, not {value!r}")
+        return value
+
+    def known(self, data: dict[str, Any], section: str) -> None:
+        unknown = sorted(set(data) - _SECTIONS[section])
+        if unknown:
+            raise self.fail(section, unknown[0], f"unknown key (known: {', '.join(sorted(_SECTIONS[section]))})")
+
+
+def load_config(path: str | Path) -> Config:
+    """Read and check a table's TOML configuration."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read the configuration {p}: {exc.strerror}") from None
+    return parse_config(text, str(p), base=p.parent)
+
+
+def parse_config(text: str, path: str = "<config>", *, base: Path | None = None) -> Config:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    c = _Checker(path, text)
+    unknown = sorted(set(data) - set(_SECTIONS))
+    if unknown:
+        raise c.fail(unknown[0], None, f"unknown section (known: {', '.join(sorted(_SECTIONS))})")
+    for section in ("table", "mqtt"):
+        if not isinstance(data.get(section), dict):
+            raise ConfigError(f"{path}: the section [{section}] is required")
+
+    t = data["table"]
+    c.known(t, "table")
+    rules = c.get(t, "table", "rules", str, "ema2012")
+    if rules not in PRESETS:
+        raise c.fail("table", "rules", f"unknown rule set {rules!r} (one of {', '.join(PRESETS)})")
+    players = c.get(t, "table", "players", list, ["East", "South", "West", "North"])
+    if len(players) != 4 or not all(isinstance(x, str) and x.strip() for x in players):
+        raise c.fail("table", "players", "four non-empty names, seat 0 (first East) to seat 3")
+    data_dir = Path(c.get(t, "table", "data_dir", str, "data"))
+    if base is not None and not data_dir.is_absolute():
+        data_dir = base / data_dir
+    table = TableConfig(site=c.get(t, "table", "site", str), id=c.get(t, "table", "id", str), rules=rules,
+                        data_dir=data_dir, players=(players[0], players[1], players[2], players[3]))
+
+    m = data["mqtt"]
+    c.known(m, "mqtt")
+    try:
+        url = BrokerURL.parse(c.get(m, "mqtt", "url", str))
+    except ValueError as exc:
+        raise c.fail("mqtt", "url", str(exc)) from None
+    protocol = c.get(m, "mqtt", "protocol", str, "auto")
+    if protocol not in ("auto", "5", "3.1.1"):
+        raise c.fail("mqtt", "protocol", f"one of auto, 5, 3.1.1, not {protocol!r}")
+    mqtt = MqttConfig(url=url, prefix=c.get(m, "mqtt", "prefix", str, "tablesvc"), protocol=protocol,
+                      ca_file=c.get(m, "mqtt", "ca_file", str, None), client_id=c.get(m, "mqtt", "client_id", str,
+                                                                                     None))
+    try:
+        TopicTree(mqtt.prefix, table.site, table.id)
+    except ValueError as exc:
+        raise c.fail("table", "id", str(exc)) from None
+
+    serial = []
+    entries = data.get("serial", [])
+    if not isinstance(entries, list):
+        raise c.fail("serial", None, "write each device as [[serial]] with name and url")
+    names = set()
+    for entry in entries:
+        c.known(entry, "serial")
+        name = c.get(entry, "serial", "name", str)
+        if name in names:
+            raise c.fail("serial", "name", f"two devices are named {name!r}")
+        names.add(name)
+        timeout = c.get(entry, "serial", "heartbeat_timeout", (int, float), 3.0)
+        if timeout <= 0:
+            raise c.fail("serial", "heartbeat_timeout", "must be positive (seconds)")
+        serial.append(SerialConfig(name=name, url=c.get(entry, "serial", "url", str), heartbeat_timeout=timeout))
+
+    camera = None
+    if "camera" in data:
+        cam = data["camera"]
+        c.known(cam, "camera")
+        camera = CameraConfig(name=c.get(cam, "camera", "name", str, "camera"),
+                              source=c.get(cam, "camera", "source", (str, int)))
+
+    tokens: tuple[str, ...] = ()
+    if "commands" in data:
+        cmd = data["commands"]
+        c.known(cmd, "commands")
+        raw = c.get(cmd, "commands", "tokens", list, [])
+        if not all(isinstance(x, str) and len(x) >= 8 for x in raw):
+            raise c.fail("commands", "tokens", "each token is a string of at least 8 characters")
+        tokens = tuple(raw)
+    return Config(table=table, mqtt=mqtt, serial=tuple(serial), camera=camera, command_tokens=tokens, source=path)

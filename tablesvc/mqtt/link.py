@@ -1,0 +1,246 @@
+"""The MQTT connection: the only module that imports paho.
+
+paho-mqtt 2.x with ``CallbackAPIVersion.VERSION2``. MQTT 5 is tried first and
+3.1.1 used when the broker refuses it (the embedded demo broker speaks only
+3.1.1). The Last Will marks the table offline if the service dies; paho
+reconnects with backoff on its own, and every (re)connection is reported so
+the publisher can resend what the broker has not acknowledged.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import ssl
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+
+__all__ = ["BrokerURL", "IncomingMessage", "MqttLink"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class BrokerURL:
+    """``mqtt://user:pass@host:1883`` or ``mqtts://host:8883`` (TLS)."""
+
+    host: str
+    port: int
+    tls: bool = False
+    username: str | None = None
+    password: str | None = None
+
+    @classmethod
+    def parse(cls, url: str) -> BrokerURL:
+        parts = urlsplit(url if "://" in url else f"mqtt://{url}")
+        if parts.scheme not in ("mqtt", "mqtts", "tcp", "ssl"):
+            raise ValueError(f"broker URL {url!r}: the scheme must be mqtt:// or mqtts://")
+        if not parts.hostname:
+            raise ValueError(f"broker URL {url!r} names no host")
+        tls = parts.scheme in ("mqtts", "ssl")
+        try:
+            port = parts.port or (8883 if tls else 1883)
+        except ValueError:
+            raise ValueError(f"broker URL {url!r}: the port must be a number") from None
+        return cls(parts.hostname, port, tls, unquote(parts.username) if parts.username else None,
+                   unquote(parts.password) if parts.password else None)
+
+    def __str__(self) -> str:
+        user = f"{self.username}@" if self.username else ""
+        return f"{'mqtts' if self.tls else 'mqtt'}://{user}{self.host}:{self.port}"
+
+
+def _reachable(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=2):
+            return True
+    except OSError:
+        return False
+
+
+@dataclass(frozen=True)
+class IncomingMessage:
+    topic: str
+    payload: bytes
+    response_topic: str | None = None
+    correlation_data: bytes | None = None
+
+
+class MqttLink:
+    """One broker connection with a Last Will, automatic reconnects and MQTT 5 / 3.1.1 fallback."""
+
+    def __init__(
+        self,
+        url: BrokerURL,
+        *,
+        client_id: str,
+        will_topic: str,
+        will_payload: bytes,
+        on_connected: Callable[[], None],
+        on_message: Callable[[IncomingMessage], None] | None = None,
+        on_published: Callable[[int], None] | None = None,
+        subscriptions: tuple[str, ...] = (),
+        protocol: str = "auto",
+        ca_file: str | None = None,
+    ) -> None:
+        self.url = url
+        self._client_id = client_id
+        self._will = (will_topic, will_payload)
+        self._on_connected = on_connected
+        self._on_message = on_message
+        self._on_published = on_published
+        self._subscriptions = subscriptions
+        self._auto = protocol == "auto"
+        self._v5 = protocol in ("auto", "5")
+        self._ca_file = ca_file
+        self._lock = threading.Lock()
+        self.connected = threading.Event()
+        self.connects = 0
+        self._ever_connected = False
+        self._stopping = False
+        self._client = self._make_client()
+
+    @property
+    def protocol(self) -> str:
+        return "5" if self._v5 else "3.1.1"
+
+    def _make_client(self) -> mqtt.Client:
+        client = mqtt.Client(
+            callback_api_version=CallbackAPIVersion.VERSION2,
+            client_id=self._client_id,
+            protocol=mqtt.MQTTv5 if self._v5 else mqtt.MQTTv311,
+            clean_session=None if self._v5 else True,
+        )
+        client.will_set(self._will[0], self._will[1], qos=1, retain=True)
+        if self.url.username:
+            client.username_pw_set(self.url.username, self.url.password)
+        if self.url.tls:
+            client.tls_set(ca_certs=self._ca_file, cert_reqs=ssl.CERT_REQUIRED)
+        client.reconnect_delay_set(min_delay=1, max_delay=30)
+        client.max_queued_messages_set(0)
+        client.on_connect = self._connected
+        client.on_disconnect = self._disconnected
+        client.on_message = self._message
+        client.on_publish = self._published
+        return client
+
+    # ------------------------------------------------------------ lifecycle
+
+    def start(self) -> None:
+        """Connect in the background; returns at once (the broker may come later)."""
+        self._client.connect_async(self.url.host, self.url.port, keepalive=15)
+        self._client.loop_start()
+        if self._auto and self._v5:
+            threading.Thread(target=self._watch_handshake, name="mqtt-handshake", daemon=True).start()
+
+    def _watch_handshake(self, window: float = 4.0) -> None:
+        """Some 3.1.1-only brokers never answer an MQTT 5 CONNECT: fall back when a reachable
+        broker stays silent. A broker that is down is only waited for."""
+        while not self._stopping and self._auto and self._v5 and not self._ever_connected:
+            if self.connected.wait(window):
+                return
+            if self._stopping or self._ever_connected or not self._auto:
+                return
+            if _reachable(self.url.host, self.url.port):
+                self._fall_back()
+                return
+
+    def stop(self, *, final: tuple[str, bytes] | None = None, timeout: float = 3.0) -> None:
+        """Publish ``final`` (the clean 'offline' status) if connected, then disconnect."""
+        self._stopping = True
+        if final is not None and self.connected.is_set():
+            info = self._client.publish(final[0], final[1], qos=1, retain=True)
+            try:
+                info.wait_for_publish(timeout)
+            except (RuntimeError, ValueError):
+                log.warning("could not publish the offline status before stopping")
+        self._client.disconnect()
+        self._client.loop_stop()
+
+    def wait_connected(self, timeout: float) -> bool:
+        return self.connected.wait(timeout)
+
+    # ------------------------------------------------------------ publishing
+
+    def publish(self, topic: str, payload: bytes, *, qos: int = 1, retain: bool = False,
+                correlation: tuple[str, bytes | None] | None = None) -> int | None:
+        """Send one message; returns its message id (for QoS 1) or None when offline."""
+        if not self.connected.is_set():
+            return None
+        properties = None
+        if correlation is not None and self._v5 and correlation[1] is not None:
+            properties = Properties(PacketTypes.PUBLISH)
+            properties.CorrelationData = correlation[1]
+        with self._lock:
+            info = self._client.publish(topic, payload, qos=qos, retain=retain, properties=properties)
+        if info.rc != mqtt.MQTT_ERR_SUCCESS:
+            return None
+        return info.mid
+
+    # ------------------------------------------------------------ callbacks (paho's thread)
+
+    def _connected(self, client: mqtt.Client, _userdata: Any, _flags: Any, reason: Any, _props: Any) -> None:
+        if reason.is_failure:
+            log.warning("broker %s refused the connection: %s", self.url, reason)
+            if self._auto and self._v5 and "protocol" in str(reason).lower():
+                self._fall_back()
+            return
+        self._ever_connected = True
+        self.connects += 1
+        log.info("connected to %s (MQTT %s)", self.url, self.protocol)
+        for topic in self._subscriptions:
+            client.subscribe(topic, qos=1)
+        self.connected.set()
+        try:
+            self._on_connected()
+        except Exception:
+            log.exception("error while handling the connection to the broker")
+
+    def _disconnected(self, _client: mqtt.Client, _userdata: Any, _flags: Any, reason: Any, _props: Any) -> None:
+        was = self.connected.is_set()
+        self.connected.clear()
+        if self._stopping:
+            return
+        if was:
+            log.warning("lost the broker %s: %s; reconnecting", self.url, reason)
+        elif self._auto and self._v5 and not self._ever_connected:
+            self._fall_back()  # a 3.1.1-only broker may just close the socket on an MQTT 5 CONNECT
+
+    def _fall_back(self) -> None:
+        log.info("broker %s does not speak MQTT 5; using 3.1.1", self.url)
+        old = self._client
+        self._v5 = False
+        self._auto = False
+        self._client = self._make_client()
+        threading.Thread(target=self._restart, args=(old,), daemon=True).start()
+
+    def _restart(self, old: mqtt.Client) -> None:
+        old.loop_stop()
+        if not self._stopping:
+            self.start()
+
+    def _message(self, _client: mqtt.Client, _userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        if self._on_message is None:
+            return
+        props = getattr(msg, "properties", None)
+        response = getattr(props, "ResponseTopic", None) if props is not None else None
+        correlation = getattr(props, "CorrelationData", None) if props is not None else None
+        try:
+            self._on_message(IncomingMessage(msg.topic, msg.payload, response, correlation))
+        except Exception:
+            log.exception("error while handling a message on %s", msg.topic)
+
+    def _published(self, _client: mqtt.Client, _userdata: Any, mid: int, _reason: Any, _props: Any) -> None:
+        if self._on_published is not None:
+            try:
+                self._on_published(mid)
+            except Exception:
+                log.exception("error while recording an acknowledged message")

@@ -1,0 +1,80 @@
+"""The whole MQTT API in one place: every topic, who writes it, retain, QoS, and its payload.
+
+Consumers (overlays, dashboards, scoring screens, AI tools) and this service
+read the same catalogue; ``docs/mqtt.md`` is checked against it by a test.
+Payloads are JSON objects with a ``schema`` version field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["SCHEMA_VERSION", "TOPICS", "TopicSpec", "TopicTree"]
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class TopicSpec:
+    name: str  # below <prefix>/<site>/<table>/
+    writer: str  # "service" or "referee"
+    retained: bool
+    qos: int
+    payload: str  # one line: the payload's fields
+
+
+TOPICS: tuple[TopicSpec, ...] = (
+    TopicSpec("status", "service", True, 1,
+              '{"schema", "status": "online"|"offline", "version", "started", "table", "site"}'),
+    TopicSpec("state", "service", True, 1,
+              '{"schema", "seq", "hand_id", "phase", "rules", "round", "honba", "sticks", "dealer", "turn", '
+              '"wall", "dora", "seats": [{"seat", "name", "wind", "score", "riichi", "discards": [{"tile", '
+              '"riichi", "called"}], "melds": [{"kind", "tiles", "from"}], "concealed", "dead"}], "last_result", '
+              '"final"}'),
+    TopicSpec("events", "service", False, 1,
+              '{"schema", "seq", "ts", "source", "kind", "event"}: every journal entry, gap-free seq'),
+    TopicSpec("results", "service", False, 1,
+              '{"schema", "seq", "type": "hand_result"|"game_result", ...}: yaku, han, fu, payments, deltas; '
+              'final ranking with uma'),
+    TopicSpec("mjai", "service", False, 1, "one mjai event (JSON object) per message"),
+    TopicSpec("errors", "service", False, 1,
+              '{"schema", "ts", "source", "error", "detail"}: an observation or command the engine refused, '
+              "with its reason"),
+    TopicSpec("devices/<name>", "service", True, 1,
+              '{"schema", "name", "connected", "frames_ok", "frames_bad", "rate", "errors", "state"}'),
+    TopicSpec("cmd", "referee", False, 1,
+              '{"command", "transaction", ...}: start_game, undo, amend, chombo, dead_hand, set_scores, end_game'),
+    TopicSpec("cmd/reply", "service", False, 1,
+              '{"schema", "status": "ok"|"error", "command", "transaction", "data", "error"} (or on the '
+              "MQTT 5 response topic)"),
+)
+
+
+class TopicTree:
+    """Topic names of one table: ``<prefix>/<site>/<table>/...``."""
+
+    def __init__(self, prefix: str, site: str, table: str) -> None:
+        for label, value in (("prefix", prefix), ("site", site), ("table", table)):
+            if not value or any(c in value for c in "+#/\0") or value != value.strip():
+                raise ValueError(f"{label} {value!r} cannot be part of an MQTT topic (no '/', '+', '#' or spaces)")
+        self.base = f"{prefix}/{site}/{table}"
+
+    def __getattr__(self, name: str) -> str:
+        if name in _SIMPLE:
+            return f"{self.base}/{_SIMPLE[name]}"
+        raise AttributeError(name)
+
+    def device(self, name: str) -> str:
+        return f"{self.base}/devices/{name}"
+
+
+_SIMPLE = {
+    "status": "status",
+    "state": "state",
+    "events": "events",
+    "results": "results",
+    "mjai": "mjai",
+    "errors": "errors",
+    "cmd": "cmd",
+    "cmd_reply": "cmd/reply",
+}

@@ -1,0 +1,200 @@
+"""The table service: devices and camera in, engine and journal in the middle, MQTT out.
+
+One worker thread owns the game: every input (device observations, camera
+observations, referee commands, device health, broker reconnections) goes
+through one queue, so events are applied, journalled and published in one
+order, and nothing else ever touches the engine. Drivers and the MQTT
+client run their own threads and only put things on that queue.
+
+Start order (Frigate's discipline): journal and engine first (the game is
+resumed from disk), then the broker connection (the Last Will is set before
+anything is published), then the worker, then the devices. Stop in reverse,
+ending with a clean ``offline`` status.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict
+from typing import Any
+
+from drivers.observations import CameraHealth, DeviceHealth, Observation
+from tablesvc.commands import Commands
+from tablesvc.config import Config
+from tablesvc.engine.engine import Rejected, apply
+from tablesvc.engine.events import Event, to_dict
+from tablesvc.fusion import UNDO, Fusion
+from tablesvc.journal import Entry, Journal
+from tablesvc.mqtt.link import IncomingMessage, MqttLink
+from tablesvc.publisher import Publisher
+from tablesvc.table import Accepted, Table
+from vision.observations import CameraObservation
+
+__all__ = ["TableService"]
+
+log = logging.getLogger(__name__)
+
+_STOP = object()
+
+
+class TableService:
+    """One table: give it a :class:`~tablesvc.config.Config`, then :meth:`start` and :meth:`stop`."""
+
+    def __init__(self, config: Config, *, wall_clock: Callable[[], float] = time.time,
+                 link_factory: Callable[..., MqttLink] = MqttLink) -> None:
+        self.config = config
+        self.clock = wall_clock
+        self.journal = Journal.for_table(config.table.data_dir, config.table.id)
+        self.table = Table(self.journal)
+        self.fusion = Fusion(lambda: self.table.state, self._would_accept)
+        self.inbox: queue.Queue[Any] = queue.Queue()
+        topics = config.topics
+        self.topics = topics
+        self.link = link_factory(
+            config.mqtt.url,
+            client_id=config.mqtt.client_id or f"tablesvc-{config.table.site}-{config.table.id}",
+            will_topic=topics.status,
+            will_payload=b"",  # replaced below once the publisher can build the payload
+            on_connected=lambda: self.inbox.put(("resync",)),
+            on_message=lambda msg: self.inbox.put(("cmd", msg)),
+            on_published=lambda mid: self.publisher.acknowledged(mid),
+            subscriptions=(topics.cmd,),
+            protocol=config.mqtt.protocol,
+            ca_file=config.mqtt.ca_file,
+        )
+        self.publisher = Publisher(self.link, topics, self.journal, site=config.table.site, table=config.table.id)
+        self.link._will = self.publisher.status(False)  # the Last Will: 'offline', retained
+        self.link._client.will_set(self.link._will[0], self.link._will[1], qos=1, retain=True)
+        self.commands = Commands(submit=self._submit_command, undo=self._undo, amend=self._amend,
+                                 tokens=config.command_tokens, default_rules=config.table.rules,
+                                 default_players=config.table.players)
+        self.drivers: list[Any] = []
+        self._worker: threading.Thread | None = None
+        self.processed = threading.Condition()
+        self.inputs_done = 0
+
+    # ------------------------------------------------------------ lifecycle
+
+    def start(self) -> None:
+        state = self.table.state
+        log.info("table %s/%s: %d journal entries, game %s", self.config.table.site, self.config.table.id,
+                 self.journal.last_seq, state.phase.value)
+        self.link.start()
+        self._worker = threading.Thread(target=self._run, name="table-worker", daemon=True)
+        self._worker.start()
+        for serial in self.config.serial:
+            from drivers.serial_driver import SerialDriver
+
+            driver = SerialDriver(serial.name, serial.url, on_observation=self.observe,
+                                  on_health=self._health, heartbeat_timeout=serial.heartbeat_timeout)
+            driver.start()
+            self.drivers.append(driver)
+
+    def stop(self) -> None:
+        for driver in self.drivers:
+            driver.stop()
+        self.inbox.put(_STOP)
+        if self._worker is not None:
+            self._worker.join(10)
+        self.link.stop(final=self.publisher.status(False))
+        self.journal.close()
+
+    # ------------------------------------------------------------ inputs (any thread)
+
+    def observe(self, observation: Observation | CameraObservation) -> None:
+        self.inbox.put(("obs", observation))
+
+    def _health(self, health: DeviceHealth | CameraHealth) -> None:
+        self.inbox.put(("health", health))
+
+    def wait_idle(self, timeout: float = 10.0) -> bool:
+        """Wait until every input queued so far has been handled (for the demo and tests)."""
+        deadline = time.monotonic() + timeout
+        while self.inbox.unfinished_tasks:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.005)
+        return True
+
+    # ------------------------------------------------------------ the worker
+
+    def _run(self) -> None:
+        while True:
+            item = self.inbox.get()
+            try:
+                if item is _STOP:
+                    return
+                self._dispatch(item)
+            except Exception:  # the worker must survive anything a single input does
+                log.exception("error while handling %r", item[0] if isinstance(item, tuple) else item)
+            finally:
+                self.inbox.task_done()
+
+    def _dispatch(self, item: tuple) -> None:
+        kind = item[0]
+        if kind == "obs":
+            obs = item[1]
+            source = getattr(obs, "device", None) or getattr(obs, "camera", "?")
+            for action in self.fusion.observe(obs):
+                if action.event == UNDO:
+                    self._safe(lambda src=action.source: self._undo(1, src), action.source)
+                else:
+                    self._safe(lambda a=action: self._submit(a.event, a.source), source)
+        elif kind == "cmd":
+            msg: IncomingMessage = item[1]
+            reply = self.commands.handle(msg.payload, source="referee")
+            if not reply.ok:
+                log.warning("command refused: %s", reply.payload["error"])
+            self.publisher.reply(reply.payload, msg.response_topic, msg.correlation_data)
+        elif kind == "health":
+            health = item[1]
+            data = asdict(health)
+            data.pop("name", None)
+            self.publisher.device(health.name, data)
+        elif kind == "resync":
+            self.publisher.resync(self.table.state)
+
+    def _safe(self, action: Callable[[], int], source: str) -> None:
+        try:
+            action()
+        except Rejected as exc:
+            log.warning("refused from %s: %s", source, exc)
+            self.publisher.error(source, str(exc), self.clock())
+
+    # ------------------------------------------------------------ game operations (worker thread)
+
+    def _would_accept(self, event: Event) -> bool:
+        try:
+            apply(self.table.state, event)
+        except Rejected:
+            return False
+        return True
+
+    def _submit(self, event: Event, source: str) -> int:
+        ts = self.clock()
+        accepted = self.table.submit(event, source=source, ts=ts)
+        self._published(accepted, event.type, to_dict(event), source, ts)
+        return accepted.seq
+
+    def _submit_command(self, event: Event, source: str) -> int:
+        return self._submit(event, source)
+
+    def _undo(self, count: int, source: str) -> int:
+        ts = self.clock()
+        accepted = self.table.undo(count, source=source, ts=ts)
+        self._published(accepted, "undo", {"count": count}, source, ts)
+        return accepted.seq
+
+    def _amend(self, seq: int, event: Event, source: str) -> int:
+        ts = self.clock()
+        accepted = self.table.amend(seq, event, source=source, ts=ts)
+        self._published(accepted, "amend", {"seq": seq, "event": to_dict(event)}, source, ts)
+        return accepted.seq
+
+    def _published(self, accepted: Accepted, kind: str, body: dict, source: str, ts: float) -> None:
+        entry = Entry(accepted.seq, ts, source, kind, body)
+        self.publisher.accepted(entry, accepted.outputs, self.table.state)
