@@ -213,3 +213,40 @@ class DirectOutputs:
 
     def camera(self, observation: CameraObservation) -> None:
         self._deliver(observation)
+
+
+class DeviceOutputs:
+    """Outputs through real serial devices (pseudo-terminals) and a camera stand-in callback.
+
+    Each device event waits for the host's acknowledgement before the next
+    signal goes out, as a player waits for the panel's light: so the order
+    in which the table showed things is the order the service learns them,
+    across the two devices and the camera.
+    """
+
+    def __init__(self, table: object, panel: object, camera: Callable[[CameraObservation], None], *,
+                 ack_timeout: float = 10.0) -> None:
+        self.table = table
+        self.panel = panel
+        self._camera = camera
+        self.ack_timeout = ack_timeout
+        self.unacknowledged = 0
+
+    def _wait(self, device: object, seq: int) -> None:
+        if not device.wait_acked(seq, self.ack_timeout):  # type: ignore[attr-defined]
+            self.unacknowledged += 1
+
+    def dice(self, d1: int, d2: int) -> None:
+        self._wait(self.table, self.table.roll_dice(d1, d2))  # type: ignore[attr-defined]
+
+    def wall_ready(self) -> None:
+        self._wait(self.table, self.table.wall_ready())  # type: ignore[attr-defined]
+
+    def hand_start(self) -> None:
+        self._wait(self.table, self.table.hand_started())  # type: ignore[attr-defined]
+
+    def button(self, seat: int, button: str) -> None:
+        self._wait(self.panel, self.panel.press(seat, button))  # type: ignore[attr-defined]
+
+    def camera(self, observation: CameraObservation) -> None:
+        self._camera(observation)

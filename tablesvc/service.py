@@ -57,8 +57,6 @@ class TableService:
         self.link = link_factory(
             config.mqtt.url,
             client_id=config.mqtt.client_id or f"tablesvc-{config.table.site}-{config.table.id}",
-            will_topic=topics.status,
-            will_payload=b"",  # replaced below once the publisher can build the payload
             on_connected=lambda: self.inbox.put(("resync",)),
             on_message=lambda msg: self.inbox.put(("cmd", msg)),
             on_published=lambda mid: self.publisher.acknowledged(mid),
@@ -67,8 +65,7 @@ class TableService:
             ca_file=config.mqtt.ca_file,
         )
         self.publisher = Publisher(self.link, topics, self.journal, site=config.table.site, table=config.table.id)
-        self.link._will = self.publisher.status(False)  # the Last Will: 'offline', retained
-        self.link._client.will_set(self.link._will[0], self.link._will[1], qos=1, retain=True)
+        self.link.set_will(*self.publisher.status(False))  # the Last Will: 'offline', retained
         self.commands = Commands(submit=self._submit_command, undo=self._undo, amend=self._amend,
                                  tokens=config.command_tokens, default_rules=config.table.rules,
                                  default_players=config.table.players)

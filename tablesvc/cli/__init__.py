@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from tablesvc import __version__
-from tablesvc.cli import replay, score
+from tablesvc.cli import replay, score, service
 
 __all__ = ["main"]
 
@@ -19,7 +19,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tablesvc",
         description="Follow a real riichi mahjong table and publish a live, scored game. "
-        "Sub-commands: " + ", ".join(c.NAME for c in _COMMANDS) + ".",
+        "Sub-commands: score, replay, run, demo, watch.",
     )
     parser.add_argument("--version", action="version", version=f"tablesvc {__version__}")
     parser.add_argument(
@@ -31,6 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for command in _COMMANDS:
         command.add_parser(sub)
+    service.add_run(sub)
+    service.add_demo(sub)
+    service.add_watch(sub)
     return parser
 
 

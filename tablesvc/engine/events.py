@@ -296,7 +296,10 @@ def _decode(hint: Any, value: Any, where: str) -> Any:
     if hint is Tile:
         if not isinstance(value, str):
             raise EventFormatError(f"{where}: a tile is a string like '5m', not {value!r}")
-        return parse_tile(value)
+        try:
+            return parse_tile(value)
+        except ValueError as exc:
+            raise EventFormatError(f"{where}: {exc}") from None
     if hint is RonClaim:
         if not isinstance(value, dict):
             raise EventFormatError(f"{where}: a ron claim is an object with seat and hand")
@@ -306,7 +309,10 @@ def _decode(hint: Any, value: Any, where: str) -> Any:
         args = typing.get_args(hint)
         if args == (Tile, Ellipsis):
             if isinstance(value, str):
-                return tuple(parse_tiles(value))
+                try:
+                    return tuple(parse_tiles(value))
+                except ValueError as exc:
+                    raise EventFormatError(f"{where}: {exc}") from None
             if isinstance(value, list):
                 return tuple(_decode(Tile, v, where) for v in value)
             raise EventFormatError(f"{where}: tiles are a string like '123m' or a list of tiles")

@@ -82,9 +82,9 @@ class MqttLink:
         url: BrokerURL,
         *,
         client_id: str,
-        will_topic: str,
-        will_payload: bytes,
         on_connected: Callable[[], None],
+        will_topic: str | None = None,
+        will_payload: bytes = b"",
         on_message: Callable[[IncomingMessage], None] | None = None,
         on_published: Callable[[int], None] | None = None,
         subscriptions: tuple[str, ...] = (),
@@ -93,7 +93,7 @@ class MqttLink:
     ) -> None:
         self.url = url
         self._client_id = client_id
-        self._will = (will_topic, will_payload)
+        self._will: tuple[str | None, bytes] = (will_topic, will_payload)
         self._on_connected = on_connected
         self._on_message = on_message
         self._on_published = on_published
@@ -119,7 +119,8 @@ class MqttLink:
             protocol=mqtt.MQTTv5 if self._v5 else mqtt.MQTTv311,
             clean_session=None if self._v5 else True,
         )
-        client.will_set(self._will[0], self._will[1], qos=1, retain=True)
+        if self._will[0] is not None:
+            client.will_set(self._will[0], self._will[1], qos=1, retain=True)
         if self.url.username:
             client.username_pw_set(self.url.username, self.url.password)
         if self.url.tls:
@@ -164,6 +165,11 @@ class MqttLink:
                 log.warning("could not publish the offline status before stopping")
         self._client.disconnect()
         self._client.loop_stop()
+
+    def set_will(self, topic: str, payload: bytes) -> None:
+        """The Last Will, before :meth:`start`."""
+        self._will = (topic, payload)
+        self._client.will_set(topic, payload, qos=1, retain=True)
 
     def wait_connected(self, timeout: float) -> bool:
         return self.connected.wait(timeout)

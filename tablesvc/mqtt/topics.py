@@ -41,9 +41,11 @@ TOPICS: tuple[TopicSpec, ...] = (
               '{"schema", "ts", "source", "error", "detail"}: an observation or command the engine refused, '
               "with its reason"),
     TopicSpec("devices/<name>", "service", True, 1,
-              '{"schema", "name", "connected", "frames_ok", "frames_bad", "rate", "errors", "state"}'),
+              '{"schema", "name", "connected", "state", "frames_ok", "frames_bad": {reason: count}, '
+              '"lines_per_second", "last_seen", "reconnects"} (cameras: "fps", "frames", "errors")'),
     TopicSpec("cmd", "referee", False, 1,
-              '{"command", "transaction", ...}: start_game, undo, amend, chombo, dead_hand, set_scores, end_game'),
+              '{"command", "transaction", "token", ...}: start_game, undo, amend, event, chombo, dead_hand, '
+              "set_scores, end_game"),
     TopicSpec("cmd/reply", "service", False, 1,
               '{"schema", "status": "ok"|"error", "command", "transaction", "data", "error"} (or on the '
               "MQTT 5 response topic)"),

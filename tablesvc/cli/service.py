@@ -1,0 +1,253 @@
+"""``tablesvc run``, ``tablesvc demo`` and ``tablesvc watch``: the service and its consumers."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+# ------------------------------------------------------------------ run
+
+
+def add_run(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="run the table service from a configuration file",
+                       description="Run the table service: devices and camera in, the game out over MQTT. "
+                       "A bad configuration fails at once with the file, line and key.")
+    p.add_argument("--config", required=True, metavar="FILE", help="the table's TOML configuration")
+    p.add_argument("--check", action="store_true", help="only check the configuration and exit")
+    p.set_defaults(run=run_service)
+
+
+def run_service(args: argparse.Namespace) -> int:
+    from tablesvc.config import ConfigError, load_config
+    from tablesvc.journal import JournalError
+    from tablesvc.service import TableService
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        print(f"tablesvc run: {exc}", file=sys.stderr)
+        return 2
+    if args.check:
+        print(f"{args.config}: configuration is valid (table {config.table.site}/{config.table.id}, "
+              f"broker {config.mqtt.url}, {len(config.serial)} serial device(s))")
+        return 0
+    try:
+        service = TableService(config)
+    except (JournalError, ValueError) as exc:
+        print(f"tablesvc run: {exc}", file=sys.stderr)
+        return 1
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    service.start()
+    print(f"tablesvc: table {config.table.site}/{config.table.id} publishing to {config.mqtt.url} under "
+          f"{config.topics.base}/", flush=True)
+    try:
+        while not stop.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    service.stop()
+    return 0
+
+
+# ------------------------------------------------------------------ demo
+
+
+def add_demo(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("demo", help="a whole simulated table publishing to MQTT",
+                       description="Run the whole pipeline on simulators: a generated game played on a "
+                       "simulated automatic table and seat panel (real pseudo-terminals read by the serial "
+                       "drivers) and a stand-in camera, tracked by the engine and published over MQTT. "
+                       "Without --broker an embedded MQTT 3.1.1 broker is started.")
+    p.add_argument("--broker", metavar="URL", help="publish to this broker (mqtt://host:1883); default: embedded")
+    p.add_argument("--speed", type=float, default=8.0,
+                   help="1 = real time (about a second per discard), 0 = as fast as possible (default: 8)")
+    p.add_argument("--seed", type=int, default=None, help="the generated game's seed (default: random)")
+    p.add_argument("--rules", default="ema2012", help="rule preset (default: ema2012)")
+    p.add_argument("--site", default="demo", help="site id in the topics (default: demo)")
+    p.add_argument("--table", default="table-1", help="table id in the topics (default: table-1)")
+    p.add_argument("--data-dir", type=Path, help="where the journal goes (default: a temporary directory)")
+    p.set_defaults(run=run_demo)
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    from hardware_sims.devices import PtyDevice
+    from hardware_sims.generator import GeneratorOptions, generate_game
+    from hardware_sims.table import DeviceOutputs, TableSimulator
+    from tablesvc.broker import EmbeddedBroker
+    from tablesvc.config import parse_config
+    from tablesvc.mqtt.link import BrokerURL, IncomingMessage, MqttLink
+    from tablesvc.rules.ruleset import PRESETS
+    from tablesvc.service import TableService
+    from tablesvc.watch import Watcher
+
+    if args.rules not in PRESETS:
+        print(f"tablesvc demo: unknown rules {args.rules!r} (one of {', '.join(PRESETS)})", file=sys.stderr)
+        return 2
+    broker = None
+    if args.broker:
+        try:
+            url = str(BrokerURL.parse(args.broker))
+        except ValueError as exc:
+            print(f"tablesvc demo: {exc}", file=sys.stderr)
+            return 2
+    else:
+        broker = EmbeddedBroker()
+        try:
+            broker.start()
+        except RuntimeError as exc:
+            print(f"tablesvc demo: {exc}", file=sys.stderr)
+            return 1
+        url = broker.url
+    work = Path(tempfile.mkdtemp(prefix="tablesvc-demo-"))
+    data_dir = args.data_dir or work / "data"
+    seed = args.seed if args.seed is not None else int(time.time()) % 100000
+    table_dev = PtyDevice("TBL1", "table", work / "ttyTABLE")
+    panel_dev = PtyDevice("PNL1", "panel", work / "ttyPANEL")
+    config = parse_config(f"""
+[table]
+site = "{args.site}"
+id = "{args.table}"
+rules = "{args.rules}"
+data_dir = "{data_dir}"
+
+[mqtt]
+url = "{url}"
+
+[[serial]]
+name = "table"
+url = "{work / 'ttyTABLE'}"
+
+[[serial]]
+name = "panel"
+url = "{work / 'ttyPANEL'}"
+""", "<demo>")
+    base = config.topics.base
+    host, port = url.split("//")[1].rsplit("@", 1)[-1].split(":")
+    print(f"tablesvc demo: broker {url}{' (embedded, MQTT 3.1.1)' if broker else ''}, table {base}/")
+    print(f"  watch it:  tablesvc watch --broker {url}")
+    print(f"        or:  mosquitto_sub -h {host} -p {port} -t '{base}/#' -v")
+    print(f"  devices: {work / 'ttyTABLE'}, {work / 'ttyPANEL'}; journal in {data_dir}", flush=True)
+
+    watcher = Watcher(prefix=config.mqtt.prefix, table=args.table)
+    finished = threading.Event()
+
+    def on_message(msg: IncomingMessage) -> None:
+        line = watcher.feed(msg.topic, msg.payload)
+        if line:
+            print(f"  {line.split('  ', 1)[1]}", flush=True)
+            if line.split("  ", 1)[1].startswith("final:"):
+                finished.set()
+
+    viewer = MqttLink(BrokerURL.parse(url), client_id=f"tablesvc-demo-viewer-{seed}", on_connected=lambda: None,
+                      on_message=on_message, subscriptions=(f"{base}/results", f"{base}/state", f"{base}/status"))
+    service = TableService(config)
+    table_dev.start()
+    panel_dev.start()
+    service.start()
+    viewer.start()
+    if not service.link.wait_connected(20):
+        print(f"tablesvc demo: cannot reach the broker {url}", file=sys.stderr)
+        _shutdown(service, viewer, table_dev, panel_dev, broker)
+        return 1
+    viewer.wait_connected(10)
+    outputs = DeviceOutputs(table_dev, panel_dev, service.observe)
+    code = 0
+    record = generate_game(seed, GeneratorOptions(rules=args.rules))
+    print(f"game: seed {seed}, {len(record.hands)} hands, rules {args.rules}", flush=True)
+
+    def start(_event: object) -> None:  # the referee starts the game, over MQTT like any referee command
+        command = {"command": "start_game", "players": list(record.players), "rules": args.rules,
+                   "transaction": "demo"}
+        service.inbox.put(("cmd", IncomingMessage(f"{base}/cmd", json.dumps(command).encode())))
+
+    try:
+        TableSimulator(record, outputs, speed=args.speed, start_game=start).run()
+        service.wait_idle(30)
+        finished.wait(10)
+        if service.table.state.final is None:
+            print("tablesvc demo: the game did not reach its end; see the log above", file=sys.stderr)
+            code = 1
+    except KeyboardInterrupt:
+        code = 130
+    if outputs.unacknowledged:
+        log.warning("%d device events were never acknowledged", outputs.unacknowledged)
+    _shutdown(service, viewer, table_dev, panel_dev, broker)
+    return code
+
+
+def _shutdown(service, viewer, *others) -> None:
+    service.stop()
+    viewer.stop()
+    for thing in others:
+        if thing is not None:
+            thing.stop()
+
+
+# ------------------------------------------------------------------ watch
+
+
+def add_watch(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("watch", help="a terminal view of tables from their MQTT feed",
+                       description="Show one or all tables live from the MQTT feed: round, scores, ponds, "
+                       "last results and events, device health.")
+    p.add_argument("--broker", default="mqtt://127.0.0.1:1883", metavar="URL", help="default: %(default)s")
+    p.add_argument("--prefix", default="tablesvc", help="topic prefix (default: %(default)s)")
+    p.add_argument("--table", help="only this table (TABLE or SITE/TABLE)")
+    p.add_argument("--once", type=float, metavar="SECONDS",
+                   help="collect for SECONDS, print the view once and exit (for scripts)")
+    p.set_defaults(run=run_watch)
+
+
+def run_watch(args: argparse.Namespace) -> int:
+    from tablesvc.mqtt.link import BrokerURL, IncomingMessage, MqttLink
+    from tablesvc.watch import Watcher
+
+    try:
+        url = BrokerURL.parse(args.broker)
+    except ValueError as exc:
+        print(f"tablesvc watch: {exc}", file=sys.stderr)
+        return 2
+    watcher = Watcher(prefix=args.prefix, table=args.table)
+    lock = threading.Lock()
+    tty = sys.stdout.isatty() and args.once is None
+
+    def on_message(msg: IncomingMessage) -> None:
+        with lock:
+            line = watcher.feed(msg.topic, msg.payload)
+        if line and not tty and args.once is None:
+            print(line, flush=True)
+
+    link = MqttLink(url, client_id=f"tablesvc-watch-{int(time.time() * 1000) % 10**9}", on_connected=lambda: None,
+                    on_message=on_message, subscriptions=(f"{args.prefix}/#",))
+    link.start()
+    if not link.wait_connected(10):
+        print(f"tablesvc watch: cannot reach the broker {url}", file=sys.stderr)
+        link.stop()
+        return 1
+    try:
+        if args.once is not None:
+            time.sleep(args.once)
+            with lock:
+                print(watcher.render())
+        else:
+            while True:
+                if tty:
+                    with lock:
+                        screen = watcher.render()
+                    sys.stdout.write("\x1b[H\x1b[2J" + screen + "\n")
+                    sys.stdout.flush()
+                time.sleep(1.0)
+    except KeyboardInterrupt:
+        pass
+    link.stop()
+    return 0

@@ -1,0 +1,98 @@
+"""Referee commands: validated by schema, authorised by token, always answered, never half-applied."""
+
+import json
+
+import pytest
+
+from tablesvc.commands import COMMAND_SCHEMA, Commands
+from tablesvc.engine.engine import Engine, Rejected
+from tablesvc.engine.events import Chombo, GameStart, SetScores
+
+
+class Recorder:
+    def __init__(self):
+        self.engine = Engine()
+        self.calls = []
+
+    def submit(self, event, source):
+        self.engine.apply(event)
+        self.calls.append(("submit", event, source))
+        return len(self.calls)
+
+    def undo(self, count, source):
+        self.calls.append(("undo", count, source))
+        return len(self.calls)
+
+    def amend(self, seq, event, source):
+        raise Rejected(f"there is no event {seq} in the game as it stands")
+
+
+def commands(tokens=()):
+    r = Recorder()
+    return r, Commands(submit=r.submit, undo=r.undo, amend=r.amend, tokens=tokens, default_rules="ema2012")
+
+
+def send(cmds, payload):
+    raw = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    return cmds.handle(raw).payload
+
+
+def test_start_game_echoes_the_transaction():
+    r, c = commands()
+    reply = send(c, {"command": "start_game", "players": ["A", "B", "C", "D"], "transaction": "t-42"})
+    assert reply["status"] == "ok" and reply["transaction"] == "t-42" and reply["data"] == {"seq": 1}
+    assert r.calls[0][1] == GameStart(players=("A", "B", "C", "D"), rules="ema2012")
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        (b"{not json", "not JSON"),
+        ([1, 2], "JSON object"),
+        ({"transaction": 1}, "'command' is a required property"),
+        ({"command": "explode"}, "is not one of"),
+        ({"command": "chombo"}, "'seat' is a required property"),
+        ({"command": "chombo", "seat": 7}, "at seat: 7 is greater than the maximum of 3"),
+        ({"command": "set_scores", "scores": [1, 2, 3]}, "at scores"),
+        ({"command": "undo", "count": 0}, "at count"),
+        ({"command": "end_game", "extra": 1}, "Additional properties are not allowed"),
+        ({"command": "event", "event": {"type": "teleport"}}, "unknown event type 'teleport'"),
+        ({"command": "event", "event": {"type": "discard", "seat": 0, "tile": "9x"}}, "cannot read tiles"),
+    ],
+)
+def test_malformed_commands_are_answered_and_change_nothing(payload, message):
+    r, c = commands()
+    reply = send(c, payload)
+    assert reply["status"] == "error" and message in reply["error"]
+    assert r.calls == []
+
+
+def test_engine_refusal_is_the_reply():
+    r, c = commands()
+    reply = send(c, {"command": "chombo", "seat": 1, "transaction": 5})
+    assert reply["status"] == "error" and "during a hand" in reply["error"] and reply["transaction"] == 5
+    assert send(c, {"command": "amend", "seq": 99, "event": {"type": "dora", "tile": "1m"}})["error"].startswith(
+        "there is no event 99")
+
+
+def test_tokens_when_configured():
+    r, c = commands(tokens=("referee-secret",))
+    assert "unauthorised" in send(c, {"command": "start_game"})["error"]
+    assert "unauthorised" in send(c, {"command": "start_game", "token": "guess"})["error"]
+    assert send(c, {"command": "start_game", "token": "referee-secret"})["status"] == "ok"
+    assert len(r.calls) == 1
+
+
+def test_referee_commands_reach_the_engine():
+    r, c = commands()
+    send(c, {"command": "start_game", "players": ["A", "B", "C", "D"]})
+    assert send(c, {"command": "set_scores", "scores": [31000, 29000, 30000, 30000], "reason": "miscount"})[
+        "status"] == "ok"
+    assert r.calls[-1][1] == SetScores(scores=(31000, 29000, 30000, 30000), reason="miscount")
+    assert send(c, {"command": "undo", "count": 2})["data"] == {"seq": 3}
+    assert isinstance(Chombo(seat=0), Chombo)
+
+
+def test_schema_lists_every_command():
+    assert set(COMMAND_SCHEMA["properties"]["command"]["enum"]) == {
+        "start_game", "undo", "amend", "event", "chombo", "dead_hand", "set_scores", "end_game"}

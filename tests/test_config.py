@@ -1,0 +1,90 @@
+"""A bad configuration fails at start, naming the file, line and key."""
+
+import pytest
+
+from tablesvc.config import ConfigError, load_config, parse_config
+
+GOOD = """
+[table]
+site = "club-a"
+id = "table-3"
+rules = "ema2016"
+data_dir = "journal"
+players = ["Ann", "Bo", "Cy", "Di"]
+
+[mqtt]
+url = "mqtts://svc:secret@broker.club:8883"
+prefix = "club"
+
+[[serial]]
+name = "table"
+url = "/dev/ttyUSB0"
+
+[[serial]]
+name = "panel"
+url = "socket://10.0.0.5:7000"
+heartbeat_timeout = 5
+
+[camera]
+source = "rtsp://cam/stream"
+
+[commands]
+tokens = ["referee-token-1"]
+"""
+
+
+def test_good_file(tmp_path):
+    path = tmp_path / "table.toml"
+    path.write_text(GOOD)
+    config = load_config(path)
+    assert config.table.rules == "ema2016" and config.table.players == ("Ann", "Bo", "Cy", "Di")
+    assert config.table.data_dir == tmp_path / "journal"  # relative to the file
+    assert config.mqtt.url.tls and config.mqtt.url.port == 8883 and config.mqtt.url.password == "secret"
+    assert [s.name for s in config.serial] == ["table", "panel"] and config.serial[1].heartbeat_timeout == 5
+    assert config.camera.source == "rtsp://cam/stream"
+    assert config.topics.status == "club/club-a/table-3/status"
+    assert "secret" not in str(config.mqtt.url)  # the password never reaches logs
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (('url = "mqtts://svc:secret@broker.club:8883"', 'url = "http://broker"'),
+         r"line 10: \[mqtt\] url: .*mqtt:// or mqtts://"),
+        (('rules = "ema2016"', 'rules = "wrc"'), r"line 5: \[table\] rules: unknown rule set 'wrc'"),
+        (('prefix = "club"', 'prefx = "club"'), r"line 11: \[mqtt\] prefx: unknown key"),
+        (('heartbeat_timeout = 5', 'heartbeat_timeout = -1'), r"\[serial\] heartbeat_timeout: must be positive"),
+        (('heartbeat_timeout = 5', 'heartbeat_timeout = "5"'), r"\[serial\] heartbeat_timeout: expected int"),
+        (('id = "table-3"', 'id = "table/3"'), r"\[table\] id: .*cannot be part of an MQTT topic"),
+        (('players = ["Ann", "Bo", "Cy", "Di"]', 'players = ["Ann"]'), r"\[table\] players: four"),
+        (('tokens = ["referee-token-1"]', 'tokens = ["short"]'), r"\[commands\] tokens"),
+        (('name = "panel"', 'name = "table"'), r"two devices are named 'table'"),
+    ],
+)
+def test_bad_files_name_key_and_line(tmp_path, change, message):
+    path = tmp_path / "table.toml"
+    path.write_text(GOOD.replace(*change))
+    with pytest.raises(ConfigError, match=message) as err:
+        load_config(path)
+    assert str(path) in str(err.value)
+
+
+def test_missing_section_and_bad_toml():
+    with pytest.raises(ConfigError, match=r"the section \[mqtt\] is required"):
+        parse_config('[table]\nsite = "a"\nid = "b"\n')
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        parse_config("[table\n")
+    with pytest.raises(ConfigError, match=r"\[tabel\]: unknown section"):
+        parse_config('[tabel]\nsite = "a"\n')
+
+
+def test_cli_check_and_error_exit(tmp_path, capsys):
+    from tablesvc.cli import main
+
+    path = tmp_path / "table.toml"
+    path.write_text(GOOD)
+    assert main(["run", "--config", str(path), "--check"]) == 0
+    assert "configuration is valid" in capsys.readouterr().out
+    path.write_text(GOOD.replace('site = "club-a"\n', ""))
+    assert main(["run", "--config", str(path)]) == 2
+    assert "the key 'site' is required" in capsys.readouterr().err
