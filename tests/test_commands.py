@@ -69,6 +69,7 @@ def test_malformed_commands_are_answered_and_change_nothing(payload, message):
 
 def test_engine_refusal_is_the_reply():
     r, c = commands()
+    assert r.engine.state.phase.value == "not_started"
     reply = send(c, {"command": "chombo", "seat": 1, "transaction": 5})
     assert reply["status"] == "error" and "during a hand" in reply["error"] and reply["transaction"] == 5
     assert send(c, {"command": "amend", "seq": 99, "event": {"type": "dora", "tile": "1m"}})["error"].startswith(

@@ -3,6 +3,8 @@
 import re
 from pathlib import Path
 
+import pytest
+
 from tablesvc.mqtt.topics import TOPICS, TopicTree
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "mqtt.md"
@@ -22,9 +24,5 @@ def test_topic_tree_refuses_wildcards_and_builds_names():
     assert tree.events == "tablesvc/club/t1/events" and tree.cmd_reply == "tablesvc/club/t1/cmd/reply"
     assert tree.device("panel") == "tablesvc/club/t1/devices/panel"
     for bad in ("a/b", "+", "#", " x"):
-        try:
+        with pytest.raises(ValueError, match="cannot be part of an MQTT topic"):
             TopicTree("tablesvc", bad, "t1")
-        except ValueError as exc:
-            assert "cannot be part of an MQTT topic" in str(exc)
-        else:
-            raise AssertionError(f"{bad!r} accepted")

@@ -15,7 +15,8 @@ def test_views_per_table_with_status_state_devices_results():
     feed(w, "tablesvc/club/t1/state", {"round": "E2", "honba": 1, "sticks": 1, "wall": 40, "dora": ["3p"],
                                        "phase": "playing", "seats": [
                                            {"seat": 0, "name": "Ann", "wind": "N", "score": 25000, "riichi": True,
-                                            "discards": [{"tile": "1m", "riichi": False}, {"tile": "E", "riichi": True}]},
+                                            "discards": [{"tile": "1m", "riichi": False},
+                                                         {"tile": "E", "riichi": True}]},
                                            {"seat": 1, "name": "Bo", "wind": "E", "score": 35000, "discards": []}]})
     feed(w, "tablesvc/club/t1/devices/panel", {"connected": False, "state": "silent for 3.0 s", "frames_ok": 9,
                                                "frames_bad": {"checksum": 2}})
