@@ -1,0 +1,284 @@
+"""The serial driver: one device behind a pyserial URL, supervised in its own thread.
+
+The URL picks the transport exactly as in pyserial (``/dev/ttyUSB0``, a
+symlink such as ``/dev/serial/by-id/...``, ``socket://host:port``,
+``rfc2217://host:port``, ``loop://``), so hardware, a network serial server
+and a simulator on a pseudo-terminal all take the same code path.
+
+The thread opens the port, feeds what it reads to a protocol (by default
+the open :class:`~drivers.protocol.HostProtocol`; a vendor adapter plugs in
+through ``protocol_factory``), writes the protocol's replies (ACKs) back,
+and hands every good observation to ``on_observation``. When the device
+falls silent (no valid frame for ``heartbeat_timeout`` seconds; it is
+probed with PING after half of that) or the port fails, the thread closes
+it and reopens it with exponential backoff, forever, until :meth:`stop`.
+Nothing escapes the thread: port errors become health states, a callback
+that raises is logged.
+
+Callbacks run in the driver's thread: keep them short (put the observation
+on a queue). ``on_health`` is called when ``connected`` or ``state``
+change, and every ``health_interval`` seconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any
+
+import serial
+
+from drivers.observations import BadReason, DeviceHealth, Observation
+from drivers.protocol import BadFrame, HostProtocol, ProtocolAdapter
+from drivers.supervision import Backoff, RateMeter, call_guarded
+
+__all__ = ["SerialDriver"]
+
+log = logging.getLogger(__name__)
+
+
+class SerialDriver:
+    """Reads one serial device and keeps reading it through silences, unplugs and errors.
+
+    ``name`` names the driver in health and logs (the device's own id is in
+    each observation). ``backoff`` is ``(first, longest)`` reconnect delay in
+    seconds. ``poll_interval`` bounds how long a read blocks, hence how fast
+    :meth:`stop` and silence detection react. ``serial_factory`` is
+    ``serial.serial_for_url`` unless a test wants to inject a fault there.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        url: str,
+        *,
+        on_observation: Callable[[Observation], object],
+        on_health: Callable[[DeviceHealth], object] | None = None,
+        heartbeat_timeout: float = 3.0,
+        backoff: tuple[float, float] = (0.2, 5.0),
+        health_interval: float = 5.0,
+        baudrate: int = 115200,
+        protocol_factory: Callable[[], ProtocolAdapter] = HostProtocol,
+        poll_interval: float = 0.1,
+        write_timeout: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+        serial_factory: Callable[..., Any] = serial.serial_for_url,
+    ) -> None:
+        if heartbeat_timeout <= 0 or health_interval <= 0 or poll_interval <= 0:
+            raise ValueError("heartbeat_timeout, health_interval and poll_interval must be positive")
+        self.name = name
+        self.url = url
+        self.heartbeat_timeout = heartbeat_timeout
+        self.health_interval = health_interval
+        self.baudrate = baudrate
+        self.poll_interval = poll_interval
+        self.write_timeout = write_timeout
+        self._on_observation = on_observation
+        self._on_health = on_health
+        self._protocol = protocol_factory()
+        self._backoff = Backoff(*backoff)
+        self._clock = clock
+        self._serial_factory = serial_factory
+
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()  # guards the health fields below, read by health() from any thread
+        self._connected = False
+        self._state = "not started"
+        self._frames_ok = 0
+        self._frames_bad = {reason.value: 0 for reason in BadReason}
+        self._last_seen: float | None = None
+        self._reconnects = 0
+        self._rate = RateMeter()
+        self._last_report = float("-inf")
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the reader thread (once). Returns at once; the device may come later."""
+        if self._thread is not None:
+            raise RuntimeError(f"serial driver {self.name} already started")
+        self._thread = threading.Thread(target=self._run, name=f"serial-{self.name}", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop reading, close the port and wait for the thread (at most ``timeout`` seconds)."""
+        self._stop.set()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
+            if thread.is_alive():
+                log.warning("serial driver %s: thread did not stop within %.1f s", self.name, timeout)
+
+    @property
+    def running(self) -> bool:
+        """True while the reader thread is alive."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def __enter__(self) -> SerialDriver:
+        self.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    # -- health ----------------------------------------------------------------------------------
+
+    def health(self) -> DeviceHealth:
+        """A snapshot of the driver's health, safe to call from any thread."""
+        with self._lock:
+            now = self._clock()
+            return DeviceHealth(
+                name=self.name,
+                connected=self._connected,
+                state=self._state,
+                frames_ok=self._frames_ok,
+                frames_bad=dict(self._frames_bad),
+                lines_per_second=round(self._rate.rate(now, self._lines()), 3),
+                last_seen=self._last_seen,
+                reconnects=self._reconnects,
+                timestamp=now,
+            )
+
+    def _lines(self) -> int:
+        # An adapter without a line counter still gets a rate: frames good and bad.
+        lines = getattr(self._protocol, "lines", None)
+        return lines if isinstance(lines, int) else self._frames_ok + sum(self._frames_bad.values())
+
+    def _set_state(self, connected: bool, state: str) -> None:
+        with self._lock:
+            changed = (connected, state) != (self._connected, self._state)
+            self._connected, self._state = connected, state
+        if changed:
+            level = logging.INFO if connected or state == "stopped" else logging.WARNING
+            log.log(level, "serial driver %s (%s): %s", self.name, self.url, state)
+            self._report()
+
+    def _report(self) -> None:
+        snapshot = self.health()
+        self._last_report = snapshot.timestamp
+        if self._on_health is not None:
+            call_guarded(log, f"serial driver {self.name}: on_health", self._on_health, snapshot)
+
+    def _report_if_due(self) -> None:
+        if self._clock() - self._last_report >= self.health_interval:
+            self._report()
+
+    # -- the thread ------------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        try:
+            self._supervise()
+        except Exception:  # never out of the thread; the loop below already catches per session
+            log.exception("serial driver %s: supervisor failed", self.name)
+        finally:
+            with contextlib.suppress(Exception):
+                self._set_state(False, "stopped")
+
+    def _supervise(self) -> None:
+        opened_before = False
+        self._set_state(False, "connecting")
+        while not self._stop.is_set():
+            try:
+                port = self._open()
+                if port is not None:
+                    if opened_before:
+                        with self._lock:
+                            self._reconnects += 1
+                    opened_before = True
+                    try:
+                        if self._session(port):
+                            self._backoff.reset()
+                    finally:
+                        self._close(port)
+            except Exception:  # a bug somewhere below must not end the supervision
+                log.exception("serial driver %s: unexpected error; reconnecting", self.name)
+                self._set_state(False, "internal error (see log)")
+            if not self._stop.is_set():
+                self._wait(self._backoff.next_delay())
+
+    def _wait(self, delay: float) -> None:
+        deadline = self._clock() + delay
+        while not self._stop.is_set():
+            left = deadline - self._clock()
+            if left <= 0:
+                return
+            self._stop.wait(min(left, self.poll_interval))
+            self._report_if_due()
+
+    def _open(self) -> Any | None:
+        try:
+            return self._serial_factory(
+                self.url, baudrate=self.baudrate, timeout=self.poll_interval, write_timeout=self.write_timeout
+            )
+        except Exception as error:  # SerialException, OSError, ValueError (bad URL) alike: report, retry
+            self._set_state(False, f"open failed: {error}")
+            return None
+
+    def _close(self, port: Any) -> None:
+        with contextlib.suppress(Exception):
+            port.close()
+        with contextlib.suppress(Exception):
+            self._protocol.connection_lost()
+
+    def _session(self, port: Any) -> bool:
+        """Read one open port until it fails, falls silent or the driver stops; True if it ever worked."""
+        protocol = self._protocol
+        worked = False
+        try:
+            self._set_state(False, "opened, waiting for the device")
+            self._write(port, protocol.connection_made())
+            last_good = self._clock()
+            probed = False
+            while not self._stop.is_set():
+                data = port.read(port.in_waiting or 1)
+                now = self._clock()
+                if data and self._handle(port, protocol, data, now):
+                    last_good, probed = now, False
+                    if not worked:
+                        worked = True
+                        self._set_state(True, "connected")
+                quiet = now - last_good
+                if quiet >= self.heartbeat_timeout:
+                    self._set_state(False, f"silent for {quiet:.1f} s")
+                    return worked
+                if quiet >= self.heartbeat_timeout / 2 and not probed:
+                    self._write(port, protocol.probe())
+                    probed = True
+                self._report_if_due()
+        except (serial.SerialException, OSError) as error:  # unplugged, hung up, write timeout
+            self._set_state(False, f"port error: {error}")
+        except Exception as error:  # a protocol adapter bug: log it, reopen, go on
+            log.exception("serial driver %s: protocol failed", self.name)
+            self._set_state(False, f"protocol error: {error}")
+        return worked
+
+    def _handle(self, port: Any, protocol: ProtocolAdapter, data: bytes, now: float) -> bool:
+        """Parse, acknowledge first (so the device stops repeating), then deliver. True if a frame was good."""
+        items = protocol.data_received(data, now)
+        self._write(port, protocol.data_to_send())
+        good = False
+        with self._lock:
+            for item in items:
+                if isinstance(item, BadFrame):
+                    key = item.reason.value
+                    self._frames_bad[key] = self._frames_bad.get(key, 0) + 1
+                else:
+                    self._frames_ok += 1
+                    self._last_seen = now
+                    good = True
+        for item in items:
+            if not isinstance(item, BadFrame):
+                call_guarded(log, f"serial driver {self.name}: on_observation", self._on_observation, item)
+        return good
+
+    @staticmethod
+    def _write(port: Any, data: bytes) -> None:
+        if data:
+            port.write(data)
