@@ -260,9 +260,14 @@ class SerialDriver:
         return worked
 
     def _handle(self, port: Any, protocol: ProtocolAdapter, data: bytes, now: float) -> bool:
-        """Parse, acknowledge first (so the device stops repeating), then deliver. True if a frame was good."""
+        """Parse, deliver, then acknowledge. True if a frame was good.
+
+        Delivering first makes an ACK mean "the host has it": a device (or a
+        simulator) that waits for the ACK before its next signal knows that
+        signal cannot overtake this one on another channel (another device,
+        the camera). Delivery is a queue put, so the device waits no longer.
+        """
         items = protocol.data_received(data, now)
-        self._write(port, protocol.data_to_send())
         good = False
         with self._lock:
             for item in items:
@@ -276,6 +281,7 @@ class SerialDriver:
         for item in items:
             if not isinstance(item, BadFrame):
                 call_guarded(log, f"serial driver {self.name}: on_observation", self._on_observation, item)
+        self._write(port, protocol.data_to_send())
         return good
 
     @staticmethod

@@ -1,0 +1,261 @@
+"""The service end to end against a real Mosquitto: complete, ordered, durable, and always answered."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import paho.mqtt.client as mqtt
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+
+from hardware_sims.generator import generate_game
+from hardware_sims.table import DirectOutputs, TableSimulator
+from tablesvc.config import parse_config
+from tablesvc.engine.events import to_dict
+from tablesvc.journal import Journal
+from tablesvc.service import TableService
+
+BASE = "tablesvc/club/t1"
+
+
+def config_text(url: str, data_dir) -> str:
+    return f'[table]\nsite = "club"\nid = "t1"\ndata_dir = "{data_dir}"\n[mqtt]\nurl = "{url}"\n'
+
+
+class Subscriber:
+    """A consumer: every message by topic, in arrival order."""
+
+    def __init__(self, port: int, client_id: str = "", *, persistent: bool = False) -> None:
+        self.messages: list[tuple[str, dict | None, bool]] = []
+        self.lock = threading.Lock()
+        self.connected = threading.Event()
+        self.client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2, client_id=client_id,
+                                  protocol=mqtt.MQTTv5)
+        self.client.on_message = self._message
+        self.client.on_connect = lambda c, u, f, r, p: (c.subscribe(f"{BASE}/#", qos=1), self.connected.set())
+        self.client.reconnect_delay_set(0.2, 1)
+        props = None
+        if persistent:
+            props = Properties(PacketTypes.CONNECT)
+            props.SessionExpiryInterval = 3600
+        self.client.connect("127.0.0.1", port, clean_start=not persistent, properties=props)
+        self.client.loop_start()
+        assert self.connected.wait(10)
+        time.sleep(0.2)  # the subscription is in place
+
+    def _message(self, _c, _u, msg) -> None:
+        try:
+            payload = json.loads(msg.payload) if msg.payload else None
+        except json.JSONDecodeError:
+            payload = None
+        with self.lock:
+            self.messages.append((msg.topic, payload, msg.retain))
+
+    def of(self, kind: str) -> list[dict]:
+        with self.lock:
+            return [p for t, p, _ in self.messages if t == f"{BASE}/{kind}" and p is not None]
+
+    def wait_for(self, predicate, timeout: float = 20.0) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if predicate():
+                return True
+            time.sleep(0.05)
+        return predicate()
+
+    def close(self) -> None:
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+def send_command(sub: Subscriber, command: dict, *, response: str | None = None, correlation: bytes | None = None):
+    props = None
+    if response is not None:
+        props = Properties(PacketTypes.PUBLISH)
+        props.ResponseTopic = response
+        if correlation is not None:
+            props.CorrelationData = correlation
+    sub.client.publish(f"{BASE}/cmd", json.dumps(command), qos=1, properties=props)
+
+
+@pytest.fixture
+def service(mosquitto, tmp_path):
+    svc = TableService(parse_config(config_text(mosquitto.url, tmp_path / "data")))
+    svc.start()
+    assert svc.link.wait_connected(15)
+    yield svc
+    svc.stop()
+
+
+def play(svc: TableService, sub: Subscriber, record, *, stop_after: int | None = None) -> TableSimulator:
+    def start(event):
+        send_command(sub, {"command": "start_game", "players": list(event.players), "transaction": "go"})
+        assert sub.wait_for(lambda: any(r["transaction"] == "go" for r in sub.of("cmd/reply")))
+
+    events = record.events if stop_after is None else record.events[:stop_after]
+    sim = TableSimulator(type(record)(source=record.source, events=events), DirectOutputs(svc.observe),
+                         start_game=start)
+    sim.run()
+    assert svc.wait_idle(30)
+    return sim
+
+
+def test_a_whole_game_arrives_complete_and_in_order(service, mosquitto):
+    sub = Subscriber(mosquitto.port)
+    record = generate_game(21)
+    play(service, sub, record)
+    last = service.journal.last_seq
+    assert sub.wait_for(lambda: len(sub.of("events")) >= last)
+    seqs = [e["seq"] for e in sub.of("events")]
+    assert seqs == list(range(1, last + 1))  # gap-free, in order, none twice
+    assert sub.of("events")[0]["event"]["type"] == "start_game"
+    assert all(e["source"] and e["ts"] > 0 for e in sub.of("events"))
+    hands = [r for r in sub.of("results") if r["type"] == "hand_result"]
+    assert [r["deltas"] for r in hands] == [list(h.deltas) for h in record.hands]
+    final = [r for r in sub.of("results") if r["type"] == "game_result"]
+    assert len(final) == 1 and [x["points"] for x in sorted(final[0]["ranking"], key=lambda x: x["seat"])] == list(
+        record.final_scores)
+    assert sum(x["result"] for x in final[0]["ranking"]) == 0
+    state = sub.of("state")[-1]
+    assert state["phase"] == "game_over" and state["seq"] == last
+    assert sub.wait_for(lambda: not service.journal.unpublished(), 10)  # every event acknowledged by the broker
+    sub.close()
+
+
+def test_late_subscriber_is_complete_at_once(service, mosquitto):
+    first = Subscriber(mosquitto.port)
+    record = generate_game(22)
+    play(service, first, record, stop_after=120)  # mid-game
+    first.close()
+    late = Subscriber(mosquitto.port)
+    assert late.wait_for(lambda: late.of("state") and late.of("status"), 5)
+    retained = {t for t, _, r in late.messages if r}
+    assert {f"{BASE}/state", f"{BASE}/status"} <= retained
+    state = late.of("state")[-1]
+    assert state["seq"] == service.journal.last_seq
+    assert state["phase"] == "playing" and len(state["seats"]) == 4
+    assert sum(len(s["discards"]) for s in state["seats"]) > 0
+    assert all("hand" not in s for s in state["seats"])  # no concealed tile in the public state
+    assert late.of("status")[-1]["status"] == "online"
+    late.close()
+
+
+def test_bad_commands_are_answered_with_reasons_and_change_nothing(service, mosquitto):
+    sub = Subscriber(mosquitto.port)
+    sub.client.publish(f"{BASE}/cmd", b"{oops", qos=1)
+    send_command(sub, {"command": "explode", "transaction": 1})
+    send_command(sub, {"command": "chombo", "seat": 9, "transaction": 2})
+    send_command(sub, {"command": "end_game", "transaction": 3})
+    send_command(sub, {"command": "start_game", "players": ["A", "B", "C", "D"], "transaction": 4},
+                 response="club/referee/inbox", correlation=b"corr-4")
+    assert sub.wait_for(lambda: len(sub.of("cmd/reply")) >= 4)
+    replies = {r["transaction"]: r for r in sub.of("cmd/reply")}
+    assert replies[None]["status"] == "error" and "not JSON" in replies[None]["error"]
+    assert "is not one of" in replies[1]["error"]
+    assert "maximum of 3" in replies[2]["error"]
+    assert replies[3]["status"] == "error" and "has not started" in replies[3]["error"]
+    assert service.journal.last_seq == 1  # only the start_game went in
+    # the MQTT 5 caller gets its reply on its response topic with its correlation data
+    got = []
+    sub.client.subscribe("club/referee/inbox", qos=1)
+    sub.client.message_callback_add("club/referee/inbox", lambda c, u, m: got.append(m))
+    send_command(sub, {"command": "undo", "count": 5, "transaction": 5}, response="club/referee/inbox",
+                 correlation=b"corr-5")
+    assert sub.wait_for(lambda: got)
+    assert json.loads(got[0].payload)["error"].startswith("only 0 event(s) can be undone")
+    assert got[0].properties.CorrelationData == b"corr-5"
+    sub.close()
+
+
+def test_broker_restart_mid_hand_loses_no_event(service, mosquitto):
+    sub = Subscriber(mosquitto.port, "recorder", persistent=True)
+    record = generate_game(23)
+    split = 200
+    play(service, sub, record, stop_after=split)
+    sub.client.loop_stop()  # the recorder is away during the outage; its session waits in the broker
+    mosquitto.stop()
+    assert sub.wait_for(lambda: not service.link.connected.is_set(), 10)
+    rest = type(record)(source="rest", events=record.events[split:])
+    TableSimulator(rest, DirectOutputs(service.observe)).run()  # the table plays on meanwhile
+    assert service.wait_idle(30)
+    assert len(service.journal.unpublished()) > 0
+    mosquitto.start()
+    assert service.link.wait_connected(30)
+    sub.client.loop_start()
+    sub.client.reconnect()
+    last = service.journal.last_seq
+    sub.wait_for(lambda: {e["seq"] for e in sub.of("events")} >= set(range(1, last + 1)), 30)
+    missing = sorted(set(range(1, last + 1)) - {e["seq"] for e in sub.of("events")})
+    assert missing == [], f"{len(missing)} of {last} events never arrived: {missing[:5]}..{missing[-5:]}"
+    assert service.table.state.final is not None
+    assert sub.wait_for(lambda: not service.journal.unpublished(), 10)
+    sub.close()
+
+
+_RUN = [sys.executable, "-m", "tablesvc", "--log-level", "INFO", "run", "--config"]
+
+
+def test_last_will_marks_a_killed_service_offline(mosquitto, tmp_path):
+    path = tmp_path / "table.toml"
+    path.write_text(config_text(mosquitto.url, tmp_path / "data"))
+    sub = Subscriber(mosquitto.port)
+    proc = subprocess.Popen([*_RUN, str(path)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert sub.wait_for(lambda: sub.of("status") and sub.of("status")[-1]["status"] == "online", 30)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+        assert sub.wait_for(lambda: sub.of("status")[-1]["status"] == "offline", 30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    later = Subscriber(mosquitto.port)
+    assert later.wait_for(lambda: later.of("status"), 5) and later.of("status")[-1]["status"] == "offline"
+    sub.close()
+    later.close()
+
+
+def test_killed_service_resumes_with_no_event_lost_or_applied_twice(mosquitto, tmp_path):
+    """A referee's tool enters the game event by event; the service is SIGKILLed mid-hand and restarted."""
+    path = tmp_path / "table.toml"
+    data = tmp_path / "data"
+    path.write_text(config_text(mosquitto.url, data))
+    record = generate_game(24)
+    events = [to_dict(e) for e in record.events]
+    sub = Subscriber(mosquitto.port)
+
+    def run_until(start: int, stop: int) -> subprocess.Popen:
+        proc = subprocess.Popen([*_RUN, str(path)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        assert sub.wait_for(lambda: sub.of("status") and sub.of("status")[-1]["status"] == "online", 30)
+        for i in range(start, stop):
+            send_command(sub, {"command": "event", "event": events[i], "transaction": i})
+        assert sub.wait_for(lambda: any(r["transaction"] == stop - 1 for r in sub.of("cmd/reply")), 30)
+        return proc
+
+    kill_at = 150
+    proc = run_until(0, kill_at)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(10)
+    with Journal(data / "t1.sqlite3") as journal:
+        journalled = journal.last_seq
+    assert journalled == kill_at  # every acknowledged command is in the journal
+    proc = run_until(journalled, len(events))
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(15)
+    with Journal(data / "t1.sqlite3") as journal:
+        bodies = [e.body for e in journal.entries()]
+        assert journal.unpublished() == []
+    assert bodies == events  # each event exactly once, in order
+    replies = [r for r in sub.of("cmd/reply") if isinstance(r["transaction"], int)]
+    assert all(r["status"] == "ok" for r in replies)
+    final = [r for r in sub.of("results") if r["type"] == "game_result"]
+    assert final and [x["points"] for x in sorted(final[-1]["ranking"], key=lambda x: x["seat"])] == list(
+        record.final_scores)
+    sub.close()
