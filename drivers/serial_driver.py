@@ -156,7 +156,8 @@ class SerialDriver:
             changed = (connected, state) != (self._connected, self._state)
             self._connected, self._state = connected, state
         if changed:
-            level = logging.INFO if connected or state == "stopped" else logging.WARNING
+            calm = connected or state in ("stopped", "connecting", "opened, waiting for the device")
+            level = logging.INFO if calm else logging.WARNING
             log.log(level, "serial driver %s (%s): %s", self.name, self.url, state)
             self._report()
 

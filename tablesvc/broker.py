@@ -45,8 +45,8 @@ class EmbeddedBroker:
         except ImportError:
             raise RuntimeError("the embedded broker needs amqtt: pip install 'tablesvc[demo]', "
                                "or give --broker URL of a running broker") from None
-        for name in ("amqtt", "transitions"):  # amqtt logs every packet at INFO
-            logging.getLogger(name).setLevel(logging.WARNING)
+        for name in ("amqtt", "transitions"):  # a demo broker: its own chatter is not the user's concern
+            logging.getLogger(name).setLevel(logging.CRITICAL)
         config = {"listeners": {"default": {"type": "tcp", "bind": f"{self.host}:{self.port}"}}}
         self._broker = Broker(config, loop=self._loop)
         self._thread = threading.Thread(target=self._run, name="embedded-broker", daemon=True)

@@ -122,6 +122,7 @@ data_dir = "{data_dir}"
 
 [mqtt]
 url = "{url}"
+protocol = "{'3.1.1' if broker else 'auto'}"
 
 [[serial]]
 name = "table"
@@ -149,7 +150,8 @@ url = "{work / 'ttyPANEL'}"
                 finished.set()
 
     viewer = MqttLink(BrokerURL.parse(url), client_id=f"tablesvc-demo-viewer-{seed}", on_connected=lambda: None,
-                      on_message=on_message, subscriptions=(f"{base}/results", f"{base}/state", f"{base}/status"))
+                      on_message=on_message, subscriptions=(f"{base}/results", f"{base}/state", f"{base}/status"),
+                      protocol="3.1.1" if broker else "auto")
     service = TableService(config)
     table_dev.start()
     panel_dev.start()

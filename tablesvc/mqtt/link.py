@@ -195,9 +195,10 @@ class MqttLink:
 
     def _connected(self, client: mqtt.Client, _userdata: Any, _flags: Any, reason: Any, _props: Any) -> None:
         if reason.is_failure:
-            log.warning("broker %s refused the connection: %s", self.url, reason)
             if self._auto and self._v5 and "protocol" in str(reason).lower():
                 self._fall_back()
+            else:
+                log.warning("broker %s refused the connection: %s", self.url, reason)
             return
         self._ever_connected = True
         self.connects += 1
