@@ -27,6 +27,7 @@ from tablesvc.commands import Commands
 from tablesvc.config import Config
 from tablesvc.engine.engine import Rejected, apply
 from tablesvc.engine.events import Event, to_dict
+from tablesvc.formats.mjai_live import MjaiStream, capture
 from tablesvc.fusion import UNDO, Fusion
 from tablesvc.journal import Entry, Journal
 from tablesvc.mqtt.link import IncomingMessage, MqttLink
@@ -69,6 +70,7 @@ class TableService:
         self.commands = Commands(submit=self._submit_command, undo=self._undo, amend=self._amend,
                                  tokens=config.command_tokens, default_rules=config.table.rules,
                                  default_players=config.table.players)
+        self.mjai = MjaiStream()
         self.drivers: list[Any] = []
         self._worker: threading.Thread | None = None
         self.processed = threading.Condition()
@@ -173,8 +175,10 @@ class TableService:
 
     def _submit(self, event: Event, source: str) -> int:
         ts = self.clock()
+        before = capture(self.table.state, event)
         accepted = self.table.submit(event, source=source, ts=ts)
-        self._published(accepted, event.type, to_dict(event), source, ts)
+        mjai = self.mjai.messages(event, before, accepted.outputs)
+        self._published(accepted, event.type, to_dict(event), source, ts, mjai)
         return accepted.seq
 
     def _submit_command(self, event: Event, source: str) -> int:
@@ -192,6 +196,7 @@ class TableService:
         self._published(accepted, "amend", {"seq": seq, "event": to_dict(event)}, source, ts)
         return accepted.seq
 
-    def _published(self, accepted: Accepted, kind: str, body: dict, source: str, ts: float) -> None:
+    def _published(self, accepted: Accepted, kind: str, body: dict, source: str, ts: float,
+                   mjai: list[dict] | None = None) -> None:
         entry = Entry(accepted.seq, ts, source, kind, body)
-        self.publisher.accepted(entry, accepted.outputs, self.table.state)
+        self.publisher.accepted(entry, accepted.outputs, self.table.state, mjai)

@@ -126,6 +126,10 @@ def test_a_whole_game_arrives_complete_and_in_order(service, mosquitto):
     assert sum(x["result"] for x in final[0]["ranking"]) == 0
     state = sub.of("state")[-1]
     assert state["phase"] == "game_over" and state["seq"] == last
+    mjai = sub.of("mjai")
+    assert mjai[0]["type"] == "start_game" and mjai[-1]["type"] == "end_game"
+    assert sum(1 for m in mjai if m["type"] == "start_kyoku") == len(record.hands)
+    assert sum(1 for m in mjai if m["type"] == "dahai") == sum(1 for e in record.events if e.type == "discard")
     assert sub.wait_for(lambda: not service.journal.unpublished(), 10)  # every event acknowledged by the broker
     sub.close()
 
