@@ -42,6 +42,18 @@ log = logging.getLogger(__name__)
 _STOP = object()
 
 
+def _health_payload(health: DeviceHealth | CameraHealth, now: float) -> dict[str, Any]:
+    """A driver's health for the ``devices/<name>`` topic: monotonic stamps become ages in seconds."""
+    data = asdict(health)
+    data.pop("name", None)
+    data.pop("timestamp", None)
+    for key in ("last_seen", "last_frame"):
+        if key in data:
+            stamp = data.pop(key)
+            data[f"{key}_ago"] = round(now - stamp, 3) if stamp is not None else None
+    return data
+
+
 class TableService:
     """One table: give it a :class:`~tablesvc.config.Config`, then :meth:`start` and :meth:`stop`."""
 
@@ -150,10 +162,7 @@ class TableService:
                 log.warning("command refused: %s", reply.payload["error"])
             self.publisher.reply(reply.payload, msg.response_topic, msg.correlation_data)
         elif kind == "health":
-            health = item[1]
-            data = asdict(health)
-            data.pop("name", None)
-            self.publisher.device(health.name, data)
+            self.publisher.device(item[1].name, _health_payload(item[1], time.monotonic()))
         elif kind == "resync":
             self.publisher.resync(self.table.state)
 

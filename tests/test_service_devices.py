@@ -1,0 +1,90 @@
+"""A game through real serial devices (pseudo-terminals) while the line is noisy and a cable is pulled."""
+
+from __future__ import annotations
+
+import threading
+
+from hardware_sims.devices import PtyDevice
+from hardware_sims.generator import generate_game
+from hardware_sims.table import DeviceOutputs, TableSimulator
+from tablesvc.config import parse_config
+from tablesvc.engine.events import Discard
+from tablesvc.service import TableService
+from tests.test_service_mqtt import BASE, Subscriber, send_command
+
+
+def test_noise_and_an_unplugged_panel_are_survived(mosquitto, tmp_path):
+    table_dev = PtyDevice("T1", "table", tmp_path / "ttyTABLE", heartbeat_interval=0.2)
+    panel_dev = PtyDevice("P1", "panel", tmp_path / "ttyPANEL", heartbeat_interval=0.2)
+    config = parse_config(f"""
+[table]
+site = "club"
+id = "t1"
+data_dir = "{tmp_path / 'data'}"
+[mqtt]
+url = "{mosquitto.url}"
+[[serial]]
+name = "table"
+url = "{tmp_path / 'ttyTABLE'}"
+heartbeat_timeout = 1.0
+[[serial]]
+name = "panel"
+url = "{tmp_path / 'ttyPANEL'}"
+heartbeat_timeout = 1.0
+""")
+    service = TableService(config)
+    table_dev.start()
+    panel_dev.start()
+    service.start()
+    sub = Subscriber(mosquitto.port)
+    try:
+        assert service.link.wait_connected(15)
+        record = generate_game(31)
+        outputs = DeviceOutputs(table_dev, panel_dev, service.observe)
+        discards = 0
+        unplugged = threading.Event()
+
+        class Faulty(DeviceOutputs):
+            """The same signals, with a noisy line and one pulled cable along the way."""
+
+            def camera(self, observation):
+                nonlocal discards
+                super().camera(observation)
+                if type(observation).__name__ == "TileDiscarded":
+                    discards += 1
+                    if discards % 25 == 0:
+                        table_dev.noise(b"\x00\xffgarbage\r\n$T1,9,DICE,1*00\n")
+                        panel_dev.bad_checksum_next()
+                    if discards == 60:  # pull the panel's cable for longer than the heartbeat timeout
+                        panel_dev.unplug()
+                        assert sub.wait_for(lambda: any(not d["connected"] for d in sub.of("devices/panel")), 10)
+                        panel_dev.replug()
+                        unplugged.set()
+
+        faulty = Faulty(table_dev, panel_dev, service.observe)
+
+        def start(event):
+            send_command(sub, {"command": "start_game", "players": list(event.players), "transaction": "go"})
+            assert sub.wait_for(lambda: sub.of("cmd/reply"))
+
+        TableSimulator(record, faulty, start_game=start).run()
+        assert service.wait_idle(30)
+        assert unplugged.is_set() and outputs.unacknowledged == 0 and faulty.unacknowledged == 0
+        # the game is exactly the one played: every discard once, the same results
+        played = [e for e in service.table.events if isinstance(e, Discard)]
+        assert [(e.seat, e.tile) for e in played] == [(e.seat, e.tile) for e in record.events
+                                                      if isinstance(e, Discard)]
+        assert service.table.state.final is not None
+        assert service.table.state.final.scores == record.final_scores
+        # health told the story: bad frames counted, the panel went down and came back
+        assert sub.wait_for(lambda: sub.of("devices/panel") and sub.of("devices/panel")[-1]["connected"], 10)
+        panel = sub.of("devices/panel")
+        assert any(not d["connected"] for d in panel) and panel[-1]["reconnects"] >= 1
+        bad = service.drivers[0].health().bad_total + service.drivers[1].health().bad_total
+        assert bad >= 2
+        assert f"{BASE}/devices/table" in {t for t, _, _ in sub.messages}
+    finally:
+        sub.close()
+        service.stop()
+        table_dev.stop()
+        panel_dev.stop()
