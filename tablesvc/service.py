@@ -104,6 +104,13 @@ class TableService:
                                   on_health=self._health, heartbeat_timeout=serial.heartbeat_timeout)
             driver.start()
             self.drivers.append(driver)
+        if self.config.camera is not None:
+            from drivers.camera import CameraDriver
+
+            camera = CameraDriver(self.config.camera.name, self.config.camera.source, on_frame=self._frame,
+                                  on_health=self._health)
+            camera.start()
+            self.drivers.append(camera)
 
     def stop(self) -> None:
         for driver in self.drivers:
@@ -118,6 +125,10 @@ class TableService:
 
     def observe(self, observation: Observation | CameraObservation) -> None:
         self.inbox.put(("obs", observation))
+
+    def _frame(self, frame: object) -> None:
+        """A camera frame. The tile recogniser (the vision issue) turns frames into observations;
+        until it is configured, frames only keep the camera's health."""
 
     def _health(self, health: DeviceHealth | CameraHealth) -> None:
         self.inbox.put(("health", health))

@@ -88,3 +88,35 @@ heartbeat_timeout = 1.0
         service.stop()
         table_dev.stop()
         panel_dev.stop()
+
+
+def test_camera_health_is_published(mosquitto, tmp_path):
+    import cv2
+    import numpy as np
+
+    video = tmp_path / "table.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 25, (64, 48))
+    for i in range(50):
+        writer.write(np.full((48, 64, 3), i * 5 % 255, np.uint8))
+    writer.release()
+    config = parse_config(f"""
+[table]
+site = "club"
+id = "t1"
+data_dir = "{tmp_path / 'data'}"
+[mqtt]
+url = "{mosquitto.url}"
+[camera]
+name = "overhead"
+source = "{video}"
+""")
+    service = TableService(config)
+    service.start()
+    sub = Subscriber(mosquitto.port)
+    try:
+        assert sub.wait_for(lambda: any(d.get("frames", 0) > 0 for d in sub.of("devices/overhead")), 20)
+        health = sub.of("devices/overhead")[-1]
+        assert health["source"].endswith("table.avi") and "last_frame_ago" in health
+    finally:
+        sub.close()
+        service.stop()
