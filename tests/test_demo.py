@@ -1,0 +1,26 @@
+"""The README's first command: the demo runs a whole table end to end and says how to watch it."""
+
+import subprocess
+import sys
+
+from tablesvc.cli import main
+from tests.test_service_mqtt import service  # noqa: F401 - the fixture
+
+
+def test_demo_plays_a_whole_game_over_an_embedded_broker():
+    proc = subprocess.run([sys.executable, "-m", "tablesvc", "demo", "--speed", "0", "--seed", "5"],
+                          capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = proc.stdout
+    assert "(embedded, MQTT 3.1.1)" in out and "tablesvc watch --broker mqtt://127.0.0.1:" in out
+    assert "mosquitto_sub -h 127.0.0.1" in out
+    hands = [line for line in out.splitlines() if line.startswith(("  E", "  S"))]
+    assert len(hands) >= 8  # every hand's result arrived over MQTT
+    assert "final: 1. " in out
+    assert "refused" not in proc.stderr  # nothing the table showed was misread by the service
+
+
+def test_watch_once_shows_the_table(service, mosquitto, capsys):  # noqa: F811 - the fixture
+    assert main(["watch", "--broker", mosquitto.url, "--once", "1.5"]) == 0
+    out = capsys.readouterr().out
+    assert "club/t1  [online]" in out
