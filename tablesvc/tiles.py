@@ -350,22 +350,22 @@ def assign_ids(tiles: Sequence[Tile]) -> list[int]:
     :class:`TileCountError` when a kind appears more than four times or a suit
     has two red fives, since no real set of tiles holds that.
     """
-    counts = [0] * 34
-    reds = [0] * 34
-    for t in tiles:
-        counts[t.kind] += 1
-        reds[t.kind] += t.red
-    for kind in range(34):
-        if counts[kind] > 4:
-            raise TileCountError(f"{counts[kind]} x {Tile.of(kind).name}: a set has only four")
-        if reds[kind] > 1:
-            raise TileCountError(f"{reds[kind]} x {Tile.of(kind, True).name}: a set has only one")
-    next_plain = [3] * 34
+    next_plain: dict[int, int] = {}
+    reds: set[int] = set()
     ids: list[int] = []
     for t in tiles:
+        k = t.kind
         if t.red:
-            ids.append(t.kind * 4)
+            if k in reds:
+                raise TileCountError(f"2 x {t.name}: a set has only one")
+            reds.add(k)
+            ids.append(k * 4)
         else:
-            ids.append(t.kind * 4 + next_plain[t.kind])
-            next_plain[t.kind] -= 1
+            copy = next_plain.get(k, 3)
+            next_plain[k] = copy - 1
+            ids.append(k * 4 + copy)
+    for k, nxt in next_plain.items():
+        used = 3 - nxt + (k in reds)
+        if nxt < -1 or (nxt == -1 and k in reds):
+            raise TileCountError(f"{used} x {Tile.of(k).name}: a set has only four")
     return ids
