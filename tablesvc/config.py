@@ -33,6 +33,7 @@ class TableConfig:
     rules: str = "ema2012"
     data_dir: Path = Path("data")
     players: tuple[str, str, str, str] = ("East", "South", "West", "North")
+    journal_sync: str = "full"
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,7 @@ class Config:
 
 
 _SECTIONS = {
-    "table": {"site", "id", "rules", "data_dir", "players"},
+    "table": {"site", "id", "rules", "data_dir", "players", "journal_sync"},
     "mqtt": {"url", "prefix", "protocol", "ca_file", "client_id"},
     "serial": {"name", "url", "heartbeat_timeout"},
     "camera": {"name", "source"},
@@ -156,8 +157,12 @@ def parse_config(text: str, path: str = "<config>", *, base: Path | None = None)
     data_dir = Path(c.get(t, "table", "data_dir", str, "data"))
     if base is not None and not data_dir.is_absolute():
         data_dir = base / data_dir
+    sync = c.get(t, "table", "journal_sync", str, "full")
+    if sync not in ("full", "normal"):
+        raise c.fail("table", "journal_sync", f"'full' (survives a power cut) or 'normal', not {sync!r}")
     table = TableConfig(site=c.get(t, "table", "site", str), id=c.get(t, "table", "id", str), rules=rules,
-                        data_dir=data_dir, players=(players[0], players[1], players[2], players[3]))
+                        data_dir=data_dir, players=(players[0], players[1], players[2], players[3]),
+                        journal_sync=sync)
 
     m = data["mqtt"]
     c.known(m, "mqtt")

@@ -57,14 +57,18 @@ class Entry:
 class Journal:
     """Append-only event store of one table."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, sync: str = "full") -> None:
+        """``sync="full"`` (the default) fsyncs every entry: it survives a power cut. ``"normal"``
+        survives a crash or SIGKILL of the service but not a power cut, for disks whose fsync is slow."""
+        if sync not in ("full", "normal"):
+            raise JournalError(f"journal sync must be 'full' or 'normal', not {sync!r}")
         self.path = Path(path)
         self._lock = threading.Lock()  # the service thread writes, the MQTT thread marks acknowledgements
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute(f"PRAGMA synchronous={sync.upper()}")
             self._db.executescript(_SCHEMA)
             row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
             if row is None:
@@ -75,10 +79,10 @@ class Journal:
             raise JournalError(f"cannot open the journal {self.path}: {exc}") from None
 
     @classmethod
-    def for_table(cls, data_dir: str | Path, table: str) -> Journal:
+    def for_table(cls, data_dir: str | Path, table: str, *, sync: str = "full") -> Journal:
         if not table or any(c in table for c in "/\\\0") or table in (".", ".."):
             raise JournalError(f"table id {table!r} cannot name a file")
-        return cls(Path(data_dir) / f"{table}.sqlite3")
+        return cls(Path(data_dir) / f"{table}.sqlite3", sync=sync)
 
     def append(self, kind: str, body: dict[str, Any], *, source: str, ts: float) -> int:
         """Write one entry durably; returns its sequence number."""

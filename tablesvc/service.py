@@ -61,7 +61,7 @@ class TableService:
                  link_factory: Callable[..., MqttLink] = MqttLink) -> None:
         self.config = config
         self.clock = wall_clock
-        self.journal = Journal.for_table(config.table.data_dir, config.table.id)
+        self.journal = Journal.for_table(config.table.data_dir, config.table.id, sync=config.table.journal_sync)
         self.table = Table(self.journal)
         self.fusion = Fusion(lambda: self.table.state, self._would_accept)
         self.inbox: queue.Queue[Any] = queue.Queue()

@@ -59,6 +59,7 @@ def test_good_file(tmp_path):
         (('players = ["Ann", "Bo", "Cy", "Di"]', 'players = ["Ann"]'), r"\[table\] players: four"),
         (('tokens = ["referee-token-1"]', 'tokens = ["short"]'), r"\[commands\] tokens"),
         (('name = "panel"', 'name = "table"'), r"two devices are named 'table'"),
+        (('data_dir = "journal"', 'data_dir = "journal"\njournal_sync = "off"'), r"\[table\] journal_sync: 'full'"),
     ],
 )
 def test_bad_files_name_key_and_line(tmp_path, change, message):

@@ -79,6 +79,13 @@ def test_amend_replaces_a_discard_and_refolds(tmp_path):
     assert table.journal.last_seq == last
 
 
+def test_sync_policy(tmp_path):
+    assert Journal(tmp_path / "a.sqlite3")._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    assert Journal(tmp_path / "b.sqlite3", sync="normal")._db.execute("PRAGMA synchronous").fetchone()[0] == 1
+    with pytest.raises(JournalError, match="'full' or 'normal'"):
+        Journal(tmp_path / "c.sqlite3", sync="off")
+
+
 def test_unusable_table_id_is_refused(tmp_path):
     with pytest.raises(JournalError, match="cannot name a file"):
         Journal.for_table(tmp_path, "../x")
