@@ -24,3 +24,19 @@ def test_watch_once_shows_the_table(service, mosquitto, capsys):  # noqa: F811 -
     assert main(["watch", "--broker", mosquitto.url, "--once", "1.5"]) == 0
     out = capsys.readouterr().out
     assert "club/t1  [online]" in out
+
+
+def test_demo_plays_a_recorded_game_file():
+    from tests.conftest import MJLOG_DIR
+
+    game = MJLOG_DIR / "double-ron.mjlog"
+    if not game.exists():
+        import pytest
+
+        pytest.skip("../shared/data/tenhou-mjlog not found")
+    proc = subprocess.run([sys.executable, "-m", "tablesvc", "demo", "--speed", "0", "--game", str(game)],
+                          capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "rules tenhou" in proc.stdout
+    assert "E4-0" in proc.stdout and "[+9700 0 +8000 -15700]" in proc.stdout  # the double ron, over MQTT
+    assert "final: 1. " in proc.stdout and "-1400" in proc.stdout

@@ -72,6 +72,8 @@ def add_demo(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--speed", type=float, default=8.0,
                    help="1 = real time (about a second per discard), 0 = as fast as possible (default: 8)")
     p.add_argument("--seed", type=int, default=None, help="the generated game's seed (default: random)")
+    p.add_argument("--game", metavar="FILE", help="play this recorded game (any file `tablesvc replay` reads) "
+                   "instead of a generated one")
     p.add_argument("--rules", default="ema2012", help="rule preset (default: ema2012)")
     p.add_argument("--site", default="demo", help="site id in the topics (default: demo)")
     p.add_argument("--table", default="table-1", help="table id in the topics (default: table-1)")
@@ -93,6 +95,17 @@ def run_demo(args: argparse.Namespace) -> int:
     if args.rules not in PRESETS:
         print(f"tablesvc demo: unknown rules {args.rules!r} (one of {', '.join(PRESETS)})", file=sys.stderr)
         return 2
+    record = None
+    if args.game:
+        from tablesvc.formats.record import RecordError
+        from tablesvc.replay import load_record
+
+        try:
+            record = load_record(args.game)
+        except RecordError as exc:
+            print(f"tablesvc demo: {exc}", file=sys.stderr)
+            return 1
+        args.rules = record.rules or args.rules
     broker = None
     if args.broker:
         try:
@@ -164,8 +177,11 @@ url = "{work / 'ttyPANEL'}"
     viewer.wait_connected(10)
     outputs = DeviceOutputs(table_dev, panel_dev, service.observe)
     code = 0
-    record = generate_game(seed, GeneratorOptions(rules=args.rules))
-    print(f"game: seed {seed}, {len(record.hands)} hands, rules {args.rules}", flush=True)
+    if record is None:
+        record = generate_game(seed, GeneratorOptions(rules=args.rules))
+        print(f"game: seed {seed}, {len(record.hands)} hands, rules {args.rules}", flush=True)
+    else:
+        print(f"game: {args.game}, {len(record.hands)} hands, rules {args.rules}", flush=True)
 
     def start(_event: object) -> None:  # the referee starts the game, over MQTT like any referee command
         command = {"command": "start_game", "players": list(record.players), "rules": args.rules,
@@ -176,7 +192,7 @@ url = "{work / 'ttyPANEL'}"
         TableSimulator(record, outputs, speed=args.speed, start_game=start).run()
         service.wait_idle(30)
         finished.wait(10)
-        if service.table.state.final is None:
+        if service.table.state.final is None and (args.game is None or record.final_scores is not None):
             print("tablesvc demo: the game did not reach its end; see the log above", file=sys.stderr)
             code = 1
     except KeyboardInterrupt:
