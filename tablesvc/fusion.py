@@ -73,6 +73,7 @@ class Fusion:
         self._reset()
 
     def _reset(self) -> None:
+        """Forget every declaration (a new hand, or the game moved on past them)."""
         self.rons: list[int] = []
         self.tsumo: int | None = None
         self.nine: int | None = None
@@ -103,7 +104,12 @@ class Fusion:
     def _camera(self, obs: CameraObservation) -> list[Action]:
         src = obs.camera
         if isinstance(obs, DoraIndicatorSeen):
+            hand = self._state().hand
+            if hand is not None and obs.index < len(hand.dora):
+                return []  # an indicator seen again (the camera re-read it): already counted
             return [Action(DoraRevealed(tile=parse_tile(obs.tile)), src)]
+        if isinstance(obs, TileDiscarded | MeldSeen | KanAdded):
+            self._reset()  # play went on: declarations not confirmed before it are withdrawn
         if isinstance(obs, TileDiscarded):
             hand = self._state().hand
             in_riichi = hand is not None and hand.seats[obs.seat].riichi
@@ -148,11 +154,18 @@ class Fusion:
         elif button is Button.NINE_TERMINALS:
             self.nine = seat
         elif button in (Button.TENPAI, Button.NOTEN):
+            hand = self._state().hand
+            if hand is None or hand.step is not Step.CLAIMS or hand.wall > 0:
+                log.info("%s from seat %d ignored: the hand is not at its exhaustive draw", button.value, seat)
+                return []
             self.answers[seat] = button is Button.TENPAI
             return self._draw_if_answered(src)
         elif button is Button.CONFIRM:
             return self._confirm(src)
         elif button is Button.UNDO:
+            if self.rons or self.tsumo is not None or self.nine is not None or self.answers or self.revealed:
+                self._reset()  # the player takes back a declaration, not a move on the table
+                return []
             return [Action(UNDO, src)]
         return []  # riichi, chi, pon, kan: the camera shows what was done
 
@@ -166,6 +179,8 @@ class Fusion:
         if hand is None:
             return []
         event: Event | None = None
+        if self.tsumo is not None and hand.step is Step.DISCARD and hand.turn == self.tsumo:
+            self.rons = []  # the seat holding a drawn tile declared tsumo: any ron press was a mistake
         if self.rons:
             from_seat = hand.kakan[0] if hand.step is Step.CHANKAN and hand.kakan else (
                 hand.last_discard[0] if hand.last_discard else hand.turn)
@@ -187,8 +202,13 @@ class Fusion:
         if event is None:
             log.info("confirm from %s with nothing to confirm", src)
             return []
-        self._reset()
+        # declarations stay until the engine accepts the event (hand_ended), so a refused one can be
+        # completed (a hand laid down late) and confirmed again
         return [Action(event, src)]
+
+    def hand_ended(self) -> None:
+        """The engine accepted the event that ended the hand."""
+        self._reset()
 
     def _draw_if_answered(self, src: str) -> list[Action]:
         hand = self._state().hand
@@ -197,6 +217,5 @@ class Fusion:
         tenpai = [self.answers.get(s, hand.seats[s].riichi or None) for s in range(4)]
         if any(t is None for t in tenpai):
             return []
-        self._reset()
         flags = (bool(tenpai[0]), bool(tenpai[1]), bool(tenpai[2]), bool(tenpai[3]))
         return [Action(ExhaustiveDraw(tenpai=flags), src)]

@@ -116,6 +116,11 @@ class Journal:
         with self._lock:
             self._db.executemany("UPDATE entries SET published = 1 WHERE seq = ?", [(s,) for s in seqs])
 
+    def mark_unpublished(self, seqs: list[int]) -> None:
+        """The broker refused these after all: send them again."""
+        with self._lock:
+            self._db.executemany("UPDATE entries SET published = 0 WHERE seq = ?", [(s,) for s in seqs])
+
     def unpublished(self) -> list[Entry]:
         return list(self.entries(unpublished_only=True))
 
@@ -124,6 +129,19 @@ class Journal:
         with self._lock:
             row = self._db.execute("SELECT MAX(seq) FROM entries").fetchone()
         return int(row[0] or 0)
+
+    def archive(self) -> Path:
+        """Close and move this journal aside as ``<name>-<n>.sqlite3`` (a finished game); returns the new path."""
+        self.close()
+        n = 1
+        while (target := self.path.with_name(f"{self.path.stem}-{n}{self.path.suffix}")).exists():
+            n += 1
+        self.path.rename(target)
+        for extra in ("-wal", "-shm"):
+            side = self.path.with_name(self.path.name + extra)
+            if side.exists():
+                side.rename(target.with_name(target.name + extra))
+        return target
 
     def close(self) -> None:
         with self._lock:

@@ -7,15 +7,19 @@ every unacknowledged journal entry in order, then announces ``online``, the
 order zigbee2mqtt uses, so a consumer that sees ``online`` is complete.
 Consumers may see an event twice after an outage and dedupe by ``seq``.
 
-All publishing happens on the service's one worker thread; only the
-acknowledgement callback comes from the MQTT thread, under a lock.
+Everything here runs on the service's one worker thread. Acknowledgements
+are read from paho's message handles (``is_published()``) and written to the
+journal in batches by :meth:`Publisher.flush_acks`, never matched by bare
+message ids, which paho reuses after 65535 messages. Until the backlog has
+been resent after a (re)connection, new events are left to the journal, so
+a consumer never sees a newer event before an older one.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import threading
+from collections import deque
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -35,7 +39,7 @@ class Transport(Protocol):
     """What the publisher needs from a broker connection (``MqttLink`` in production)."""
 
     def publish(self, topic: str, payload: bytes, *, qos: int = 1, retain: bool = False,
-                correlation: tuple[str, bytes | None] | None = None) -> int | None: ...
+                correlation: tuple[str, bytes | None] | None = None) -> Any: ...
 
 
 def _json(payload: Any) -> bytes:
@@ -51,9 +55,9 @@ class Publisher:
         self.site = site
         self.table = table
         self.started = (started or datetime.now(UTC)).isoformat(timespec="seconds")
-        self._inflight: dict[int, int] = {}  # message id -> journal seq
-        self._early: set[int] = set()  # acknowledged before publish() returned its id
-        self._lock = threading.Lock()
+        self._pending: dict[int, Any] = {}  # journal seq -> paho message handle, until acknowledged
+        self._recent: deque[tuple[int, int]] = deque(maxlen=2048)  # (message id, seq) lately acknowledged
+        self.synced = False  # the backlog has been resent since the last (re)connection
         self.devices: dict[str, dict[str, Any]] = {}
         self.sent_events = 0
 
@@ -70,7 +74,9 @@ class Publisher:
         self.publish_state(state)
         for name, health in self.devices.items():
             self.transport.publish(self.topics.device(name), _json(health), qos=1, retain=True)
-        pending = self.journal.unpublished()
+        self.flush_acks()
+        pending = [e for e in self.journal.unpublished() if e.seq not in self._pending]
+        self.synced = True
         for entry in pending:
             self.publish_event(entry)
         if pending:
@@ -93,29 +99,49 @@ class Publisher:
         self.publish_state(state, entry.seq)
 
     def publish_event(self, entry: Entry) -> None:
-        mid = self.transport.publish(self.topics.events, _json(event_payload(entry)), qos=1)
-        if mid is None:
-            return  # offline: the journal keeps it unacknowledged and resync sends it
+        if not self.synced:
+            return  # offline or not yet resynced: the journal keeps it unacknowledged and resync sends it in order
+        info = self.transport.publish(self.topics.events, _json(event_payload(entry)), qos=1)
+        if info is None:
+            return
         self.sent_events += 1
-        with self._lock:
-            if mid in self._early:
-                self._early.discard(mid)
-                self.journal.mark_published([entry.seq])
-            else:
-                self._inflight[mid] = entry.seq
+        self._pending[entry.seq] = info
+
+    def reset_tracking(self) -> None:
+        """A new journal (a new game): acknowledgements of the old one no longer matter."""
+        self._pending.clear()
+        self._recent.clear()
+
+    def disconnected(self) -> None:
+        self.synced = False
+
+    def flush_acks(self) -> int:
+        """Record in the journal every event the broker has acknowledged since the last call."""
+        done = [seq for seq, info in self._pending.items() if info.is_published()]
+        for seq in done:
+            self._recent.append((self._pending.pop(seq).mid, seq))
+        self.journal.mark_published(done)
+        return len(done)
+
+    def refused(self, mid: int, reason: str, ts: float) -> None:
+        """The broker refused a message (MQTT 5 PUBACK with a failure reason): if it was an event,
+        it stays unacknowledged, to be sent again at the next connection, and the refusal is reported."""
+        self.flush_acks()
+        seq = next((s for m, s in reversed(self._recent) if m == mid), None)
+        if seq is None:
+            seq = next((s for s, info in self._pending.items() if info.mid == mid), None)
+            if seq is not None:
+                self._pending.pop(seq)
+        if seq is None:
+            log.warning("the broker refused a message (%s)", reason)
+            return
+        self.journal.mark_unpublished([seq])
+        log.error("the broker refused event %d (%s): check its ACL for %s", seq, reason, self.topics.events)
+        self.error("broker", f"the broker refused event {seq}: {reason}", ts)
 
     def publish_state(self, state: GameState, seq: int | None = None) -> None:
         payload = state_payload(state, seq if seq is not None else self.journal.last_seq)
         self.transport.publish(self.topics.state, _json(payload), qos=1, retain=True)
-
-    def acknowledged(self, mid: int) -> None:
-        """The broker acknowledged message ``mid`` (called from the MQTT thread)."""
-        with self._lock:
-            seq = self._inflight.pop(mid, None)
-            if seq is None:
-                self._early.add(mid)
-                return
-        self.journal.mark_published([seq])
 
     # ------------------------------------------------------------ devices, errors, replies
 

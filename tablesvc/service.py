@@ -26,7 +26,9 @@ from drivers.observations import CameraHealth, DeviceHealth, Observation
 from tablesvc.commands import Commands
 from tablesvc.config import Config
 from tablesvc.engine.engine import Rejected, apply
-from tablesvc.engine.events import Event, to_dict
+from tablesvc.engine.events import Event, GameStart, to_dict
+from tablesvc.engine.results import GameResult, HandResult
+from tablesvc.engine.state import Phase
 from tablesvc.formats.mjai_live import MjaiStream, capture
 from tablesvc.fusion import UNDO, Fusion
 from tablesvc.journal import Entry, Journal
@@ -72,7 +74,8 @@ class TableService:
             client_id=config.mqtt.client_id or f"tablesvc-{config.table.site}-{config.table.id}",
             on_connected=lambda: self.inbox.put(("resync",)),
             on_message=lambda msg: self.inbox.put(("cmd", msg)),
-            on_published=lambda mid: self.publisher.acknowledged(mid),
+            on_refused=lambda mid, reason: self.inbox.put(("refused", mid, reason)),
+            on_disconnected=lambda: self.inbox.put(("disconnected",)),
             subscriptions=(topics.cmd,),
             protocol=config.mqtt.protocol,
             ca_file=config.mqtt.ca_file,
@@ -146,15 +149,27 @@ class TableService:
 
     def _run(self) -> None:
         while True:
-            item = self.inbox.get()
+            try:
+                item = self.inbox.get(timeout=0.2)
+            except queue.Empty:
+                self._flush()
+                continue
             try:
                 if item is _STOP:
+                    self._flush()
                     return
                 self._dispatch(item)
             except Exception:  # the worker must survive anything a single input does
                 log.exception("error while handling %r", item[0] if isinstance(item, tuple) else item)
             finally:
+                self._flush()
                 self.inbox.task_done()
+
+    def _flush(self) -> None:
+        try:
+            self.publisher.flush_acks()
+        except Exception:
+            log.exception("cannot record the broker's acknowledgements in the journal")
 
     def _dispatch(self, item: tuple) -> None:
         kind = item[0]
@@ -163,7 +178,7 @@ class TableService:
             source = getattr(obs, "device", None) or getattr(obs, "camera", "?")
             for action in self.fusion.observe(obs):
                 if action.event == UNDO:
-                    self._safe(lambda src=action.source: self._undo(1, src), action.source)
+                    self._safe(lambda src=action.source: self._panel_undo(src), action.source)
                 else:
                     self._safe(lambda a=action: self._submit(a.event, a.source), source)
         elif kind == "cmd":
@@ -176,6 +191,10 @@ class TableService:
             self.publisher.device(item[1].name, _health_payload(item[1], time.monotonic()))
         elif kind == "resync":
             self.publisher.resync(self.table.state)
+        elif kind == "disconnected":
+            self.publisher.disconnected()
+        elif kind == "refused":
+            self.publisher.refused(item[1], item[2], self.clock())
 
     def _safe(self, action: Callable[[], int], source: str) -> None:
         try:
@@ -197,12 +216,39 @@ class TableService:
         ts = self.clock()
         before = capture(self.table.state, event)
         accepted = self.table.submit(event, source=source, ts=ts)
-        mjai = self.mjai.messages(event, before, accepted.outputs)
+        if any(isinstance(o, HandResult | GameResult) for o in accepted.outputs):
+            self.fusion.hand_ended()
+        try:
+            mjai = self.mjai.messages(event, before, accepted.outputs)
+        except Exception:  # the event is journalled: it must be published even if its mjai form fails
+            log.exception("cannot write event %d as mjai", accepted.seq)
+            mjai = []
         self._published(accepted, event.type, to_dict(event), source, ts, mjai)
         return accepted.seq
 
     def _submit_command(self, event: Event, source: str) -> int:
+        if isinstance(event, GameStart) and self.table.state.phase is Phase.GAME_OVER:
+            self._new_game()
         return self._submit(event, source)
+
+    def _new_game(self) -> None:
+        """The table's last game is over: keep its journal as an archive and start a fresh one."""
+        archived = self.journal.archive()
+        log.info("game over: journal archived as %s", archived)
+        self.journal = Journal.for_table(self.config.table.data_dir, self.config.table.id,
+                                         sync=self.config.table.journal_sync)
+        self.table = Table(self.journal)
+        self.publisher.journal = self.journal
+        self.publisher.reset_tracking()
+        self.fusion.hand_ended()
+        self.mjai = MjaiStream()
+
+    def _panel_undo(self, source: str) -> int:
+        """A seat panel's undo takes back the table's last move, never a referee's ruling."""
+        last = next(iter(reversed(list(self.journal.entries(max(0, self.journal.last_seq - 1))))), None)
+        if last is not None and last.source == "referee":
+            raise Rejected("a seat panel cannot undo a referee's ruling: the referee corrects it")
+        return self._undo(1, source)
 
     def _undo(self, count: int, source: str) -> int:
         ts = self.clock()

@@ -263,3 +263,17 @@ def test_killed_service_resumes_with_no_event_lost_or_applied_twice(mosquitto, t
     assert final and [x["points"] for x in sorted(final[-1]["ranking"], key=lambda x: x["seat"])] == list(
         record.final_scores)
     sub.close()
+
+
+def test_a_second_game_archives_the_first(service, mosquitto, tmp_path):
+    sub = Subscriber(mosquitto.port)
+    for n, command in enumerate([{"command": "start_game"}, {"command": "end_game"},
+                                 {"command": "start_game", "players": ["W", "X", "Y", "Z"]}]):
+        send_command(sub, {**command, "transaction": n})
+        assert sub.wait_for(lambda n=n: any(r["transaction"] == n for r in sub.of("cmd/reply")))
+    replies = {r["transaction"]: r for r in sub.of("cmd/reply")}
+    assert [replies[n]["status"] for n in range(3)] == ["ok", "ok", "ok"]
+    assert (tmp_path / "data" / "t1-1.sqlite3").exists()
+    assert service.table.state.players == ("W", "X", "Y", "Z") and service.journal.last_seq == 1
+    assert sub.wait_for(lambda: sub.of("state")[-1]["seats"][0]["name"] == "W")
+    sub.close()

@@ -35,7 +35,10 @@ def watch(record):
         for action in fusion.observe(observation):
             assert action.event != UNDO
             submitted.append(action.event)
-            results.extend(o for o in engine.apply(action.event) if isinstance(o, HandResult))
+            ended = [o for o in engine.apply(action.event) if isinstance(o, HandResult)]
+            if ended:
+                fusion.hand_ended()  # as the service does once the engine accepted the end of the hand
+            results.extend(ended)
 
     TableSimulator(record, DirectOutputs(deliver), start_game=engine.apply).run()
     return engine, results, seen, submitted

@@ -86,7 +86,8 @@ class MqttLink:
         will_topic: str | None = None,
         will_payload: bytes = b"",
         on_message: Callable[[IncomingMessage], None] | None = None,
-        on_published: Callable[[int], None] | None = None,
+        on_refused: Callable[[int, str], None] | None = None,
+        on_disconnected: Callable[[], None] | None = None,
         subscriptions: tuple[str, ...] = (),
         protocol: str = "auto",
         ca_file: str | None = None,
@@ -96,7 +97,9 @@ class MqttLink:
         self._will: tuple[str | None, bytes] = (will_topic, will_payload)
         self._on_connected = on_connected
         self._on_message = on_message
-        self._on_published = on_published
+        self._on_refused = on_refused
+        self._on_disconnected = on_disconnected
+        self._refused_connect = False
         self._subscriptions = subscriptions
         self._auto = protocol == "auto"
         self._v5 = protocol in ("auto", "5")
@@ -148,7 +151,7 @@ class MqttLink:
         while not self._stopping and self._auto and self._v5 and not self._ever_connected:
             if self.connected.wait(window):
                 return
-            if self._stopping or self._ever_connected or not self._auto:
+            if self._stopping or self._ever_connected or not self._auto or self._refused_connect:
                 return
             if _reachable(self.url.host, self.url.port):
                 self._fall_back()
@@ -177,8 +180,9 @@ class MqttLink:
     # ------------------------------------------------------------ publishing
 
     def publish(self, topic: str, payload: bytes, *, qos: int = 1, retain: bool = False,
-                correlation: tuple[str, bytes | None] | None = None) -> int | None:
-        """Send one message; returns its message id (for QoS 1) or None when offline."""
+                correlation: tuple[str, bytes | None] | None = None) -> mqtt.MQTTMessageInfo | None:
+        """Send one message; returns paho's handle (``is_published()`` once the broker
+        acknowledged it) or None when offline."""
         if not self.connected.is_set():
             return None
         properties = None
@@ -189,7 +193,7 @@ class MqttLink:
             info = self._client.publish(topic, payload, qos=qos, retain=retain, properties=properties)
         if info.rc != mqtt.MQTT_ERR_SUCCESS:
             return None
-        return info.mid
+        return info
 
     # ------------------------------------------------------------ callbacks (paho's thread)
 
@@ -198,6 +202,7 @@ class MqttLink:
             if self._auto and self._v5 and "protocol" in str(reason).lower():
                 self._fall_back()
             else:
+                self._refused_connect = True  # e.g. not authorised: a real answer, not a 3.1.1-only broker
                 log.warning("broker %s refused the connection: %s", self.url, reason)
             return
         self._ever_connected = True
@@ -216,17 +221,25 @@ class MqttLink:
         self.connected.clear()
         if self._stopping:
             return
+        if self._on_disconnected is not None:
+            try:
+                self._on_disconnected()
+            except Exception:
+                log.exception("error while handling the loss of the broker")
         if was:
             log.warning("lost the broker %s: %s; reconnecting", self.url, reason)
-        elif self._auto and self._v5 and not self._ever_connected:
+        elif self._auto and self._v5 and not self._ever_connected and not self._refused_connect:
             self._fall_back()  # a 3.1.1-only broker may just close the socket on an MQTT 5 CONNECT
 
     def _fall_back(self) -> None:
+        with self._lock:
+            if not (self._auto and self._v5):
+                return  # another thread already fell back
+            self._v5 = False
+            self._auto = False
+            old = self._client
+            self._client = self._make_client()
         log.info("broker %s does not speak MQTT 5; using 3.1.1", self.url)
-        old = self._client
-        self._v5 = False
-        self._auto = False
-        self._client = self._make_client()
         threading.Thread(target=self._restart, args=(old,), daemon=True).start()
 
     def _restart(self, old: mqtt.Client) -> None:
@@ -245,9 +258,11 @@ class MqttLink:
         except Exception:
             log.exception("error while handling a message on %s", msg.topic)
 
-    def _published(self, _client: mqtt.Client, _userdata: Any, mid: int, _reason: Any, _props: Any) -> None:
-        if self._on_published is not None:
+    def _published(self, _client: mqtt.Client, _userdata: Any, mid: int, reason: Any, _props: Any) -> None:
+        """Only a refusal matters here (MQTT 5 PUBACK with a failure reason, e.g. not authorised):
+        acknowledgements are read from the message handles by the publisher."""
+        if reason is not None and getattr(reason, "is_failure", False) and self._on_refused is not None:
             try:
-                self._on_published(mid)
+                self._on_refused(mid, str(reason))
             except Exception:
-                log.exception("error while recording an acknowledged message")
+                log.exception("error while recording a refused message")
