@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hmac
 import json
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +26,8 @@ from tablesvc.mqtt.topics import SCHEMA_VERSION
 from tablesvc.rules.ruleset import PRESETS
 
 __all__ = ["COMMAND_SCHEMA", "CommandError", "Commands", "Reply"]
+
+log = logging.getLogger(__name__)
 
 _SEAT = {"type": "integer", "minimum": 0, "maximum": 3}
 _REASON = {"type": "string", "maxLength": 500}
@@ -114,6 +117,9 @@ class Commands:
             return self._reply(command, "ok", data=data)
         except (CommandError, Rejected, EventFormatError) as exc:
             return self._reply(command, "error", error=str(exc))
+        except Exception as exc:  # every command is answered, even when something unforeseen breaks
+            log.exception("command %r failed", command.get("command") if isinstance(command, dict) else None)
+            return self._reply(command, "error", error=f"the service could not carry it out: {exc}")
 
     def _authorise(self, command: dict[str, Any]) -> None:
         if not self._tokens:

@@ -123,6 +123,10 @@ class _Checker:
             raise self.fail(section, unknown[0], f"unknown key (known: {', '.join(sorted(_SECTIONS[section]))})")
 
 
+def _topic_safe(value: str) -> bool:
+    return bool(value) and not any(ch in value for ch in "/+#\0 \t")
+
+
 def load_config(path: str | Path) -> Config:
     """Read and check a table's TOML configuration."""
     p = Path(path)
@@ -173,13 +177,22 @@ def parse_config(text: str, path: str = "<config>", *, base: Path | None = None)
     protocol = c.get(m, "mqtt", "protocol", str, "auto")
     if protocol not in ("auto", "5", "3.1.1"):
         raise c.fail("mqtt", "protocol", f"one of auto, 5, 3.1.1, not {protocol!r}")
+    ca_file = c.get(m, "mqtt", "ca_file", str, None)
+    if ca_file is not None:
+        if not url.tls:
+            raise c.fail("mqtt", "ca_file", "a CA file is for mqtts:// brokers; the url is not TLS")
+        ca_path = Path(ca_file)
+        if base is not None and not ca_path.is_absolute():
+            ca_path = base / ca_path
+        if not ca_path.is_file():
+            raise c.fail("mqtt", "ca_file", f"no such file: {ca_path}")
+        ca_file = str(ca_path)
     mqtt = MqttConfig(url=url, prefix=c.get(m, "mqtt", "prefix", str, "tablesvc"), protocol=protocol,
-                      ca_file=c.get(m, "mqtt", "ca_file", str, None), client_id=c.get(m, "mqtt", "client_id", str,
-                                                                                     None))
-    try:
-        TopicTree(mqtt.prefix, table.site, table.id)
-    except ValueError as exc:
-        raise c.fail("table", "id", str(exc)) from None
+                      ca_file=ca_file, client_id=c.get(m, "mqtt", "client_id", str, None))
+    for section, key, value in (("mqtt", "prefix", mqtt.prefix), ("table", "site", table.site),
+                                ("table", "id", table.id)):
+        if not _topic_safe(value):
+            raise c.fail(section, key, f"{value!r} cannot be part of an MQTT topic (no '/', '+', '#' or spaces)")
 
     serial = []
     entries = data.get("serial", [])
@@ -189,6 +202,8 @@ def parse_config(text: str, path: str = "<config>", *, base: Path | None = None)
     for entry in entries:
         c.known(entry, "serial")
         name = c.get(entry, "serial", "name", str)
+        if not _topic_safe(name):
+            raise c.fail("serial", "name", f"{name!r} names a topic (devices/<name>): no '/', '+', '#' or spaces")
         if name in names:
             raise c.fail("serial", "name", f"two devices are named {name!r}")
         names.add(name)
@@ -203,6 +218,8 @@ def parse_config(text: str, path: str = "<config>", *, base: Path | None = None)
         c.known(cam, "camera")
         camera = CameraConfig(name=c.get(cam, "camera", "name", str, "camera"),
                               source=c.get(cam, "camera", "source", (str, int)))
+        if not _topic_safe(camera.name):
+            raise c.fail("camera", "name", f"{camera.name!r} names a topic: no '/', '+', '#' or spaces")
 
     tokens: tuple[str, ...] = ()
     if "commands" in data:

@@ -74,6 +74,7 @@ class Journal:
             if row is None:
                 self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             elif int(row[0]) > SCHEMA_VERSION:
+                self._db.close()
                 raise JournalError(f"{self.path} was written by a newer tablesvc (schema {row[0]})")
         except sqlite3.Error as exc:
             raise JournalError(f"cannot open the journal {self.path}: {exc}") from None

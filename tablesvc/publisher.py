@@ -157,4 +157,8 @@ class Publisher:
 
     def reply(self, payload: dict[str, Any], response_topic: str | None, correlation: bytes | None) -> None:
         topic = response_topic or self.topics.cmd_reply
+        if any(c in topic for c in "+#\0") or not topic:
+            log.warning("response topic %r is not a topic one can publish to; replying on %s", topic,
+                        self.topics.cmd_reply)
+            topic = self.topics.cmd_reply
         self.transport.publish(topic, _json(payload), qos=1, correlation=(topic, correlation))

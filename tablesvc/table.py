@@ -17,7 +17,7 @@ from tablesvc.engine.engine import Engine, Rejected
 from tablesvc.engine.events import Event, EventFormatError, from_dict, to_dict
 from tablesvc.engine.results import Output
 from tablesvc.engine.state import GameState
-from tablesvc.journal import Entry, Journal
+from tablesvc.journal import Entry, Journal, JournalError
 
 __all__ = ["Accepted", "Table"]
 
@@ -38,7 +38,11 @@ class Table:
         self._effective: list[tuple[int, Event]] = []  # (journal seq, event) after corrections
         entries = list(journal.entries())
         self._effective = self._resolve(entries)
-        self.engine = self._fold(self._effective)
+        try:
+            self.engine = self._fold(self._effective, startup=True)
+        except Rejected as exc:
+            raise JournalError(f"the journal {journal.path} does not fold into a game: {exc}. Keep the file; "
+                               "start this table with another data_dir or id, and report it") from None
 
     @property
     def state(self) -> GameState:
@@ -89,25 +93,27 @@ class Table:
     def _resolve(entries: list[Entry]) -> list[tuple[int, Event]]:
         effective: list[tuple[int, Event]] = []
         for entry in entries:
-            if entry.kind == "undo":
-                del effective[len(effective) - int(entry.body["count"]):]
-            elif entry.kind == "amend":
-                target = int(entry.body["seq"])
-                event = from_dict(entry.body["event"])
-                effective = [(s, event if s == target else e) for s, e in effective]
-            else:
-                try:
+            try:
+                if entry.kind == "undo":
+                    del effective[len(effective) - int(entry.body["count"]):]
+                elif entry.kind == "amend":
+                    target = int(entry.body["seq"])
+                    event = from_dict(entry.body["event"])
+                    effective = [(s, event if s == target else e) for s, e in effective]
+                else:
                     effective.append((entry.seq, from_dict(entry.body)))
-                except EventFormatError as exc:
-                    raise EventFormatError(f"journal entry {entry.seq}: {exc}") from None
+            except (EventFormatError, KeyError, TypeError, ValueError) as exc:
+                raise JournalError(f"journal entry {entry.seq} ({entry.kind}, from {entry.source}) cannot be "
+                                   f"read: {exc}") from None
         return effective
 
     @staticmethod
-    def _fold(effective: list[tuple[int, Event]]) -> Engine:
+    def _fold(effective: list[tuple[int, Event]], *, startup: bool = False) -> Engine:
         engine = Engine()
         for seq, event in effective:
             try:
                 engine.apply(event)
             except Rejected as exc:
-                raise Rejected(f"after the correction, event {seq} ({event.type}) is impossible: {exc}") from None
+                when = "journal entry" if startup else "after the correction, event"
+                raise Rejected(f"{when} {seq} ({event.type}) is impossible: {exc}") from None
         return engine

@@ -59,6 +59,9 @@ def test_good_file(tmp_path):
         (('players = ["Ann", "Bo", "Cy", "Di"]', 'players = ["Ann"]'), r"\[table\] players: four"),
         (('tokens = ["referee-token-1"]', 'tokens = ["short"]'), r"\[commands\] tokens"),
         (('name = "panel"', 'name = "table"'), r"two devices are named 'table'"),
+        (('name = "panel"', 'name = "panel #1"'), r"\[serial\] name: 'panel #1' names a topic"),
+        (('prefix = "club"', 'prefix = "club"\nca_file = "missing.pem"'), r"\[mqtt\] ca_file: no such file"),
+        (('prefix = "club"', 'prefix = "a/b"'), r"\[mqtt\] prefix: 'a/b' cannot be part of an MQTT topic"),
         (('data_dir = "journal"', 'data_dir = "journal"\njournal_sync = "off"'), r"\[table\] journal_sync: 'full'"),
     ],
 )

@@ -86,6 +86,20 @@ def test_sync_policy(tmp_path):
         Journal(tmp_path / "c.sqlite3", sync="off")
 
 
+def test_a_journal_that_does_not_fold_names_the_entry(tmp_path):
+    journal = Journal(tmp_path / "t.sqlite3")
+    journal.append("start_game", {"type": "start_game"}, source="referee", ts=0.0)
+    journal.append("discard", {"type": "discard", "seat": 2, "tile": "1m"}, source="cam", ts=1.0)
+    journal.append("undo", {}, source="panel", ts=2.0)
+    with pytest.raises(JournalError, match=r"journal entry 3 \(undo, from panel\) cannot be read"):
+        Table(journal)
+    bad = Journal(tmp_path / "u.sqlite3")
+    bad.append("start_game", {"type": "start_game"}, source="referee", ts=0.0)
+    bad.append("discard", {"type": "discard", "seat": 2, "tile": "1m"}, source="cam", ts=1.0)
+    with pytest.raises(JournalError, match=r"does not fold into a game: journal entry 2 \(discard\) is impossible"):
+        Table(bad)
+
+
 def test_unusable_table_id_is_refused(tmp_path):
     with pytest.raises(JournalError, match="cannot name a file"):
         Journal.for_table(tmp_path, "../x")

@@ -42,7 +42,7 @@ def run_service(args: argparse.Namespace) -> int:
         return 0
     try:
         service = TableService(config)
-    except (JournalError, ValueError) as exc:
+    except (JournalError, ValueError, OSError) as exc:
         print(f"tablesvc run: {exc}", file=sys.stderr)
         return 1
     stop = threading.Event()
