@@ -98,6 +98,14 @@ class Publisher:
             self.transport.publish(self.topics.mjai, _json(message), qos=1)
         self.publish_state(state, entry.seq)
 
+    def corrected(self, state: GameState, seq: int) -> None:
+        """After an undo or amend the finished hands may have changed: publish them all again."""
+        payload = {"schema": SCHEMA_VERSION, "seq": seq, "type": "results_replaced",
+                   "results": [result_payload(r, seq) for r in state.results]}
+        if isinstance(state.final, GameResult):
+            payload["final"] = result_payload(state.final, seq)
+        self.transport.publish(self.topics.results, _json(payload), qos=1)
+
     def publish_event(self, entry: Entry) -> None:
         if not self.synced:
             return  # offline or not yet resynced: the journal keeps it unacknowledged and resync sends it in order

@@ -266,3 +266,5 @@ class TableService:
                    mjai: list[dict] | None = None) -> None:
         entry = Entry(accepted.seq, ts, source, kind, body)
         self.publisher.accepted(entry, accepted.outputs, self.table.state, mjai)
+        if kind in ("undo", "amend"):
+            self.publisher.corrected(self.table.state, accepted.seq)

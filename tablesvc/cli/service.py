@@ -150,7 +150,8 @@ url = "{work / 'ttyPANEL'}"
     print(f"tablesvc demo: broker {url}{' (embedded, MQTT 3.1.1)' if broker else ''}, table {base}/")
     print(f"  watch it:  tablesvc watch --broker {url}")
     print(f"        or:  mosquitto_sub -h {host} -p {port} -t '{base}/#' -v")
-    print(f"  devices: {work / 'ttyTABLE'}, {work / 'ttyPANEL'}; journal in {data_dir}", flush=True)
+    kept = "" if args.data_dir else " (removed at the end; --data-dir keeps it)"
+    print(f"  devices: {work / 'ttyTABLE'}, {work / 'ttyPANEL'}; journal in {data_dir}{kept}", flush=True)
 
     watcher = Watcher(prefix=config.mqtt.prefix, table=args.table)
     finished = threading.Event()
@@ -200,6 +201,10 @@ url = "{work / 'ttyPANEL'}"
     if outputs.unacknowledged:
         log.warning("%d device events were never acknowledged", outputs.unacknowledged)
     _shutdown(service, viewer, table_dev, panel_dev, broker)
+    if args.data_dir is None:
+        import shutil
+
+        shutil.rmtree(work, ignore_errors=True)  # the demo's ptys and journal; --data-dir keeps a journal
     return code
 
 

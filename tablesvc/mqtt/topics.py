@@ -28,14 +28,14 @@ TOPICS: tuple[TopicSpec, ...] = (
               '{"schema", "status": "online"|"offline", "version", "started", "table", "site"}'),
     TopicSpec("state", "service", True, 1,
               '{"schema", "seq", "hand_id", "phase", "rules", "round", "honba", "sticks", "dealer", "turn", '
-              '"wall", "dora", "seats": [{"seat", "name", "wind", "score", "riichi", "discards": [{"tile", '
+              '"step", "wall", "dora", "seats": [{"seat", "name", "wind", "score", "riichi", "discards": [{"tile", '
               '"riichi", "called"}], "melds": [{"kind", "tiles", "from"}], "concealed", "dead"}], "last_result", '
               '"final"}'),
     TopicSpec("events", "service", False, 1,
               '{"schema", "seq", "ts", "source", "kind", "event"}: every journal entry, gap-free seq'),
     TopicSpec("results", "service", False, 1,
-              '{"schema", "seq", "type": "hand_result"|"game_result", ...}: yaku, han, fu, payments, deltas; '
-              'final ranking with uma'),
+              '{"schema", "seq", "type": "hand_result"|"game_result"|"results_replaced", ...}: yaku, han, fu, '
+              "payments, deltas; final ranking with uma; after a correction, every result again"),
     TopicSpec("mjai", "service", False, 1, "one mjai event (JSON object) per message"),
     TopicSpec("errors", "service", False, 1,
               '{"schema", "ts", "source", "error", "detail"}: an observation or command the engine refused, '
