@@ -235,7 +235,10 @@ def test_a_refused_event_is_nakked_and_the_queue_goes_on(table, table_driver, re
     after = table.wall_ready()
     assert recorder.wait_for(lambda: recorder.has_event(after))
     assert table.naked == {refused: "arguments"}
-    assert eventually(lambda: table_driver.health().frames_bad["arguments"] == 1)
+    # counted as a bad frame: once, or more if the device repeated it before the NAK reached it (the
+    # protocol's 500 ms repeat can win on a loaded machine); never delivered as an observation
+    assert eventually(lambda: table_driver.health().frames_bad["arguments"] >= 1)
+    assert not recorder.has_event(refused)
 
 
 # -- failures of the device ----------------------------------------------------------------------------
