@@ -1,0 +1,124 @@
+"""Tile detection on rendered frames decoded by OpenCV: every tile found in its zone, seat, index and orientation."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from hardware_sims.camera_render import CameraPose, Discard, Effects, MeldView, SeatView, TableView, render
+from hardware_sims.tile_art import load_tile_set
+from tests.conftest import DATA
+from vision.calibration import calibrate
+from vision.detection import DetectedTile, TileDetector
+
+FLUFFY = DATA / "tiles-fluffystuff"
+NAMES = ["1m", "2m", "3p", "E", "5mr", "9s", "C", "7p", "4s", "N", "2s", "6m", "8p", "F"]
+
+
+def busy_view() -> TableView:
+    """Ponds of 8..14 tiles with one riichi tile each, a chi/pon per seat, an added kan, a concealed kan,
+    a revealed hand, two dora indicators and the face-down walls."""
+    seats = []
+    for k in range(4):
+        pond = tuple(Discard(NAMES[(i + k) % 14], sideways=(i == 3 + k)) for i in range(8 + 2 * k))
+        melds: tuple[MeldView, ...] = (MeldView(("2p", "3p", "4p"), called=k % 3),)
+        if k == 1:
+            melds += (MeldView(("5s", "5s", "5s"), called=1, added="5sr"),)
+        if k == 2:
+            melds += (MeldView(("N", "N", "N", "N"), called=None, face_down=(0, 3)),)
+        hand = ("1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "E", "E", "E", "P", "P") if k == 3 else ()
+        seats.append(SeatView(pond, melds, hand))
+    return TableView(tuple(seats), dora=("7s", "3m"), walls=True)  # type: ignore[arg-type]
+
+
+def decoded(frame: np.ndarray, quality: int = 90) -> np.ndarray:
+    ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    assert ok
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+
+def match(detected: list[DetectedTile], truth) -> tuple[int, list[str], list[tuple]]:
+    """(tiles found right, problems, extra detections) against the ground truth."""
+    by_key = {(d.zone, d.seat, d.index): d for d in detected}
+    problems = []
+    right = 0
+    for t in truth.tiles:
+        d = by_key.pop((t.zone, t.seat, t.index), None)
+        if d is None:
+            problems.append(f"missed {t.zone} seat {t.seat} #{t.index} {t.tile}")
+            continue
+        angle = round(t.rect.angle / 90) % 4 * 90
+        if (d.sideways, d.face_up, round(d.angle) % 360) != (t.sideways, t.face_up, angle):
+            problems.append(f"{t.zone} seat {t.seat} #{t.index}: {(d.sideways, d.face_up, d.angle)} vs "
+                            f"{(t.sideways, t.face_up, angle)}")  # fmt: skip
+            continue
+        dx, dy = d.center_mm[0] - t.rect.cx, d.center_mm[1] - t.rect.cy
+        if np.hypot(dx, dy) > 4.0:
+            problems.append(f"{t.zone} seat {t.seat} #{t.index}: centre off by {np.hypot(dx, dy):.1f} mm")
+            continue
+        right += 1
+    return right, problems, sorted(by_key)
+
+
+CASES = [
+    ("overhead-drawn", CameraPose.overhead(), Effects(noise_sigma=3.0, blur_sigma=0.6, jpeg_quality=85), None),
+    ("oblique-drawn", CameraPose.oblique(35.0), Effects.realistic(), None),
+    pytest.param("overhead-fluffy", CameraPose.overhead(), Effects(noise_sigma=3.0, jpeg_quality=85), FLUFFY,
+                 marks=pytest.mark.xfail(reason="known limit: FluffyStuff ink near a tile's edge misreads the "
+                                                "upright/sideways strip test (a few tiles per frame)")),
+    pytest.param("overhead-fluffy-dim", CameraPose.overhead(),
+                 Effects(noise_sigma=4.0, blur_sigma=0.8, jpeg_quality=80, gradient=0.2), FLUFFY,
+                 marks=pytest.mark.xfail(reason="known limit: FluffyStuff's shaded body under a light gradient "
+                                                "falls under the fixed red threshold; meld strips misread")),
+]  # fmt: skip
+
+
+def _param(c):
+    if hasattr(c, "marks"):
+        return pytest.param(*c.values[1:], id=c.values[0], marks=c.marks)
+    return pytest.param(*c[1:], id=c[0])
+
+
+@pytest.mark.parametrize(("camera", "effects", "tileset"), [_param(c) for c in CASES])
+def test_every_tile_found_in_its_slot(camera: CameraPose, effects: Effects, tileset) -> None:
+    if tileset is not None and not tileset.is_dir():
+        pytest.skip(f"{tileset} not found")
+    tiles = load_tile_set(tileset) if tileset is not None else None
+    frame, truth = render(busy_view(), camera=camera, effects=effects, tiles=tiles, rng=np.random.default_rng(3))
+    frame = decoded(frame)
+    detector = TileDetector(calibrate(frame))
+    detected = detector.detect(frame)
+    right, problems, extra = match(detected, truth)
+    assert problems == []
+    assert extra == []
+    assert right == len(truth.tiles) == 146
+    # crops of face-up tiles come upright at the classifier's 3:4 size; face-down tiles have none
+    assert all(d.crop is not None and d.crop.shape[:2] == (52, 39) for d in detected if d.face_up)
+    zones = {d.zone for d in detected}
+    assert zones == {"pond", "meld", "hand", "dora", "wall"}
+
+
+def test_each_seat_orientation_and_sideways_flags() -> None:
+    frame, _truth = render(busy_view(), rng=np.random.default_rng(4))
+    detected = TileDetector(calibrate(frame)).detect(frame)
+    for seat in range(4):
+        pond = [d for d in detected if d.zone == "pond" and d.seat == seat]
+        assert [d.sideways for d in pond] == [i == 3 + seat for i in range(8 + 2 * seat)]
+        assert {round(d.angle) % 360 for d in pond if not d.sideways} == {90 * seat}
+        assert {round(d.angle) % 360 for d in pond if d.sideways} == {(90 * seat + 90) % 360}
+    meld1 = [d for d in detected if d.zone == "meld" and d.seat == 1 and d.meld == 1]
+    assert [(d.sideways, d.stacked) for d in meld1] == [(False, False), (True, False), (True, True), (False, False)]
+    kan = [d for d in detected if d.zone == "meld" and d.seat == 2 and d.meld == 1]
+    assert [d.face_up for d in kan] == [False, True, True, False]
+
+
+def test_a_hand_over_the_pond_marks_tiles_occluded_not_face_down() -> None:
+    view = busy_view()
+    frame, truth = render(view, effects=Effects(hand=True, hand_at_mm=(0.0, 130.0)), rng=np.random.default_rng(5))
+    detected = TileDetector(calibrate(frame)).detect(frame)
+    occluded_truth = {(t.zone, t.seat, t.index) for t in truth.tiles if t.occluded}
+    assert occluded_truth
+    flagged = {(d.zone, d.seat, d.index) for d in detected if d.occluded}
+    assert flagged & occluded_truth
+    assert not any(d.face_up for d in detected if d.occluded)

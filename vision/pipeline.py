@@ -1,0 +1,129 @@
+"""Frame -> per-zone readings: detection, then classification of only what changed.
+
+:class:`FramePipeline` runs :class:`~vision.detection.TileDetector` on a frame
+and classifies each face-up tile's upright crop. Classification is the
+expensive part (~1-1.5 ms a tile), and from one frame to the next almost
+nothing changes, so answers are cached per slot (zone, seat, index, sideways)
+with a 6x8 grey thumbnail of the crop: when the new thumbnail differs from the
+cached one by less than ``cache_tolerance`` grey levels on average, the
+cached answer is reused. A face-down, occluded or unsure tile reads ``None``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.calibration import Calibration
+from vision.classifier import TileClassifier
+from vision.detection import DetectedTile, TileDetector
+from vision.geometry import TableGeometry
+
+__all__ = ["FramePipeline", "MeldReading", "ReadTile", "SeatReading", "ZoneReadings"]
+
+
+@dataclass(frozen=True)
+class ReadTile:
+    """One tile of a zone: its name (None = face down, occluded or not sure) and how it lies."""
+
+    tile: str | None
+    sideways: bool = False
+    face_up: bool = True
+    occluded: bool = False
+    confidence: float = 0.0
+    stacked: bool = False
+
+    @property
+    def known(self) -> bool:
+        return self.tile is not None
+
+
+@dataclass(frozen=True)
+class MeldReading:
+    """One meld as laid out, tiles left to right as its owner sees them (added-kan tile after the called one)."""
+
+    tiles: tuple[ReadTile, ...]
+
+
+@dataclass(frozen=True)
+class SeatReading:
+    pond: tuple[ReadTile, ...] = ()
+    melds: tuple[MeldReading, ...] = ()
+    hand: tuple[ReadTile, ...] = ()
+
+
+@dataclass(frozen=True)
+class ZoneReadings:
+    """What one frame shows, per zone; ``tiles`` keeps every detection, ``ms`` the processing time."""
+
+    seats: tuple[SeatReading, SeatReading, SeatReading, SeatReading]
+    dora: tuple[ReadTile, ...] = ()
+    tiles: tuple[DetectedTile, ...] = field(default=(), repr=False)
+    ms: float = 0.0
+    classified: int = 0  # crops that went through the classifier (not answered from the cache)
+
+
+class FramePipeline:
+    """``process(frame) -> ZoneReadings`` for one calibrated camera."""
+
+    def __init__(
+        self,
+        calibration: Calibration,
+        geometry: TableGeometry | None,
+        classifier: TileClassifier,
+        *,
+        cache_tolerance: float = 6.0,
+        mask_px_per_mm: float = 1.0,
+    ) -> None:
+        self.geometry = geometry or TableGeometry()
+        self.detector = TileDetector(calibration, self.geometry, px_per_mm=mask_px_per_mm)
+        self.classifier = classifier
+        self.cache_tolerance = cache_tolerance
+        self._cache: dict[tuple[str, int, int, bool, bool], tuple[np.ndarray, str | None, float]] = {}
+
+    def process(self, frame: np.ndarray) -> ZoneReadings:
+        t0 = time.perf_counter()
+        tiles = self.detector.detect(frame)
+        classified = 0
+        for t in tiles:
+            if not t.face_up or t.crop is None:
+                continue
+            key = (t.zone, t.seat, t.index, t.sideways, t.stacked)
+            thumb = cv2.resize(cv2.cvtColor(t.crop, cv2.COLOR_BGR2GRAY), (6, 8), interpolation=cv2.INTER_AREA)
+            thumb = thumb.astype(np.int16)
+            hit = self._cache.get(key)
+            if hit is not None and float(np.abs(hit[0] - thumb).mean()) < self.cache_tolerance:
+                t.tile, t.confidence = hit[1], hit[2]
+                continue
+            t.tile, t.confidence = self.classifier.classify(t.crop)
+            classified += 1
+            self._cache[key] = (thumb, t.tile, t.confidence)
+        readings = _assemble(tiles)
+        ms = (time.perf_counter() - t0) * 1000
+        return ZoneReadings(readings[0], readings[1], tuple(tiles), ms, classified)
+
+    def reset_cache(self) -> None:
+        self._cache.clear()
+
+
+def _read(t: DetectedTile) -> ReadTile:
+    return ReadTile(t.tile if t.face_up else None, t.sideways, t.face_up, t.occluded, t.confidence, t.stacked)
+
+
+def _assemble(tiles: list[DetectedTile]) -> tuple[tuple[SeatReading, ...], tuple[ReadTile, ...]]:
+    seats = []
+    for seat in range(4):
+        mine = [t for t in tiles if t.seat == seat]
+        pond = tuple(_read(t) for t in sorted((t for t in mine if t.zone == "pond"), key=lambda t: t.index))
+        hand = tuple(_read(t) for t in sorted((t for t in mine if t.zone == "hand"), key=lambda t: t.index))
+        meld_tiles = sorted((t for t in mine if t.zone == "meld"), key=lambda t: t.index)
+        melds = tuple(
+            MeldReading(tuple(_read(t) for t in meld_tiles if t.meld == m))
+            for m in sorted({t.meld for t in meld_tiles})
+        )
+        seats.append(SeatReading(pond, melds, hand))
+    dora = tuple(_read(t) for t in sorted((t for t in tiles if t.zone == "dora"), key=lambda t: t.index))
+    return tuple(seats), dora  # type: ignore[return-value]
