@@ -32,3 +32,20 @@ def test_calibrate_from_an_image_and_a_missing_marker(tmp_path, capsys):
     cv2.imwrite(str(image), frame)
     assert main(["vision", "calibrate", "--camera", str(image), "--out", str(out)]) == 1
     assert "2" in capsys.readouterr().err
+
+
+def test_check_reads_a_rendered_table(tmp_path, capsys):
+    from hardware_sims.camera_render import Discard, SeatView
+
+    view = TableView(seats=(SeatView(discards=(Discard("1m"), Discard("9p"), Discard("E", sideways=True))),
+                            SeatView(), SeatView(discards=(Discard("5s"),)), SeatView()))
+    frame, _ = render(view, geometry=TableGeometry(), camera=CameraPose.overhead(), tiles=drawn_tile_set(),
+                      effects=Effects(), rng=np.random.default_rng(2))
+    image = tmp_path / "table.png"
+    cv2.imwrite(str(image), frame)
+    assert main(["vision", "check", str(image)]) == 0
+    out = capsys.readouterr().out
+    assert "seat 0 (E)  pond: 1m 9p E*" in out
+    assert "seat 2 (W)  pond: 5s" in out
+    annotated = cv2.imread(str(tmp_path / "table-check.png"))
+    assert annotated is not None and annotated.shape == frame.shape and not np.array_equal(annotated, frame)

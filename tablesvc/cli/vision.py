@@ -23,6 +23,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--out", default="calibration.json", metavar="FILE", help="where to save (default: %(default)s)")
     c.add_argument("--geometry", metavar="FILE", help="table geometry TOML (default: a standard automatic table)")
     c.set_defaults(run=run_calibrate)
+    k = vsub.add_parser("check", help="read an image: annotated copy and what lies in each zone",
+                        description="Read one image of the table: write an annotated copy (tile boxes, names, "
+                        "zones) and print what lies in each zone. Enroll your tile set with --tiles (or a saved "
+                        "--model); without either, the project's own drawn tiles are used.")
+    k.add_argument("image", metavar="IMAGE")
+    k.add_argument("--calibration", metavar="FILE", help="a saved calibration (default: calibrate from IMAGE)")
+    k.add_argument("--tiles", metavar="DIR", help="a directory of tile images named 1m.png .. 5mr.png, E.png ..")
+    k.add_argument("--model", metavar="FILE", help="a saved classifier (.npz)")
+    k.add_argument("--out", metavar="FILE", help="the annotated copy (default: IMAGE-check.png)")
+    k.add_argument("--geometry", metavar="FILE", help="table geometry TOML (default: a standard automatic table)")
+    k.set_defaults(run=run_check)
 
 
 def _geometry(path: str | None):
@@ -78,4 +89,69 @@ def run_calibrate(args: argparse.Namespace) -> int:
     calibration.save(args.out)
     print(f"{args.out}: calibrated, marker error {calibration.error_mm:.2f} mm over a "
           f"{frame.shape[1]}x{frame.shape[0]} frame")
+    return 0
+
+
+def _classifier(args: argparse.Namespace):
+    from vision.classifier import TileClassifier
+
+    if args.model:
+        return TileClassifier.load(args.model)
+    classifier = TileClassifier()
+    if args.tiles:
+        classifier.enroll_directory(args.tiles)
+        return classifier
+    from hardware_sims.tile_art import drawn_tile_set  # the project's own drawing, for a first look
+
+    classifier.enroll(drawn_tile_set().faces)
+    return classifier
+
+
+def run_check(args: argparse.Namespace) -> int:
+    import cv2
+    import numpy as np
+
+    from vision.calibration import Calibration, CalibrationError, calibrate
+    from vision.geometry import TileRect
+    from vision.pipeline import FramePipeline
+
+    frame = cv2.imread(args.image)
+    if frame is None:
+        print(f"tablesvc vision check: cannot read the image {args.image}", file=sys.stderr)
+        return 1
+    geometry = _geometry(args.geometry)
+    try:
+        calibration = Calibration.load(args.calibration) if args.calibration else calibrate(frame, geometry)
+        classifier = _classifier(args)
+    except (CalibrationError, OSError, ValueError) as exc:
+        print(f"tablesvc vision check: {exc}", file=sys.stderr)
+        return 1
+    readings = FramePipeline(calibration, geometry, classifier).process(frame)
+    annotated = frame.copy()
+    for seat in range(4):
+        for zone in ("pond", "meld", "hand", "wall"):
+            polygon = calibration.table_to_image(geometry.zone_polygon(seat, zone)).astype(np.int32)
+            cv2.polylines(annotated, [polygon], True, (200, 200, 0), 1)
+    for t in readings.tiles:
+        w, h = geometry.tile_w, geometry.tile_h
+        rect = TileRect(t.center_mm[0], t.center_mm[1], w, h, t.angle)
+        box = calibration.table_to_image(rect.corners()).astype(np.int32)
+        colour = (0, 200, 0) if t.tile else ((128, 128, 128) if not t.face_up else (0, 0, 255))
+        cv2.polylines(annotated, [box], True, colour, 2)
+        label = t.tile or ("back" if not t.face_up else "?")
+        x, y = box.min(axis=0)
+        cv2.putText(annotated, label, (int(x), int(y) - 3), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1, cv2.LINE_AA)
+    out = args.out or str(Path(args.image).with_name(Path(args.image).stem + "-check.png"))
+    cv2.imwrite(out, annotated)
+
+    def names(tiles) -> str:
+        return " ".join((t.tile or "?") + ("*" if t.sideways else "") for t in tiles) or "-"
+
+    for seat, reading in enumerate(readings.seats):
+        melds = "  ".join(names(m.tiles) for m in reading.melds) or "-"
+        print(f"seat {seat} ({'ESWN'[seat]})  pond: {names(reading.pond)}   melds: {melds}   hand: "
+              f"{names(reading.hand)}")
+    print(f"dora indicators: {names(readings.dora)}")
+    unknown = sum(1 for t in readings.tiles if t.face_up and not t.tile)
+    print(f"{len(readings.tiles)} tiles, {unknown} unknown, {readings.ms:.0f} ms; annotated copy: {out}")
     return 0
