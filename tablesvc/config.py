@@ -56,6 +56,9 @@ class SerialConfig:
 class CameraConfig:
     name: str
     source: str | int
+    calibration: Path | None = None
+    tiles: Path | None = None
+    model: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -76,7 +79,7 @@ _SECTIONS = {
     "table": {"site", "id", "rules", "data_dir", "players", "journal_sync"},
     "mqtt": {"url", "prefix", "protocol", "ca_file", "client_id"},
     "serial": {"name", "url", "heartbeat_timeout"},
-    "camera": {"name", "source"},
+    "camera": {"name", "source", "calibration", "tiles", "model"},
     "commands": {"tokens"},
 }
 
@@ -216,8 +219,22 @@ def parse_config(text: str, path: str = "<config>", *, base: Path | None = None)
     if "camera" in data:
         cam = data["camera"]
         c.known(cam, "camera")
+        paths: dict[str, Path | None] = {}
+        for key in ("calibration", "tiles", "model"):
+            value = c.get(cam, "camera", key, str, None)
+            if value is None:
+                paths[key] = None
+                continue
+            path = Path(value)
+            if base is not None and not path.is_absolute():
+                path = base / path
+            if not path.exists():
+                raise c.fail("camera", key, f"no such {'directory' if key == 'tiles' else 'file'}: {path}")
+            paths[key] = path
+        if paths["tiles"] is not None and paths["model"] is not None:
+            raise c.fail("camera", "model", "give either tiles (a directory to enroll) or model, not both")
         camera = CameraConfig(name=c.get(cam, "camera", "name", str, "camera"),
-                              source=c.get(cam, "camera", "source", (str, int)))
+                              source=c.get(cam, "camera", "source", (str, int)), **paths)
         if not _topic_safe(camera.name):
             raise c.fail("camera", "name", f"{camera.name!r} names a topic: no '/', '+', '#' or spaces")
 

@@ -87,6 +87,7 @@ class TableService:
                                  default_players=config.table.players)
         self.mjai = MjaiStream()
         self.drivers: list[Any] = []
+        self.reader: Any = None
         self._worker: threading.Thread | None = None
         self.processed = threading.Condition()
         self.inputs_done = 0
@@ -110,7 +111,12 @@ class TableService:
         if self.config.camera is not None:
             from drivers.camera import CameraDriver
 
-            camera = CameraDriver(self.config.camera.name, self.config.camera.source, on_frame=self._frame,
+            on_frame = self._frame
+            self.reader = self._camera_reader(self.config.camera)
+            if self.reader is not None:
+                self.reader.start()
+                on_frame = self.reader.frame
+            camera = CameraDriver(self.config.camera.name, self.config.camera.source, on_frame=on_frame,
                                   on_health=self._health)
             camera.start()
             self.drivers.append(camera)
@@ -118,6 +124,8 @@ class TableService:
     def stop(self) -> None:
         for driver in self.drivers:
             driver.stop()
+        if self.reader is not None:
+            self.reader.stop()
         self.inbox.put(_STOP)
         if self._worker is not None:
             self._worker.join(10)
@@ -130,8 +138,26 @@ class TableService:
         self.inbox.put(("obs", observation))
 
     def _frame(self, frame: object) -> None:
-        """A camera frame. The tile recogniser (the vision issue) turns frames into observations;
-        until it is configured, frames only keep the camera's health."""
+        """A camera frame with no calibration or tile set configured: it only keeps the camera's health."""
+
+    def _camera_reader(self, cam: Any) -> Any:
+        """Frames to observations, when the camera is calibrated and a tile set enrolled."""
+        if cam.calibration is None or (cam.tiles is None and cam.model is None):
+            log.warning("camera %s: no calibration and tile set configured; its frames are not read", cam.name)
+            return None
+        from tablesvc.camera_reader import CameraReader
+        from vision.calibration import Calibration
+        from vision.classifier import TileClassifier
+        from vision.pipeline import FramePipeline
+        from vision.tracking import ZoneTracker
+
+        if cam.model is not None:
+            classifier = TileClassifier.load(cam.model)
+        else:
+            classifier = TileClassifier()
+            classifier.enroll_directory(cam.tiles)
+        pipeline = FramePipeline(Calibration.load(cam.calibration), None, classifier)
+        return CameraReader(pipeline, ZoneTracker(cam.name), self.observe)
 
     def _health(self, health: DeviceHealth | CameraHealth) -> None:
         self.inbox.put(("health", health))

@@ -120,3 +120,64 @@ source = "{video}"
     finally:
         sub.close()
         service.stop()
+
+
+def test_a_camera_over_the_table_feeds_the_game(mosquitto, tmp_path):
+    """A video of a (rendered) table, calibrated and with the tile set enrolled: the service reads
+    the dora indicator and a discard from the frames alone."""
+    import cv2
+    import numpy as np
+
+    from drivers.observations import HandStarted
+    from hardware_sims.camera_render import CameraPose, Effects, SeatView, TableView, render
+    from hardware_sims.camera_render import Discard as SeenDiscard
+    from hardware_sims.tile_art import drawn_tile_set
+    from tablesvc.engine.events import Discard as DiscardEvent
+    from tablesvc.engine.events import DoraRevealed
+    from vision.calibration import calibrate
+    from vision.geometry import TableGeometry
+
+    tiles = drawn_tile_set()
+    (tmp_path / "tiles").mkdir()
+    for name, face in tiles.faces.items():
+        cv2.imwrite(str(tmp_path / "tiles" / f"{name}.png"), face)
+    geometry, rng = TableGeometry(), np.random.default_rng(4)
+    views = [TableView()] * 20 + [TableView(dora=("3p",))] * 10 + [
+        TableView(dora=("3p",), seats=(SeatView(discards=(SeenDiscard("9p"),)), SeatView(), SeatView(),
+                                       SeatView()))] * 12
+    frames = [render(v, geometry=geometry, camera=CameraPose.overhead(), tiles=tiles, effects=Effects(), rng=rng)[0]
+              for v in views]
+    calibrate(frames[0], geometry).save(tmp_path / "cal.json")
+    video = tmp_path / "table.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (1920, 1080))
+    for f in frames:
+        writer.write(f)
+    writer.release()
+    config = parse_config(f"""
+[table]
+site = "club"
+id = "t1"
+data_dir = "{tmp_path / 'data'}"
+[mqtt]
+url = "{mosquitto.url}"
+[camera]
+name = "overhead"
+source = "{video}"
+calibration = "{tmp_path / 'cal.json'}"
+tiles = "{tmp_path / 'tiles'}"
+""")
+    service = TableService(config)
+    sub = Subscriber(mosquitto.port)
+    service.start()
+    try:
+        send_command(sub, {"command": "start_game", "transaction": "go"})
+        assert sub.wait_for(lambda: sub.of("cmd/reply"))
+        service.observe(HandStarted(device="T1", seq=1, timestamp=0.0))
+        assert sub.wait_for(lambda: any(isinstance(e, DiscardEvent) for e in service.table.events), 60)
+        seen = [e for e in service.table.events if isinstance(e, DoraRevealed | DiscardEvent)]
+        assert seen[0] == DoraRevealed(tile=seen[0].tile) and seen[0].tile.mjai == "3p"
+        assert seen[1].seat == 0 and seen[1].tile.mjai == "9p" and not seen[1].riichi
+        assert service.reader is not None and service.reader.frames >= 20 and service.reader.errors == 0
+    finally:
+        sub.close()
+        service.stop()
