@@ -59,7 +59,7 @@ from tablesvc.rules.ruleset import Nagashi, Renhou, RuleSet, UnknownRuleSetError
 from tablesvc.rules.scoring import HandValue, score_hand
 from tablesvc.tiles import Tile, TileCountError, assign_ids, tiles_to_34
 
-__all__ = ["Engine", "Rejected", "apply"]
+__all__ = ["Engine", "Rejected", "apply", "implied_draw"]
 
 _SHANTEN = Shanten()
 
@@ -70,6 +70,25 @@ _MAY_FOLLOW_A_DRAW = frozenset({Discard, Tsumo, ConcealedKan, AddedKan, Abortive
 
 class Rejected(ValueError):
     """An event the rules do not allow now. The message is for a referee; the state is unchanged."""
+
+
+def implied_draw(state: GameState, event: Event) -> int | None:
+    """The seat whose unseen draw ``event`` implies (a discard, tsumo or kan by the seat due to draw), else None.
+
+    The one statement of this rule: the engine infers the draw from it, and the exporters write the
+    draw the record did not see."""
+    h = state.hand
+    seat = getattr(event, "seat", None)
+    if (
+        h is not None
+        and h.step is not Step.DISCARD
+        and seat is not None
+        and type(event) in _MAY_FOLLOW_A_DRAW
+        and state.phase is Phase.PLAYING
+        and Engine._drawer(h) == seat
+    ):
+        return seat
+    return None
 
 
 def apply(state: GameState, event: Event) -> tuple[GameState, list[Output]]:
@@ -119,15 +138,7 @@ class Engine:
         seat = getattr(event, "seat", None)
         if seat is not None and not 0 <= seat <= 3:
             raise Rejected(f"seat must be 0..3, not {seat}")
-        h = self.state.hand
-        if (
-            h is not None
-            and h.step is not Step.DISCARD
-            and seat is not None
-            and type(event) in _MAY_FOLLOW_A_DRAW
-            and self.state.phase is Phase.PLAYING
-            and self._drawer(h) == seat
-        ):
+        if implied_draw(self.state, event) is not None:
             # the draw was not seen: infer it, and undo it if the event is refused after all
             backup = self.state.clone()
             try:

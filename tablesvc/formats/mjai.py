@@ -68,7 +68,7 @@ from typing import TYPE_CHECKING, Any
 
 from mahjong.shanten import Shanten
 
-from tablesvc.engine.engine import Engine, Rejected
+from tablesvc.engine.engine import Engine, Rejected, implied_draw
 from tablesvc.engine.events import (
     AbortiveDraw,
     AddedKan,
@@ -622,11 +622,7 @@ def _capture(state: GameState, event: Event) -> Before:
         return Before(phase=state.phase, round=state.round, honba=state.honba, sticks=state.sticks,
                       dealer=state.dealer, scores=_four(state.scores))
     seat = getattr(event, "seat", None)
-    implied = None
-    if (state.phase is Phase.PLAYING and h.step is not Step.DISCARD
-            and isinstance(event, Discard | Tsumo | ConcealedKan | AddedKan | AbortiveDraw)
-            and seat is not None and Engine._drawer(h) == seat):
-        implied = seat
+    implied = implied_draw(state, event)
     b = Before(phase=state.phase, round=h.round, honba=h.honba, sticks=h.sticks, dealer=h.dealer,
                scores=_four(state.scores), implied_draw=implied,
                drawn=h.seats[seat].drawn if seat is not None and 0 <= seat <= 3 and implied is None else None,
