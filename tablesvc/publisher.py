@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections import deque
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -130,6 +131,16 @@ class Publisher:
             self._recent.append((self._pending.pop(seq).mid, seq))
         self.journal.mark_published(done)
         return len(done)
+
+    def drain(self, timeout: float) -> bool:
+        """Before a clean stop: wait (at most ``timeout`` s) for the broker to acknowledge what is in flight,
+        so the next start does not send it again. True when nothing is left in flight."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self.flush_acks()
+            if not self._pending or time.monotonic() >= deadline:
+                return not self._pending
+            time.sleep(0.02)
 
     def refused(self, mid: int, reason: str, ts: float) -> None:
         """The broker refused a message (MQTT 5 PUBACK with a failure reason): if it was an event,

@@ -129,6 +129,8 @@ class TableService:
         self.inbox.put(_STOP)
         if self._worker is not None:
             self._worker.join(10)
+        if self.link.connected.is_set() and not self.publisher.drain(3.0):
+            log.info("stopping with events the broker has not acknowledged; they are sent at the next start")
         self.link.stop(final=self.publisher.status(False))
         self.journal.close()
 
