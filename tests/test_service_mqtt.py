@@ -114,6 +114,9 @@ def test_a_whole_game_arrives_complete_and_in_order(service, mosquitto):
     play(service, sub, record)
     last = service.journal.last_seq
     assert sub.wait_for(lambda: len(sub.of("events")) >= last)
+    # per journal entry the service publishes the event, then results and mjai, then the state: wait for
+    # the last entry's state before reading what came with it
+    assert sub.wait_for(lambda: sub.of("state") and sub.of("state")[-1]["seq"] == last)
     seqs = [e["seq"] for e in sub.of("events")]
     assert seqs == list(range(1, last + 1))  # gap-free, in order, none twice
     assert sub.of("events")[0]["event"]["type"] == "start_game"
