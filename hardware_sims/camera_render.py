@@ -49,7 +49,8 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-FELT = (60, 110, 35)
+FELT = (60, 110, 35)  # BGR: the usual green
+BLUE_FELT = (120, 70, 25)  # BGR: the dark blue of many automatic tables
 RIM = (40, 55, 75)
 PANEL = (45, 45, 45)
 FLOOR = (70, 75, 80)
@@ -236,7 +237,7 @@ class GroundTruth:
 
 # ---------------------------------------------------------------- table space
 @lru_cache(maxsize=8)
-def _base(geometry: TableGeometry, px_per_mm: float) -> np.ndarray:
+def _base(geometry: TableGeometry, px_per_mm: float, felt: tuple[int, int, int] = FELT) -> np.ndarray:
     """Felt, rim, centre panel and markers in table space (cached: the same for every frame)."""
     extent = geometry.surface_mm / 2 + 60.0
     n = round(2 * extent * px_per_mm)
@@ -246,7 +247,7 @@ def _base(geometry: TableGeometry, px_per_mm: float) -> np.ndarray:
         return round((v + extent) * px_per_mm)
 
     s = geometry.surface_mm / 2
-    cv2.rectangle(img, (to_px(-s), to_px(-s)), (to_px(s) - 1, to_px(s) - 1), FELT, -1)
+    cv2.rectangle(img, (to_px(-s), to_px(-s)), (to_px(s) - 1, to_px(s) - 1), felt, -1)
     yy, xx = np.mgrid[0:n, 0:n]
     texture = ((np.sin(xx * 0.9) * np.sin(yy * 1.3)) * 4).astype(np.int16)  # faint felt weave
     img = np.clip(img.astype(np.int16) + texture[..., None], 0, 255).astype(np.uint8)
@@ -368,12 +369,14 @@ def render(
     effects: Effects | None = None,
     rng: np.random.Generator | None = None,
     px_per_mm: float = 2.0,
+    felt: tuple[int, int, int] = FELT,
 ) -> tuple[np.ndarray, GroundTruth]:
     """Render ``table_view`` as a BGR uint8 frame of ``camera.image_size`` and its ground truth.
 
     Defaults: the standard geometry, an overhead camera, the drawn tile set,
     no effects, a fixed seed. ``px_per_mm`` is the table-space resolution;
     2 is enough for a 1080p view of an 840 mm table (about 1.2 px/mm).
+    ``felt`` is the cloth's BGR colour (:data:`FELT` green, :data:`BLUE_FELT`...).
     """
     geometry = geometry or TableGeometry()
     camera = camera or CameraPose.overhead()
@@ -382,7 +385,7 @@ def render(
     rng = rng if rng is not None else np.random.default_rng(0)
 
     extent = geometry.surface_mm / 2 + 60.0
-    canvas = _base(geometry, px_per_mm).copy()
+    canvas = _base(geometry, px_per_mm, tuple(felt)).copy()
     faces = _scaled_faces(tiles, geometry, px_per_mm)
     placed = _layout(table_view, geometry)
     for p in placed:

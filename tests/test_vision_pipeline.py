@@ -89,3 +89,22 @@ def test_tracker_emits_the_scripted_sequence_and_nothing_for_hands_blur_or_drops
     # each event is settled by the third stable frame of its view, never by the hand/blur frames
     assert [e.timestamp for e in events] == [8.0, 14.0, 20.0, 26.0]
     assert all(e.camera == "cam" for e in events)
+
+
+def test_a_meld_touching_the_next_is_split_by_its_kinds_not_read_as_a_kan(classifier: TileClassifier) -> None:
+    """Melds laid with almost no gap: the walk joins a fourth tile to the pon (it could be an open kan); the
+    kinds differ, so the pipeline walks again with a cut there and reads two melds of three."""
+    from vision.geometry import TableGeometry
+
+    melds = (MeldView(("E", "E", "E"), called=1), MeldView(("7p", "8p", "9p"), called=0))
+    view = TableView(_seats(s0=SeatView(melds=melds), s2=SeatView(melds=melds)))
+    frame, _truth = render(view, geometry=TableGeometry(meld_gap=0.5), effects=Effects(noise_sigma=2.0),
+                           rng=np.random.default_rng(2))  # fmt: skip
+    frame = decoded(frame, 90)
+    pipe = FramePipeline(calibrate(frame), None, classifier)
+    walked = pipe.detector.detect(frame)
+    assert any(t.kan_guess for t in walked), "the near-touching melds should have looked joined to the walk"
+    readings = pipe.process(frame)
+    for seat in (0, 2):
+        got = [[(t.tile, t.sideways) for t in m.tiles] for m in readings.seats[seat].melds]
+        assert got == [[("E", False), ("E", True), ("E", False)], [("7p", True), ("8p", False), ("9p", False)]]

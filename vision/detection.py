@@ -7,13 +7,20 @@ segmenting blobs and splitting touching tiles, the detector *walks the
 slots* of :class:`~vision.geometry.TableGeometry` and tests each one on a
 binary "tile body" mask of the rectified view:
 
-- the mask is the red channel over a threshold: the ivory face, its rim and
-  coloured backs are bright in red, the green felt, its shadows and the grey
-  centre panel are not (glare adds at most ~60 levels to the felt);
+- the mask is "not felt": the felt's hue and saturation are estimated per
+  frame (the median of the playing surface, which is mostly felt), and a
+  pixel is felt when its hue is near the felt's and it is at least half as
+  saturated. Hue and saturation do not change when the light dims (a lamp
+  gradient, a tile's shadow), so no brightness threshold has to fit every
+  corner of the table; ivory, its rim, black/red/blue ink and coloured backs
+  all differ from the felt. Only ink of the felt's own colour (green bamboo
+  on green felt) looks like felt, so presence is tested on the tile's *rim*
+  as well as its centre: a face never reaches its last few millimetres;
 - coverage of an axis-aligned rectangle is read from an integral image, so a
   slot test costs a few additions (every slot is a quarter turn of its seat);
 - upright vs sideways: a pond tile laid crosswise is 26 mm deep in a 35 mm row,
-  so thin strips along the row's near and far edges are felt over it; in a
+  so thin strips along the row's near and far edges are felt over it (at
+  least one of them: a careless neighbour may cover the other); in a
   meld a sideways tile leaves the strip 26..35 mm from the edge empty and an
   added-kan tile fills a strip beyond it;
 - a meld ends where the 4 mm gap between two melds shows felt;
@@ -69,6 +76,7 @@ class DetectedTile:
     occluded: bool = False
     meld: int = -1
     stacked: bool = False
+    kan_guess: bool = False  # fourth tile of a meld joined on a touching edge only (see TileDetector._melds)
     crop: np.ndarray | None = field(default=None, repr=False, compare=False)
 
 
@@ -76,8 +84,9 @@ class TileDetector:
     """Slot-walking tile detector on a rectified view (see the module doc).
 
     ``px_per_mm`` is the resolution of the rectified masks (1 is enough for
-    slot tests; crops are warped from the frame itself); ``body_threshold``
-    the red level separating tile bodies from felt.
+    slot tests; crops are warped from the frame itself); ``felt_hue_tolerance``
+    (OpenCV hue units, 0..180) and ``felt_saturation_fraction`` say how close
+    to the felt's own hue and saturation a pixel must be to count as felt.
     """
 
     def __init__(
@@ -85,7 +94,8 @@ class TileDetector:
         calibration: Calibration,
         geometry: TableGeometry | None = None,
         px_per_mm: float = 1.0,
-        body_threshold: int = 115,
+        felt_hue_tolerance: int = 14,
+        felt_saturation_fraction: float = 0.45,
         face_down_fraction: float = 0.6,
         occluded_skin_fraction: float = 0.25,
     ) -> None:
@@ -94,7 +104,9 @@ class TileDetector:
         self.s = px_per_mm
         g = self.geometry
         self.extent = g.meld_edge + 2 * g.tile_w + 10.0
-        self.body_threshold = body_threshold
+        self.felt_hue_tolerance = felt_hue_tolerance
+        self.felt_saturation_fraction = felt_saturation_fraction
+        self.felt_hsv: tuple[int, int, int] = (0, 0, 0)  # the last frame's estimate (hue, saturation, value)
         self.face_down_fraction = face_down_fraction
         self.occluded_skin_fraction = occluded_skin_fraction
         self._frame: np.ndarray | None = None
@@ -114,8 +126,7 @@ class TileDetector:
         b, g, r = cv2.split(view)
         rb = cv2.subtract(r, b)  # colourfulness towards red/orange: backs high, ivory low, felt zero
         gb = cv2.subtract(g, b)
-        # tile bodies are bright in red (ivory, rims, coloured backs) or blue (blue ink); felt is neither
-        body = ((r > self.body_threshold) | (b > self.body_threshold + 20)).astype(np.uint8)
+        body = self._not_felt(view)
         saturated = (rb > 120).astype(np.uint8)
         skin = ((rb > 50) & (rb <= 120) & (gb > 12) & (r > 110)).astype(np.uint8)
         self._frame = frame
@@ -128,6 +139,24 @@ class TileDetector:
         self._sat_integral = cv2.integral(saturated, sdepth=cv2.CV_32S)
         self._skin_integral = cv2.integral(skin, sdepth=cv2.CV_32S)
         self._to_image = np.linalg.inv(self.calibration.homography)
+
+    def _not_felt(self, view: np.ndarray) -> np.ndarray:
+        """1 where a pixel is not felt (tile body, ink, backs), 0 on the felt and its shadows."""
+        hsv = cv2.cvtColor(view, cv2.COLOR_BGR2HSV)
+        # the playing surface inside the markers is mostly felt: its median is the felt's colour
+        c = self._px(self.geometry.surface_mm / 2 - self.geometry.marker_inset)
+        lo = self._px(-(self.geometry.surface_mm / 2 - self.geometry.marker_inset))
+        sample = hsv[lo:c:4, lo:c:4].reshape(-1, 3)
+        hue, sat, val = (int(x) for x in np.median(sample, axis=0))
+        self.felt_hsv = (hue, sat, val)
+        tol = self.felt_hue_tolerance
+        min_sat = max(25, round(sat * self.felt_saturation_fraction))
+        h, s_ = hsv[..., 0], hsv[..., 1]
+        # hue is circular (0..179): distance the short way round
+        dh = cv2.absdiff(h, np.full_like(h, hue))
+        dh = np.minimum(dh, 180 - dh)
+        felt = (dh <= tol) & (s_ >= min_sat)
+        return (~felt).astype(np.uint8)
 
     def _px(self, v: float) -> int:
         return round((v + self.extent) * self.s)
@@ -186,13 +215,31 @@ class TileDetector:
         out: list[DetectedTile] = []
         for seat in range(4):
             out += self._pond(seat)
-            out += self._melds(seat)
+            out += self.melds(seat)
             out += self._hand(seat)
         out += self._wall()
         return out
 
-    def _present(self, seat: int, u0: float, u1: float, vc: float) -> bool:
-        return self._cov(seat, u0, u1, vc - 7, vc + 7, self._filled_integral) > 0.6
+    def _present(self, seat: int, u0: float, u1: float, vc: float, *rims: tuple[float, float, float, float]) -> bool:
+        """A tile body over [u0, u1] x [vc - 7, vc + 7], or a tile's rim all round one of ``rims``."""
+        if self._cov(seat, u0, u1, vc - 7, vc + 7, self._filled_integral) > 0.6:
+            return True
+        return any(self._rim(seat, *r) > 0.75 for r in rims)
+
+    def _rim(self, seat: int, u0: float, u1: float, v0: float, v1: float) -> float:
+        """Mean body coverage of four bands 1.5..3.5 mm inside the edges of a tile-sized rect.
+
+        A face's ink keeps off its last few millimetres, so the rim is tile body whatever the
+        face shows (a green bamboo bird on green felt included), and felt where there is no tile.
+        """
+        a, b, c = 1.5, 3.5, 4.5  # band from a to b inside the edge; bands stop c short of the corners
+        bands = (
+            self._cov(seat, u0 + c, u1 - c, v0 + a, v0 + b),
+            self._cov(seat, u0 + c, u1 - c, v1 - b, v1 - a),
+            self._cov(seat, u0 + a, u0 + b, v0 + c, v1 - c),
+            self._cov(seat, u1 - b, u1 - a, v0 + c, v1 - c),
+        )
+        return sum(bands) / 4
 
     def _pond(self, seat: int) -> list[DetectedTile]:
         g = self.geometry
@@ -203,13 +250,18 @@ class TileDetector:
             u = -g.pond_cols * g.tile_w / 2
             in_row = 0
             while row == g.pond_rows - 1 or in_row < g.pond_cols:
-                if u + g.tile_w > g.wall_centre - g.tile_h / 2 or not self._present(seat, u + 5, u + g.tile_w - 5,
-                                                                                      v0 + g.tile_h / 2):  # fmt: skip
+                upright_rect = (u, u + g.tile_w, v0, v0 + g.tile_h)
+                sideways_rect = (u, u + g.tile_h, v0 + (g.tile_h - g.tile_w) / 2, v0 + (g.tile_h + g.tile_w) / 2)
+                if u + g.tile_w > g.wall_centre - g.tile_h / 2 or not self._present(
+                    seat, u + 5, u + g.tile_w - 5, v0 + g.tile_h / 2, upright_rect, sideways_rect
+                ):
                     return found
                 near = self._cov(seat, u + 6, u + g.tile_w - 6, v0 + 1.5, v0 + 3.0)
                 far = self._cov(seat, u + 6, u + g.tile_w - 6, v0 + g.tile_h - 3.0, v0 + g.tile_h - 1.5)
-                strips = (near + far) / 2
-                side = strips < 0.5
+                # an upright tile covers both strips; a crosswise one leaves at least one bare (jitter or a
+                # neighbour row can cover the other; green ink of a bamboo tile may look like felt on part
+                # of one strip of an upright tile): the weaker strip decides
+                side = min(near, far) < 0.25
                 flags.append(side)
                 rect = g.pond_slot(seat, len(flags) - 1, flags)
                 found.append(self._tile("pond", seat, len(flags) - 1, rect, side))
@@ -219,40 +271,89 @@ class TileDetector:
                 break
         return found
 
-    def _melds(self, seat: int) -> list[DetectedTile]:
+    def melds(self, seat: int, cut_after_three: frozenset[int] = frozenset()) -> list[DetectedTile]:
+        """Walk the meld area from the right; group tiles into melds by how melds are laid.
+
+        Gaps between melds are a few mm, which careless placing closes and opens, so a gap
+        decides only what the layout rules leave open: a meld has three or four tiles; a
+        concealed kan (no crosswise tile) always four; an added kan (a stacked tile) three in
+        its row; a second crosswise tile starts a new meld. A fourth tile that touches three
+        with a crosswise one could be an open kan or the next meld: it is joined, and marked
+        ``kan_guess`` so the pipeline can check the kinds and walk again with
+        ``cut_after_three`` naming that meld when they differ (on the frame last given to
+        :meth:`detect`).
+        """
         g = self.geometry
         e, w, h = g.meld_edge, g.tile_w, g.tile_h
         found: list[DetectedTile] = []
         right = g.meld_right
         meld = 0
-        while right - w > g.meld_left - 6 and self._present(seat, right - 20, right - 6, e - 13):
-            members = 0
+        while right - w > g.meld_left - 6 and self._present(
+            seat, right - 20, right - 6, e - 13, (right - w, right, e - h, e), (right - h, right, e - w, e)
+        ):
+            members = crosswise = 0
+            stacked_seen = False
             while True:
                 stacked = self._cov(seat, right - 28, right - 8, e - 48, e - 40) > 0.5
                 upright = not stacked and self._cov(seat, right - 20, right - 6, e - 32.5, e - 29.5) > 0.5
+                if members >= 3 and not upright and crosswise:
+                    right -= g.meld_gap  # a second crosswise tile: the next meld
+                    break
                 span = w if upright else h
                 u = right - span / 2
                 local = TileRect(u, e - h / 2, w, h, 0.0) if upright else TileRect(u, e - w / 2, w, h, 90.0)
-                found.append(self._tile("meld", seat, len(found), local.local_to(seat), not upright, meld=meld))
+                tile = self._tile("meld", seat, len(found), local.local_to(seat), not upright, meld=meld)
+                if members == 3 and crosswise and not tile.face_up and not tile.occluded:
+                    right -= g.meld_gap  # an open kan shows four faces: a face-down tile starts a concealed kan
+                    break
+                found.append(tile)
                 if stacked:
                     top = TileRect(u, e - w / 2 - w, w, h, 90.0)
                     found.append(self._tile("meld", seat, len(found), top.local_to(seat), True, meld=meld,
                                             stacked=True))  # fmt: skip
+                stacked_seen |= stacked
+                crosswise += not upright
                 right -= span
                 members += 1
-                joined = self._cov(seat, right - 3.0, right - 1.0, e - 20, e - 6) > 0.5
-                if not joined or members >= 4:
-                    right -= g.meld_gap
+                if members == 4 and crosswise:
+                    tile.kan_guess = True
+                next_present = self._present(seat, right - 20, right - 6, e - 13,
+                                             (right - w, right, e - h, e), (right - h, right, e - w, e))  # fmt: skip
+                joined = next_present and self._cov(seat, right - 3.0, right - 1.0, e - 20, e - 6) > 0.9
+                if members < 3 and next_present:
+                    continue  # a meld has at least three tiles
+                if members == 3 and not crosswise and next_present:
+                    continue  # a concealed kan has four
+                if members >= 4 or not joined or stacked_seen or (members == 3 and meld in cut_after_three):
+                    right = self._next_meld_edge(seat, right)
                     break
             meld += 1
         return _order_melds(found)
+
+    def _next_meld_edge(self, seat: int, right: float) -> float:
+        """Right edge of the next meld after a meld ending at ``right``: past the felt gap as it lies.
+
+        Melds are laid by hand, so the gap is rarely the nominal ``meld_gap``: scan 1 mm strips for
+        the felt and take the first tile edge after it (no felt seen: the melds touch).
+        """
+        g = self.geometry
+        e = g.meld_edge
+        felt_seen = False
+        for d in range(int(g.meld_gap) + 4):
+            covered = self._cov(seat, right - d - 1, right - d, e - 20, e - 6) > 0.8
+            if not covered:
+                felt_seen = True
+            elif felt_seen:
+                return right - d
+        return right if not felt_seen else right - g.meld_gap
 
     def _hand(self, seat: int) -> list[DetectedTile]:
         g = self.geometry
         found: list[DetectedTile] = []
         for i in range(18):
             u = g.hand_left + i * g.tile_w
-            if u + g.tile_w > g.hand_right + 6 or not self._present(seat, u + 5, u + g.tile_w - 5, g.hand_centre):
+            rim = (u, u + g.tile_w, g.hand_centre - g.tile_h / 2, g.hand_centre + g.tile_h / 2)
+            if u + g.tile_w > g.hand_right + 6 or not self._present(seat, u + 5, u + g.tile_w - 5, g.hand_centre, rim):
                 break
             found.append(self._tile("hand", seat, i, g.hand_slot(seat, i), False))
         return found
@@ -265,7 +366,8 @@ class TileDetector:
         for seat in range(4):
             for stack in reversed(range(g.wall_stacks)):
                 u = -g.wall_stacks * g.tile_w / 2 + stack * g.tile_w
-                if not self._present(seat, u + 5, u + g.tile_w - 5, g.wall_centre):
+                rim = (u, u + g.tile_w, g.wall_centre - g.tile_h / 2, g.wall_centre + g.tile_h / 2)
+                if not self._present(seat, u + 5, u + g.tile_w - 5, g.wall_centre, rim):
                     continue
                 t = self._tile("wall", seat, stack, g.wall_slot(seat, stack), False)
                 if t.face_up:

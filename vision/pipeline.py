@@ -87,6 +87,22 @@ class FramePipeline:
     def process(self, frame: np.ndarray) -> ZoneReadings:
         t0 = time.perf_counter()
         tiles = self.detector.detect(frame)
+        classified = self._classify(tiles)
+        for seat in range(4):
+            cuts: frozenset[int] = frozenset()
+            while (bad := _mixed_kan(tiles, seat)) is not None and bad not in cuts:
+                # a fourth tile joined on a touching edge is not of the first three's kind: no kan, the
+                # next meld starts there (and lies a gap further left): walk this seat's melds again
+                cuts |= {bad}
+                redone = self.detector.melds(seat, cuts)
+                tiles = [t for t in tiles if not (t.zone == "meld" and t.seat == seat)] + redone
+                classified += self._classify(redone)
+        readings = _assemble(tiles)
+        ms = (time.perf_counter() - t0) * 1000
+        return ZoneReadings(readings[0], readings[1], tuple(tiles), ms, classified)
+
+    def _classify(self, tiles: list[DetectedTile]) -> int:
+        """Name every face-up tile (from the cache when its crop has not changed); returns crops classified."""
         classified = 0
         for t in tiles:
             if not t.face_up or t.crop is None:
@@ -101,12 +117,29 @@ class FramePipeline:
             t.tile, t.confidence = self.classifier.classify(t.crop)
             classified += 1
             self._cache[key] = (thumb, t.tile, t.confidence)
-        readings = _assemble(tiles)
-        ms = (time.perf_counter() - t0) * 1000
-        return ZoneReadings(readings[0], readings[1], tuple(tiles), ms, classified)
+        return classified
 
     def reset_cache(self) -> None:
         self._cache.clear()
+
+
+def _kind(tile: str) -> str:
+    return tile[:2] if tile.endswith("r") else tile
+
+
+def _mixed_kan(tiles: list[DetectedTile], seat: int) -> int | None:
+    """The first meld of ``seat`` whose guessed fourth tile is of another kind than the other three."""
+    melds: dict[int, list[DetectedTile]] = {}
+    for t in tiles:
+        if t.zone == "meld" and t.seat == seat and not t.stacked:
+            melds.setdefault(t.meld, []).append(t)
+    for m in sorted(melds):
+        members = melds[m]
+        if len(members) == 4 and any(t.kan_guess for t in members):
+            kinds = {_kind(t.tile) for t in members if t.tile is not None}
+            if len(kinds) > 1:
+                return m
+    return None
 
 
 def _read(t: DetectedTile) -> ReadTile:
