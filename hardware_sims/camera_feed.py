@@ -23,8 +23,6 @@ second, a few extra frames when one was unreadable is what happens in play.
 
 Known gaps, on purpose and counted in :class:`FeedStats`:
 
-- ura indicators have no place in a ``TableView``: :class:`UraIndicatorsSeen`
-  is passed through unrendered (``passed_through``);
 - a concealed kan is drawn with all four tiles face up: the tracker reports
   only face-up meld tiles, and the engine needs the four tiles of a
   concealed kan, so the usual face-down ends would give a 2-tile kan;
@@ -113,7 +111,6 @@ class FeedStats:
     frames: int = 0
     pipeline_ms: list[float] = field(default_factory=list)
     render_ms: list[float] = field(default_factory=list)
-    passed_through: int = 0
     occluded_frames: int = 0
 
     @property
@@ -175,10 +172,6 @@ class CameraFeed:
 
     # ------------------------------------------------------------ camera side: render and read
     def camera(self, observation: CameraObservation) -> None:
-        if isinstance(observation, UraIndicatorsSeen):
-            self.stats.passed_through += 1
-            self._deliver(observation)
-            return
         self.view = self._updated(self.view, observation)
         self._settle(observation)
 
@@ -216,6 +209,8 @@ class CameraFeed:
             seats[o.seat] = replace(sv, melds=tuple(melds))
         elif isinstance(o, DoraIndicatorSeen):
             return replace(view, dora=(*view.dora[: o.index], o.tile))
+        elif isinstance(o, UraIndicatorsSeen):
+            return replace(view, ura=tuple(o.tiles))
         elif isinstance(o, HandRevealed):
             seats[o.seat] = replace(seats[o.seat], hand=tuple(o.tiles))
         return replace(view, seats=tuple(seats))  # type: ignore[arg-type]

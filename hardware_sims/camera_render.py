@@ -98,6 +98,7 @@ class TableView:
     dora: tuple[str, ...] = ()
     dora_seat: int = 0  # wall in front of this seat holds the dead wall
     dora_stack: int = 4  # stack of the first indicator; kan-dora follow to its left
+    ura: tuple[str, ...] = ()  # ura indicators turned at a riichi win, each in front of its dora indicator
     walls: bool = False  # draw every other wall stack face down
 
 
@@ -203,7 +204,7 @@ class TileTruth:
     """One rendered tile: what it is, where it lies (table mm and pixels), how it is turned.
 
     ``tile`` is None for a face-down tile. ``zone`` is 'pond', 'meld',
-    'hand', 'dora' or 'wall' (face-down wall stacks). ``orientation`` is
+    'hand', 'dora', 'ura' or 'wall' (face-down wall stacks). ``orientation`` is
     the counter-clockwise angle of the tile's top relative to the camera's
     up, rounded to a quarter turn; ``corners_px`` are face TL, TR, BR, BL.
     ``occluded`` is set when the hand blob covers the tile's centre or two
@@ -302,6 +303,11 @@ def _layout(view: TableView, geometry: TableGeometry) -> list[_Placed]:
         if not 0 <= stack < geometry.wall_stacks:
             raise ValueError(f"dora indicator at stack {stack} is off the wall")
         placed.append(_Placed(geometry.wall_slot(seat, stack), t, t, "dora", seat, view.dora_stack - stack, False))
+    for i, t in enumerate(view.ura):
+        stack = view.dora_stack - i
+        if not 0 <= stack < geometry.wall_stacks:
+            raise ValueError(f"ura indicator at stack {stack} is off the wall")
+        placed.append(_Placed(geometry.ura_slot(view.dora_seat, stack), t, t, "ura", view.dora_seat, i, False))
     if view.walls:
         for seat in range(4):
             for stack in range(geometry.wall_stacks):

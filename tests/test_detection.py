@@ -39,7 +39,7 @@ def busy_view() -> TableView:
             melds += (MeldView(("N", "N", "N", "N"), called=None, face_down=(0, 3)),)
         hand = ("1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "E", "E", "E", "P", "P") if k == 3 else ()
         seats.append(SeatView(pond, melds, hand))
-    return TableView(tuple(seats), dora=("7s", "3m"), walls=True)  # type: ignore[arg-type]
+    return TableView(tuple(seats), dora=("7s", "3m"), ura=("F", "2p"), walls=True)  # type: ignore[arg-type]
 
 
 def decoded(frame: np.ndarray, quality: int = 90) -> np.ndarray:
@@ -102,11 +102,11 @@ def test_every_tile_found_in_its_slot(camera: CameraPose, effects: Effects, tile
     right, problems, extra = match(detected, truth)
     assert problems == []
     assert extra == []
-    assert right == len(truth.tiles) == 146
+    assert right == len(truth.tiles) == 148
     # crops of face-up tiles come upright at the classifier's 3:4 size; face-down tiles have none
     assert all(d.crop is not None and d.crop.shape[:2] == (52, 39) for d in detected if d.face_up)
     zones = {d.zone for d in detected}
-    assert zones == {"pond", "meld", "hand", "dora", "wall"}
+    assert zones == {"pond", "meld", "hand", "dora", "ura", "wall"}
 
 
 def test_each_seat_orientation_and_sideways_flags() -> None:

@@ -55,7 +55,8 @@ class DetectedTile:
     """One tile found in a frame.
 
     ``zone`` is 'pond', 'meld', 'hand', 'dora' (a face-up tile on the wall
-    ring) or 'wall' (a face-down wall stack); ``index`` counts in play order
+    ring), 'ura' (a face-up tile in front of a dora indicator) or 'wall' (a
+    face-down wall stack); ``index`` counts in play order
     (pond discard order, meld tiles from the first meld, hand left to right,
     wall stack); ``meld`` numbers the meld (0 = first, rightmost) and
     ``stacked`` marks an added-kan tile. ``angle`` is the table angle of the
@@ -263,15 +264,32 @@ class TileDetector:
                 # of one strip of an upright tile): the weaker strip decides
                 side = min(near, far) < 0.25
                 flags.append(side)
-                rect = g.pond_slot(seat, len(flags) - 1, flags)
-                found.append(self._tile("pond", seat, len(flags) - 1, rect, side))
-                u += g.tile_h if side else g.tile_w
+                span = g.tile_h if side else g.tile_w  # the slot as TableGeometry.pond_layout places it
+                rect = TileRect(u + span / 2, v0 + g.tile_h / 2, g.tile_w, g.tile_h, 90.0 if side else 0.0)
+                found.append(self._tile("pond", seat, len(flags) - 1, rect.local_to(seat), side))
+                u += span
                 in_row += 1
             if in_row < g.pond_cols:
                 break
         return found
 
     def melds(self, seat: int, cut_after_three: frozenset[int] = frozenset()) -> list[DetectedTile]:
+        """The melds of ``seat`` (see :meth:`_walk_melds`); a guessed kan that leaves the next meld
+        with fewer than three tiles was a wrong guess, and the walk is repeated with a cut there."""
+        cuts = set(cut_after_three)
+        while True:
+            found = self._walk_melds(seat, frozenset(cuts))
+            base: dict[int, int] = {}
+            for t in found:
+                base[t.meld] = base.get(t.meld, 0) + (not t.stacked)
+            guessed = {t.meld for t in found if t.kan_guess} - cuts
+            short = [m for m, n in base.items() if n < 3]
+            culprit = max((k for k in guessed if short and k < min(short)), default=None)
+            if culprit is None:
+                return found
+            cuts.add(culprit)
+
+    def _walk_melds(self, seat: int, cut_after_three: frozenset[int]) -> list[DetectedTile]:
         """Walk the meld area from the right; group tiles into melds by how melds are laid.
 
         Gaps between melds are a few mm, which careless placing closes and opens, so a gap
@@ -334,7 +352,7 @@ class TileDetector:
         """Right edge of the next meld after a meld ending at ``right``: past the felt gap as it lies.
 
         Melds are laid by hand, so the gap is rarely the nominal ``meld_gap``: scan 1 mm strips for
-        the felt and take the first tile edge after it (no felt seen: the melds touch).
+        the felt and take the first tile edge after it (no felt seen: half the nominal gap).
         """
         g = self.geometry
         e = g.meld_edge
@@ -345,7 +363,8 @@ class TileDetector:
                 felt_seen = True
             elif felt_seen:
                 return right - d
-        return right if not felt_seen else right - g.meld_gap
+        # no felt seen: the melds touch, or the gap is under the mask's resolution; split the difference
+        return right - g.meld_gap / 2 if not felt_seen else right - g.meld_gap
 
     def _hand(self, seat: int) -> list[DetectedTile]:
         g = self.geometry
@@ -359,7 +378,8 @@ class TileDetector:
         return found
 
     def _wall(self) -> list[DetectedTile]:
-        """Wall stacks: face-up tiles are dora indicators (index from the rightmost face-up stack leftwards)."""
+        """Wall stacks: face-up tiles are dora indicators (index from the rightmost face-up stack leftwards);
+        a face-up tile in front of a dora indicator is its ura indicator (same index)."""
         g = self.geometry
         found: list[DetectedTile] = []
         dora = 0
@@ -372,6 +392,12 @@ class TileDetector:
                 t = self._tile("wall", seat, stack, g.wall_slot(seat, stack), False)
                 if t.face_up:
                     t.zone, t.index = "dora", dora
+                    vc = g.wall_centre - g.tile_h / 2 - g.ura_gap - g.tile_h / 2
+                    ura_rim = (u, u + g.tile_w, vc - g.tile_h / 2, vc + g.tile_h / 2)
+                    if self._present(seat, u + 5, u + g.tile_w - 5, vc, ura_rim):
+                        ura = self._tile("ura", seat, dora, g.ura_slot(seat, stack), False)
+                        if ura.face_up or ura.occluded:
+                            found.append(ura)
                     dora += 1
                 found.append(t)
         return found

@@ -152,6 +152,7 @@ class TableGeometry:
     pond_rows: int = 3  # the last row grows past six tiles, as in play
     pond_row_gap: float = 1.0
     wall_centre: float = 250.0  # distance from the centre to the wall's mid-line
+    ura_gap: float = 3.0  # an ura indicator lies this far inside the wall, in front of its dora indicator
     wall_stacks: int = 17
     hand_centre: float = 305.0  # distance from the centre to a laid-down hand's mid-line
     hand_left: float = -230.0  # u of the left edge of the first hand tile
@@ -216,6 +217,16 @@ class TableGeometry:
         """Rect of the top tile of wall stack ``stack`` (0 = the player's leftmost) in front of ``seat``."""
         u = -self.wall_stacks * self.tile_w / 2 + (stack + 0.5) * self.tile_w
         return TileRect(u, self.wall_centre, self.tile_w, self.tile_h).local_to(seat)
+
+    def ura_slot(self, seat: int, stack: int) -> TileRect:
+        """Rect of the ura indicator turned over from under the indicator on ``stack``.
+
+        At a riichi win the tile under each dora indicator is turned face up and laid on the
+        felt just inside the wall, in front of (towards the centre from) its indicator.
+        """
+        u = -self.wall_stacks * self.tile_w / 2 + (stack + 0.5) * self.tile_w
+        v = self.wall_centre - self.tile_h - self.ura_gap
+        return TileRect(u, v, self.tile_w, self.tile_h).local_to(seat)
 
     def hand_slot(self, seat: int, index: int) -> TileRect:
         """Rect of tile ``index`` of a hand laid down face up in front of ``seat`` (left to right)."""
@@ -313,7 +324,11 @@ TOML_KEYS: dict[str, dict[str, str]] = {
         "pond_rows": "rows (last one grows)",
         "pond_row_gap": "gap between rows",
     },
-    "wall": {"wall_centre": "centre to wall mid-line", "wall_stacks": "stacks per wall"},
+    "wall": {
+        "wall_centre": "centre to wall mid-line",
+        "wall_stacks": "stacks per wall",
+        "ura_gap": "wall's inner edge to an ura indicator laid in front of its dora indicator",
+    },
     "hand": {"hand_centre": "centre to hand mid-line", "hand_left": "u of first tile's left edge", "hand_right": ""},
     "meld": {
         "meld_edge": "centre to melds' player-side edge",

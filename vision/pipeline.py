@@ -6,7 +6,10 @@ expensive part (~1-1.5 ms a tile), and from one frame to the next almost
 nothing changes, so answers are cached per slot (zone, seat, index, sideways)
 with a 6x8 grey thumbnail of the crop: when the new thumbnail differs from the
 cached one by less than ``cache_tolerance`` grey levels on average, the
-cached answer is reused. A face-down, occluded or unsure tile reads ``None``.
+cached answer is reused. Unsure answers are not cached: each new frame has
+its own noise, so a tile read unknown once is tried again in the next frame
+(the tracker waits for a zone to be fully known). A face-down, occluded or
+unsure tile reads ``None``.
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ class ZoneReadings:
     tiles: tuple[DetectedTile, ...] = field(default=(), repr=False)
     ms: float = 0.0
     classified: int = 0  # crops that went through the classifier (not answered from the cache)
+    ura: tuple[ReadTile, ...] = ()  # ura indicators turned over at a riichi win, in dora order
 
 
 class FramePipeline:
@@ -97,9 +101,9 @@ class FramePipeline:
                 redone = self.detector.melds(seat, cuts)
                 tiles = [t for t in tiles if not (t.zone == "meld" and t.seat == seat)] + redone
                 classified += self._classify(redone)
-        readings = _assemble(tiles)
+        seats, dora, ura = _assemble(tiles)
         ms = (time.perf_counter() - t0) * 1000
-        return ZoneReadings(readings[0], readings[1], tuple(tiles), ms, classified)
+        return ZoneReadings(seats, dora, tuple(tiles), ms, classified, ura)
 
     def _classify(self, tiles: list[DetectedTile]) -> int:
         """Name every face-up tile (from the cache when its crop has not changed); returns crops classified."""
@@ -116,7 +120,10 @@ class FramePipeline:
                 continue
             t.tile, t.confidence = self.classifier.classify(t.crop)
             classified += 1
-            self._cache[key] = (thumb, t.tile, t.confidence)
+            if t.tile is not None:  # an unsure answer is not kept: the next frame's pixels get their own try
+                self._cache[key] = (thumb, t.tile, t.confidence)
+            else:
+                self._cache.pop(key, None)
         return classified
 
     def reset_cache(self) -> None:
@@ -146,7 +153,9 @@ def _read(t: DetectedTile) -> ReadTile:
     return ReadTile(t.tile if t.face_up else None, t.sideways, t.face_up, t.occluded, t.confidence, t.stacked)
 
 
-def _assemble(tiles: list[DetectedTile]) -> tuple[tuple[SeatReading, ...], tuple[ReadTile, ...]]:
+def _assemble(
+    tiles: list[DetectedTile],
+) -> tuple[tuple[SeatReading, SeatReading, SeatReading, SeatReading], tuple[ReadTile, ...], tuple[ReadTile, ...]]:
     seats = []
     for seat in range(4):
         mine = [t for t in tiles if t.seat == seat]
@@ -159,4 +168,5 @@ def _assemble(tiles: list[DetectedTile]) -> tuple[tuple[SeatReading, ...], tuple
         )
         seats.append(SeatReading(pond, melds, hand))
     dora = tuple(_read(t) for t in sorted((t for t in tiles if t.zone == "dora"), key=lambda t: t.index))
-    return tuple(seats), dora  # type: ignore[return-value]
+    ura = tuple(_read(t) for t in sorted((t for t in tiles if t.zone == "ura"), key=lambda t: t.index))
+    return tuple(seats), dora, ura  # type: ignore[return-value]

@@ -12,6 +12,7 @@ from the committed one:
 - meld area gained a meld -> :class:`MeldSeen` (called tile and the side it came from);
   a meld that gained a stacked tile -> :class:`KanAdded`;
 - dora ring gained a face-up tile -> :class:`DoraIndicatorSeen`;
+- ura indicators turned over in front of the dora indicators -> :class:`UraIndicatorsSeen`;
 - a hand laid down -> :class:`HandRevealed`;
 - anything else (the table cleared for a new hand) is committed silently.
 """
@@ -28,6 +29,7 @@ from vision.observations import (
     KanAdded,
     MeldSeen,
     TileDiscarded,
+    UraIndicatorsSeen,
 )
 from vision.pipeline import MeldReading, ReadTile, ZoneReadings
 
@@ -91,6 +93,7 @@ class ZoneTracker:
         self._melds = [_Zone() for _ in range(4)]
         self._hands = [_Zone() for _ in range(4)]
         self._dora = _Zone()
+        self._ura = _Zone()
 
     def update(self, readings: ZoneReadings | None, timestamp: float = 0.0) -> list[CameraObservation]:
         if readings is None:
@@ -138,4 +141,9 @@ class ZoneTracker:
             if new[: len(old)] == old:
                 out += [DoraIndicatorSeen(index=i, tile=t, **kw) for i, (t, _) in enumerate(new) if i >= len(old)]
             self._dora.committed = new
+        new = self._ura.offer(_pond_key(readings.ura), n)
+        if new is not None:
+            if new:
+                out.append(UraIndicatorsSeen(tiles=tuple(t for t, _ in new), **kw))
+            self._ura.committed = new
         return out

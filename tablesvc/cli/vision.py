@@ -151,7 +151,7 @@ def run_check(args: argparse.Namespace) -> int:
         melds = "  ".join(names(m.tiles) for m in reading.melds) or "-"
         print(f"seat {seat} ({'ESWN'[seat]})  pond: {names(reading.pond)}   melds: {melds}   hand: "
               f"{names(reading.hand)}")
-    print(f"dora indicators: {names(readings.dora)}")
+    print(f"dora indicators: {names(readings.dora)}   ura indicators: {names(readings.ura)}")
     unknown = sum(1 for t in readings.tiles if t.face_up and not t.tile)
     print(f"{len(readings.tiles)} tiles, {unknown} unknown, {readings.ms:.0f} ms; annotated copy: {out}")
     return 0
