@@ -23,9 +23,9 @@ second, a few extra frames when one was unreadable is what happens in play.
 
 Known gaps, on purpose and counted in :class:`FeedStats`:
 
-- a concealed kan is drawn with all four tiles face up: the tracker reports
-  only face-up meld tiles, and the engine needs the four tiles of a
-  concealed kan, so the usual face-down ends would give a 2-tile kan;
+- a concealed kan is laid with its ends face down and a red five, if any,
+  face up in the middle (the usual etiquette: the camera cannot count a red
+  five it never sees);
 - tiles are re-jittered in every frame when the effects ask for jitter
   (harsher than a real table, where a tile lies still).
 """
@@ -182,8 +182,9 @@ class CameraFeed:
             seats[o.seat] = replace(sv, discards=(*sv.discards, Discard(o.tile, o.sideways)))
             self._last_discarder = o.seat
         elif isinstance(o, MeldSeen):
-            if o.from_side is None:  # concealed kan, drawn face up (see the module doc)
-                meld = MeldView(tuple(o.tiles))
+            if o.from_side is None:  # concealed kan: the ends face down, a red five shown in the middle
+                ordered = sorted(o.tiles, key=lambda t: not t.endswith("r"))
+                meld = MeldView((ordered[2], ordered[0], ordered[1], ordered[3]), face_down=(0, 3))
             else:
                 others = list(o.tiles)
                 called = o.called if o.called in others else others[0]

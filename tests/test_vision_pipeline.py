@@ -113,3 +113,19 @@ def test_a_meld_touching_the_next_is_split_by_its_kinds_not_read_as_a_kan(classi
         got = [[(t.tile, t.sideways) for t in m.tiles] for m in readings.seats[seat].melds]
         assert got == [[("E", False), ("E", True), ("E", False)],
                        [("9p", True), ("9p", False), ("9p", False), ("9p", False)]]  # fmt: skip
+
+
+def test_a_concealed_kan_with_face_down_ends_is_reported_with_four_tiles(classifier: TileClassifier) -> None:
+    kans = (MeldView(("N", "N", "N", "N"), face_down=(0, 3)), MeldView(("5p", "5pr", "5p", "5p"), face_down=(0, 3)))
+    view = TableView(_seats(s1=SeatView(melds=kans)))
+    rng = np.random.default_rng(5)
+    frame, _ = render(view, effects=Effects(noise_sigma=3.0), rng=rng)
+    pipe = FramePipeline(calibrate(frame), None, classifier)
+    tracker = ZoneTracker(stable_frames=3)
+    events = []
+    for i in range(3):
+        frame, _ = render(view, effects=Effects(noise_sigma=3.0), rng=rng)
+        events += tracker.update(pipe.process(decoded(frame, 90)), float(i))
+    melds = [(e.seat, e.tiles, e.called, e.from_side) for e in events if isinstance(e, MeldSeen)]
+    # face-down ends take the kind of the face-up middle; a red five shown in the middle stays red
+    assert melds == [(1, ("N", "N", "N", "N"), None, None), (1, ("5p", "5pr", "5p", "5p"), None, None)]

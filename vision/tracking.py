@@ -9,7 +9,8 @@ from the committed one:
 
 - pond extended -> one :class:`TileDiscarded` per new tile (with its sideways flag);
 - pond lost its last tile -> nothing: it was called and its meld will follow;
-- meld area gained a meld -> :class:`MeldSeen` (called tile and the side it came from);
+- meld area gained a meld -> :class:`MeldSeen` (called tile and the side it came from; a
+  concealed kan's face-down ends are taken as the kind of its face-up middle tiles);
   a meld that gained a stacked tile -> :class:`KanAdded`;
 - dora ring gained a face-up tile -> :class:`DoraIndicatorSeen`;
 - ura indicators turned over in front of the dora indicators -> :class:`UraIndicatorsSeen`;
@@ -83,6 +84,19 @@ def _from_side(meld: tuple[tuple[str | None, bool, bool], ...]) -> tuple[str | N
     return None, None
 
 
+def _meld_tiles(meld: tuple[tuple[str | None, bool, bool], ...], called: str | None) -> tuple[str, ...]:
+    """A meld's tiles; the face-down ends of a concealed kan are the kind its face-up tiles show.
+
+    A red five among them is shown face up by custom: face-down ends are read as plain tiles.
+    """
+    known = [t[0] for t in meld if t[0] is not None]
+    kinds = {t[:2] if t.endswith("r") else t for t in known}
+    if called is None and len(meld) == 4 and len(known) < 4 and len(kinds) == 1:
+        plain = kinds.pop()
+        return tuple(t[0] if t[0] is not None else plain for t in meld)
+    return tuple(known)
+
+
 class ZoneTracker:
     """``update(readings, timestamp) -> [observations]``; ``None`` readings stand for a dropped frame."""
 
@@ -125,7 +139,7 @@ class ZoneTracker:
                         out.append(KanAdded(seat=seat, tile=added, **kw))
                         continue
                     called, side = _from_side(meld)
-                    tiles = tuple(t[0] for t in meld if t[0] is not None)
+                    tiles = _meld_tiles(meld, called)
                     out.append(MeldSeen(seat=seat, tiles=tiles, called=called, from_side=side, **kw))
                 zone.committed = new
             zone = self._hands[seat]
