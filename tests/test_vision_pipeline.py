@@ -129,3 +129,33 @@ def test_a_concealed_kan_with_face_down_ends_is_reported_with_four_tiles(classif
     melds = [(e.seat, e.tiles, e.called, e.from_side) for e in events if isinstance(e, MeldSeen)]
     # face-down ends take the kind of the face-up middle; a red five shown in the middle stays red
     assert melds == [(1, ("N", "N", "N", "N"), None, None), (1, ("5p", "5pr", "5p", "5p"), None, None)]
+
+
+def test_a_still_table_repeats_the_last_reading_and_any_new_tile_is_read(classifier: TileClassifier) -> None:
+    """The motion gate: fresh sensor noise on an unchanged table is not motion; one more discard is."""
+    view = TableView(_seats(s0=SeatView((Discard("1m"), Discard("E"))), s2=SeatView((Discard("9s"),))))
+    grown = TableView(_seats(s0=SeatView((Discard("1m"), Discard("E"), Discard("7p"))),
+                             s2=SeatView((Discard("9s"),))))  # fmt: skip
+    rng = np.random.default_rng(9)
+
+    def frame(v: TableView) -> np.ndarray:
+        # the same light in every frame (a fixed seed for the gradient), fresh noise each time
+        return _with_noise(render(v, effects=Effects(gradient=0.2), rng=np.random.default_rng(1))[0], rng)
+
+    first = frame(view)
+    pipe = FramePipeline(calibrate(first), None, classifier)
+    read = pipe.process(first)
+    assert not read.still and [t.tile for t in read.seats[0].pond] == ["1m", "E"]
+    again = [pipe.process(frame(view)) for _ in range(3)]
+    assert all(r.still and r.classified == 0 for r in again)
+    assert all([t.tile for t in r.seats[0].pond] == ["1m", "E"] for r in again)
+    moved = pipe.process(frame(grown))
+    assert not moved.still and [t.tile for t in moved.seats[0].pond] == ["1m", "E", "7p"]
+    pipe.reset_cache()
+    assert not pipe.process(frame(grown)).still
+
+
+def _with_noise(frame: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Fresh Gaussian sensor noise (sigma 5) and JPEG 85 on the same lit scene: what a still camera streams."""
+    noisy = np.clip(frame + rng.normal(0, 5.0, frame.shape), 0, 255).astype(np.uint8)
+    return decoded(noisy, 85)
