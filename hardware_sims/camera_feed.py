@@ -110,6 +110,7 @@ class FeedStats:
     changes: list[Change] = field(default_factory=list)
     frames: int = 0
     pipeline_ms: list[float] = field(default_factory=list)
+    read_ms: list[float] = field(default_factory=list)  # frames read in full (not repeated by the motion gate)
     render_ms: list[float] = field(default_factory=list)
     occluded_frames: int = 0
 
@@ -140,7 +141,9 @@ class CameraFeed:
         self.device = DirectOutputs(deliver)
         self.tiles = tiles or drawn_tile_set()
         self.camera_pose = camera or CameraPose.overhead()
-        self.effects = effects or Effects()
+        effects = effects or Effects()
+        # one room, one light: every frame of the feed shares the gradient and glare (noise stays per frame)
+        self.effects = effects if effects.light_seed is not None else replace(effects, light_seed=seed)
         self.geometry = geometry or TableGeometry()
         self.frames_per_change = frames_per_change
         self.max_frames = max(max_frames, frames_per_change)
@@ -240,6 +243,8 @@ class CameraFeed:
             frame, _ = self._render(effects)
             readings = self.pipeline.process(frame)
             self.stats.pipeline_ms.append(readings.ms)
+            if not readings.still:
+                self.stats.read_ms.append(readings.ms)
             self._frame_no += 1
             frames += 1
             for o in self.tracker.update(readings, self._frame_no / FPS):

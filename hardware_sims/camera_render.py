@@ -190,6 +190,7 @@ class Effects:
     hand_at_mm: tuple[float, float] | None = None  # its centre; None = random
     jitter_mm: float = 0.0  # tiles are never placed exactly: centre offset (uniform, mm)
     jitter_deg: float = 0.0  # ... and rotation (uniform, degrees)
+    light_seed: int | None = None  # fixes the gradient's direction and the glare's place (a room's lamps)
 
     @classmethod
     def realistic(cls) -> Effects:
@@ -485,18 +486,20 @@ def _apply_effects(frame: np.ndarray, e: Effects, rng: np.random.Generator, hom:
             cv2.fillPoly(frame, [np.round(poly).astype(np.int32)], (120, 150, 205), cv2.LINE_AA)
         hand_poly = cv2.convexHull(np.round(np.vstack(hand_px)).astype(np.float32))
     if e.gradient or e.glare:
+        # the room's light: random per frame unless fixed by light_seed (a real camera's frames share it)
+        light = np.random.default_rng(e.light_seed) if e.light_seed is not None else rng
         # Smooth maps are computed on a 48x27 grid and stretched to (3w, h) so they apply to the
         # interleaved BGR buffer in one saturating uint8 operation (no float frame, no channel merge).
         yy, xx = np.mgrid[0:27, 0:48].astype(np.float32)
         flat = frame.reshape(h, w * 3)
         if e.gradient:
-            d = rng.uniform(0, 2 * math.pi)
+            d = light.uniform(0, 2 * math.pi)
             proj = (xx / 47 - 0.5) * math.cos(d) + (yy / 26 - 0.5) * math.sin(d)
             gain = 1.0 - e.gradient * (proj - proj.min()) / max(float(np.ptp(proj)), 1e-6)
             gain8 = cv2.resize(np.clip(gain * 255, 0, 255).astype(np.uint8), (w * 3, h), interpolation=cv2.INTER_LINEAR)
             cv2.multiply(flat, gain8, flat, scale=1 / 255)
         if e.glare:
-            gx, gy = rng.uniform(0.2, 0.8) * 48, rng.uniform(0.2, 0.8) * 27
+            gx, gy = light.uniform(0.2, 0.8) * 48, light.uniform(0.2, 0.8) * 27
             r = e.glare_radius_px * 48 / w
             spot = np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * r * r)) * e.glare
             spot8 = cv2.resize(np.clip(spot, 0, 255).astype(np.uint8), (w * 3, h), interpolation=cv2.INTER_CUBIC)
