@@ -122,7 +122,7 @@ def accuracy(tiles: TileSet, classifier: TileClassifier, n_tiles: int, seed: int
         cam_i = acc.frames % len(cameras)
         frame, truth = render(random_view(rng), camera=cameras[cam_i], tiles=tiles, effects=BENCH_EFFECTS, rng=rng)
         if cam_i not in pipes:
-            pipes[cam_i] = FramePipeline(calibrate(frame), None, classifier)
+            pipes[cam_i] = FramePipeline(calibrate(frame), None, classifier, confirm_frames=1)  # one frame alone
         pipes[cam_i].reset_cache()  # every frame is a new table: measure classification, not the cache
         readings = pipes[cam_i].process(frame)
         acc.frames += 1

@@ -27,7 +27,7 @@ def test_pipeline_names_the_face_up_tiles(classifier: TileClassifier, camera: Ca
     frame, truth = render(busy_view(), camera=camera, effects=Effects(noise_sigma=3.0, blur_sigma=0.6),
                           rng=np.random.default_rng(11))  # fmt: skip
     frame = decoded(frame, 85)
-    pipe = FramePipeline(calibrate(frame), None, classifier)
+    pipe = FramePipeline(calibrate(frame), None, classifier, confirm_frames=1)
     readings = pipe.process(frame)
     names = {(t.zone, t.seat, t.index): t.tile for t in truth.tiles if t.face_up}
     got = {(d.zone, d.seat, d.index): d.tile for d in readings.tiles if d.face_up}
@@ -67,7 +67,7 @@ def test_tracker_emits_the_scripted_sequence_and_nothing_for_hands_blur_or_drops
                    (view, Effects(blur_sigma=4.0)), (None, noisy)]  # fmt: skip
     rng = np.random.default_rng(21)
     first, _ = render(empty, rng=rng)
-    pipe = FramePipeline(calibrate(first), None, classifier)
+    pipe = FramePipeline(calibrate(first), None, classifier, confirm_frames=1)  # the tracker alone decides here
     tracker = ZoneTracker(camera="cam", stable_frames=3)
     events = []
     ms = []
@@ -105,7 +105,7 @@ def test_a_meld_touching_the_next_is_split_by_its_kinds_not_read_as_a_kan(classi
     frame, _truth = render(view, geometry=TableGeometry(meld_gap=1.0), effects=Effects(noise_sigma=2.0),
                            rng=np.random.default_rng(2))  # fmt: skip
     frame = decoded(frame, 90)
-    pipe = FramePipeline(calibrate(frame), None, classifier)
+    pipe = FramePipeline(calibrate(frame), None, classifier, confirm_frames=1)
     walked = pipe.detector.detect(frame)
     assert any(t.kan_guess for t in walked), "the near-touching melds should have looked joined to the walk"
     readings = pipe.process(frame)
@@ -123,9 +123,11 @@ def test_a_concealed_kan_with_face_down_ends_is_reported_with_four_tiles(classif
     pipe = FramePipeline(calibrate(frame), None, classifier)
     tracker = ZoneTracker(stable_frames=3)
     events = []
-    for i in range(3):
+    for i in range(10):  # a stream: a frame proposes, the next confirms, then three stable frames count
         frame, _ = render(view, effects=Effects(noise_sigma=3.0), rng=rng)
         events += tracker.update(pipe.process(decoded(frame, 90)), float(i))
+        if events:
+            break
     melds = [(e.seat, e.tiles, e.called, e.from_side) for e in events if isinstance(e, MeldSeen)]
     # face-down ends take the kind of the face-up middle; a red five shown in the middle stays red
     assert melds == [(1, ("N", "N", "N", "N"), None, None), (1, ("5p", "5pr", "5p", "5p"), None, None)]
@@ -144,11 +146,14 @@ def test_a_still_table_repeats_the_last_reading_and_any_new_tile_is_read(classif
 
     first = frame(view)
     pipe = FramePipeline(calibrate(first), None, classifier)
-    read = pipe.process(first)
+    assert [t.tile for t in pipe.process(first).seats[0].pond] == [None, None]  # proposed, not yet confirmed
+    read = pipe.process(frame(view))
     assert not read.still and [t.tile for t in read.seats[0].pond] == ["1m", "E"]
     again = [pipe.process(frame(view)) for _ in range(3)]
     assert all(r.still and r.classified == 0 for r in again)
     assert all([t.tile for t in r.seats[0].pond] == ["1m", "E"] for r in again)
+    moved = pipe.process(frame(grown))
+    assert not moved.still and [t.tile for t in moved.seats[0].pond] == ["1m", "E", None]
     moved = pipe.process(frame(grown))
     assert not moved.still and [t.tile for t in moved.seats[0].pond] == ["1m", "E", "7p"]
     pipe.reset_cache()
@@ -159,3 +164,16 @@ def _with_noise(frame: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Fresh Gaussian sensor noise (sigma 5) and JPEG 85 on the same lit scene: what a still camera streams."""
     noisy = np.clip(frame + rng.normal(0, 5.0, frame.shape), 0, 255).astype(np.uint8)
     return decoded(noisy, 85)
+
+
+def test_a_new_tile_is_named_only_when_two_frames_agree(classifier: TileClassifier, mocker) -> None:
+    """A classifier that wavers (one frame's noise) is not believed until two frames in a row agree."""
+    view = TableView(_seats(s0=SeatView((Discard("3m"),))))
+    rng = np.random.default_rng(4)
+    frames = [render(view, effects=Effects(noise_sigma=3.0, gradient=0.3, light_seed=1), rng=rng)[0] for _ in range(4)]
+    pipe = FramePipeline(calibrate(frames[0]), None, classifier)
+    assert pipe.confirm_frames == 2
+    wavering = mocker.patch.object(classifier, "classify", side_effect=[("5m", 0.6), ("3m", 0.7), ("3m", 0.7)])
+    got = [[t.tile for t in pipe.process(f).seats[0].pond] for f in frames]
+    assert got == [[None], [None], ["3m"], ["3m"]]  # 5m then 3m disagree; 3m twice is named, then cached
+    assert wavering.call_count == 3

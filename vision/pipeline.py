@@ -10,14 +10,15 @@ reading was complete (every face-up tile named, nothing occluded).
 
 :class:`FramePipeline` runs :class:`~vision.detection.TileDetector` on a frame
 and classifies each face-up tile's upright crop. Classification is the
-expensive part (~1-1.5 ms a tile), and from one frame to the next almost
+expensive part (~1 ms a tile), and from one frame to the next almost
 nothing changes, so answers are cached per slot (zone, seat, index, sideways)
 with a 6x8 grey thumbnail of the crop: when the new thumbnail differs from the
 cached one by less than ``cache_tolerance`` grey levels on average, the
-cached answer is reused. Unsure answers are not cached: each new frame has
-its own noise, so a tile read unknown once is tried again in the next frame
-(the tracker waits for a zone to be fully known). A face-down, occluded or
-unsure tile reads ``None``.
+cached answer is reused. A new tile is named only when ``confirm_frames``
+frames in a row agree on it (each frame has its own noise, so a misreading
+must repeat to count); unsure answers are not cached, so a tile read unknown
+once is tried again in the next frame (the tracker waits for a zone to be
+fully known). A face-down, occluded or unsure tile reads ``None``.
 """
 
 from __future__ import annotations
@@ -81,8 +82,20 @@ class ZoneReadings:
     ura: tuple[ReadTile, ...] = ()  # ura indicators turned over at a riichi win, in dora order
 
 
+@dataclass
+class _Cached:
+    thumb: np.ndarray
+    tile: str
+    confidence: float
+    votes: int  # frames in a row that named ``tile`` for this crop
+
+
 class FramePipeline:
-    """``process(frame) -> ZoneReadings`` for one calibrated camera."""
+    """``process(frame) -> ZoneReadings`` for one calibrated camera.
+
+    ``confirm_frames`` (2 for a stream) is how many frames must agree on a new tile before it
+    is named; 1 reads a single image on its own (``tablesvc vision check``, benchmarks).
+    """
 
     def __init__(
         self,
@@ -94,12 +107,14 @@ class FramePipeline:
         mask_px_per_mm: float = 1.0,
         motion_threshold: int = 12,
         motion_pixels: int = 3,
+        confirm_frames: int = 2,
     ) -> None:
         self.geometry = geometry or TableGeometry()
         self.detector = TileDetector(calibration, self.geometry, px_per_mm=mask_px_per_mm)
         self.classifier = classifier
         self.cache_tolerance = cache_tolerance
-        self._cache: dict[tuple[str, int, int, bool, bool], tuple[np.ndarray, str | None, float]] = {}
+        self._cache: dict[tuple[str, int, int, bool, bool], _Cached] = {}
+        self.confirm_frames = max(1, confirm_frames)
         self.motion_threshold = motion_threshold
         self.motion_pixels = motion_pixels
         self._last: ZoneReadings | None = None
@@ -140,7 +155,12 @@ class FramePipeline:
         return int(np.count_nonzero(diff > self.motion_threshold)) < self.motion_pixels
 
     def _classify(self, tiles: list[DetectedTile]) -> int:
-        """Name every face-up tile (from the cache when its crop has not changed); returns crops classified."""
+        """Name every face-up tile; returns the crops that went through the classifier.
+
+        A slot's answer is given once ``confirm_frames`` frames in a row named the same tile for
+        the same crop (until then the tile reads ``None``), and then kept while the crop stays
+        the same: a misreading caused by one frame's noise must agree with the next frame's.
+        """
         classified = 0
         for t in tiles:
             if not t.face_up or t.crop is None:
@@ -149,15 +169,21 @@ class FramePipeline:
             thumb = cv2.resize(cv2.cvtColor(t.crop, cv2.COLOR_BGR2GRAY), (6, 8), interpolation=cv2.INTER_AREA)
             thumb = thumb.astype(np.int16)
             hit = self._cache.get(key)
-            if hit is not None and float(np.abs(hit[0] - thumb).mean()) < self.cache_tolerance:
-                t.tile, t.confidence = hit[1], hit[2]
+            if hit is not None and float(np.abs(hit.thumb - thumb).mean()) >= self.cache_tolerance:
+                hit = None  # another tile lies in the slot now
+            if hit is not None and hit.votes >= self.confirm_frames:
+                t.tile, t.confidence = hit.tile, hit.confidence
                 continue
-            t.tile, t.confidence = self.classifier.classify(t.crop)
+            tile, conf = self.classifier.classify(t.crop)
             classified += 1
-            if t.tile is not None:  # an unsure answer is not kept: the next frame's pixels get their own try
-                self._cache[key] = (thumb, t.tile, t.confidence)
-            else:
+            t.confidence = conf
+            if tile is None:  # unsure: not kept, the next frame's pixels get their own try
                 self._cache.pop(key, None)
+                continue
+            votes = hit.votes + 1 if hit is not None and hit.tile == tile else 1
+            self._cache[key] = _Cached(hit.thumb if hit is not None and votes > 1 else thumb, tile, conf, votes)
+            if votes >= self.confirm_frames:
+                t.tile = tile
         return classified
 
     def reset_cache(self) -> None:

@@ -126,7 +126,7 @@ def run_check(args: argparse.Namespace) -> int:
     except (CalibrationError, OSError, ValueError) as exc:
         print(f"tablesvc vision check: {exc}", file=sys.stderr)
         return 1
-    readings = FramePipeline(calibration, geometry, classifier).process(frame)
+    readings = FramePipeline(calibration, geometry, classifier, confirm_frames=1).process(frame)
     annotated = frame.copy()
     for seat in range(4):
         for zone in ("pond", "meld", "hand", "wall"):
