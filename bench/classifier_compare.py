@@ -6,7 +6,8 @@ one core. The figures in docs/vision.md come from this script. Needs ../shared/d
 
 Methods (same normalisation, vision.features):
   template  cv2.matchTemplate TM_CCOEFF_NORMED on grey (+-2 px search) + colour-layout cosine
-  hog-knn   HOG + colour layout, augmented enrollment, cosine 1-NN (vision.TileClassifier)
+  lda       vision.TileClassifier: HOG + fine top HOG + colour, camera-path augmentation, discriminant
+            metric, nearest kind mean (was hog-knn: cosine 1-NN, until the LDA metric replaced it)
   hog-svm   same features and augmentation, cv2.ml linear SVM (no confidence: never unknown)
   orb       reported as keypoint counts only: see docs/vision.md
 """
@@ -186,7 +187,7 @@ def make_methods(enroll_images: dict[str, np.ndarray]) -> dict[str, tuple[Scorer
     s.enroll(enroll_images)
     return {
         "template": (t.scores, 0.55, 0.03),
-        "hog-knn": (k.scores, k.min_similarity, k.min_margin),
+        "lda": (k.scores, k.min_similarity, k.min_margin),
         "hog-svm": (s.scores, 0.0, 0.0),
     }
 
@@ -257,7 +258,7 @@ def orb_keypoints(images: list[np.ndarray]) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--per-tile", type=int, default=60, help="augmented test crops per FluffyStuff kind")
-    ap.add_argument("--methods", default="template,hog-knn,hog-svm")
+    ap.add_argument("--methods", default="template,lda,hog-svm")
     args = ap.parse_args()
     if not FLUFFY.is_dir() or not PHOTOS.is_dir():
         print(f"shared data not found under {DATA}", file=sys.stderr)

@@ -216,7 +216,11 @@ class CameraFeed:
         elif isinstance(o, UraIndicatorsSeen):
             return replace(view, ura=tuple(o.tiles))
         elif isinstance(o, HandRevealed):
-            seats[o.seat] = replace(seats[o.seat], hand=tuple(o.tiles))
+            hand = list(o.tiles)
+            if o.win_tile is not None and o.win_tile in hand:  # a tsumo: the winning tile is laid apart
+                hand.remove(o.win_tile)
+            seats[o.seat] = replace(seats[o.seat], hand=tuple(hand), win_tile=o.win_tile if len(hand) < len(o.tiles)
+                                    else None)  # fmt: skip
         return replace(view, seats=tuple(seats))  # type: ignore[arg-type]
 
     def _render(self, effects: Effects | None = None) -> tuple[np.ndarray, object]:

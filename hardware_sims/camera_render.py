@@ -88,6 +88,7 @@ class SeatView:
     melds: tuple[MeldView, ...] = ()
     hand: tuple[str, ...] = ()
     riichi_stick: bool = False
+    win_tile: str | None = None  # a tsumo's winning tile, laid apart right of the hand
 
 
 @dataclass(frozen=True)
@@ -320,6 +321,10 @@ def _layout(view: TableView, geometry: TableGeometry) -> list[_Placed]:
             placed.append(_Placed(r, d.tile, d.tile, "pond", seat, i, d.sideways))
         for i, t in enumerate(sv.hand):
             placed.append(_Placed(geometry.hand_slot(seat, i), t, t, "hand", seat, i, False))
+        if sv.win_tile is not None:
+            n = len(sv.hand)
+            placed.append(_Placed(geometry.hand_slot(seat, n, apart=True), sv.win_tile, sv.win_tile, "hand", seat, n,
+                                  False))  # fmt: skip
         specs, names = [], []
         for m in sv.melds:
             spec = [MELD_SIDEWAYS if i == m.called else MELD_UPRIGHT for i in range(len(m.tiles))]

@@ -100,9 +100,6 @@ def watch_hands(record, classifier: TileClassifier, hands: int):
     return results, rejected, feed
 
 
-@pytest.mark.xfail(strict=True, reason="vision/classifier.py leaves some drawn man tiles (3m, 5m at ~38x52 px) "
-                   "below its margin threshold in every frame: the tracker never sees that pond complete, the "
-                   "discard is never reported and the engine refuses the next one (see bench/vision.py)")
 def test_first_hand_of_a_generated_game_through_the_camera_matches_the_record(classifier: TileClassifier) -> None:
     game = generate_game(11)
     results, rejected, feed = watch_hands(game, classifier, hands=1)

@@ -14,8 +14,10 @@ import cv2
 import numpy as np
 import pytest
 
+from hardware_sims.camera_render import CameraPose, Discard, Effects, SeatView, TableView, render
+from hardware_sims.tile_art import drawn_tile_set
 from vision.classifier import DEFAULT_GRID, FLUFFY_NAMES, TILES, GridLayout, TileClassifier
-from vision.features import Augmenter, compose_on_body, photo_label_to_tile
+from vision.features import Augmenter, CameraAugmenter, compose_on_body, photo_label_to_tile
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 FLUFFY = DATA / "tiles-fluffystuff"
@@ -161,6 +163,92 @@ def test_classify_before_enrollment_is_an_error() -> None:
         TileClassifier().classify(drawn_tile("1m"))
 
 
+def test_one_kind_is_not_enough() -> None:
+    """The metric is learnt from what tells kinds apart: one kind cannot answer (a clear error, not a guess)."""
+    clf = TileClassifier(augment_per_image=4)
+    clf.enroll({"1m": drawn_tile("1m")})
+    with pytest.raises(RuntimeError, match="at least two kinds"):
+        clf.classify(drawn_tile("1m"))
+    clf.enroll({"2m": drawn_tile("2m")})  # adding a kind makes it usable
+    assert clf.classify(drawn_tile("2m"))[0] == "2m"
+
+
+def test_scores_agree_with_classify(drawn_clf: TileClassifier) -> None:
+    """scores() gives (best, its similarity, runner-up's similarity); classify() applies the two thresholds to them."""
+    rng = np.random.default_rng(2)
+    probes = [frame_crop(drawn_tile(t), seed=i) for i, t in enumerate(TILES)]
+    probes += [rng.integers(0, 256, (48, 36, 3), dtype=np.uint8), np.full((48, 36, 3), 200, np.uint8)]
+    for p in probes:
+        tile, s1, s2 = drawn_clf.scores(p)
+        assert s1 <= 1.0 and s2 <= s1
+        ok = s1 >= drawn_clf.min_similarity and s1 - s2 >= drawn_clf.min_margin
+        assert drawn_clf.classify(p)[0] == (tile if ok else None)
+
+
+def test_old_model_format_is_refused(tmp_path: Path) -> None:
+    """A model saved by the cosine-kNN version (other features) must not load into wrong answers."""
+    path = tmp_path / "old.npz"
+    np.savez_compressed(path, feats=np.zeros((2, 1289), np.float32), labels=np.array('["1m", "2m"]'),
+                        params=np.array('{"min_similarity": 0.5, "min_margin": 0.04}'))  # fmt: skip
+    with pytest.raises(ValueError, match="enroll the tile set again"):
+        TileClassifier.load(path)
+
+
+def test_camera_augmenter_is_seeded_and_frame_sized() -> None:
+    face = drawn_tile_set().faces["3m"]
+    a, b = CameraAugmenter(seed=4), CameraAugmenter(seed=4)
+    first = [a(face) for _ in range(3)]
+    assert all(np.array_equal(x, y) for x, y in zip(first, [b(face) for _ in range(3)], strict=True))
+    assert first[0].shape == (52, 39, 3) and not np.array_equal(first[0], first[1])
+    small = cv2.resize(face, (39, 52), interpolation=cv2.INTER_AREA)  # a crop from a frame: the low-resolution path
+    assert a(small).shape == (52, 39, 3)
+
+
+# ---------------------------------------------------------------- crops cut from rendered frames (no data needed)
+
+FRAME_EFFECTS = Effects(gradient=0.3, glare=60.0, noise_sigma=5.0, blur_sigma=0.9, jpeg_quality=80,
+                        jitter_mm=1.5, jitter_deg=3.0)  # fmt: skip  # bench/vision.py BENCH_EFFECTS
+
+
+def all_kinds_view() -> TableView:
+    """The 37 faces once: 12 in seat 0's pond, 12 in seat 1's pond (turned a quarter), 13 in seat 0's hand."""
+    return TableView((SeatView(tuple(Discard(t) for t in TILES[:12]), hand=tuple(TILES[24:])),
+                      SeatView(tuple(Discard(t) for t in TILES[12:24])), SeatView(), SeatView()))  # fmt: skip
+
+
+def frame_crops(camera: CameraPose, seed: int) -> dict[str, np.ndarray]:
+    """Each kind's upright 39x52 crop cut from one rendered 1080p frame along its true corners (as detection cuts)."""
+    frame, truth = render(all_kinds_view(), camera=camera, effects=FRAME_EFFECTS, rng=np.random.default_rng(seed))
+    out = {}
+    for t in truth.tiles:
+        m = cv2.getPerspectiveTransform(np.float32(t.corners_px), np.float32([[0, 0], [39, 0], [39, 52], [0, 52]]))
+        out[t.tile] = cv2.warpPerspective(frame, m, (39, 52), flags=cv2.INTER_LINEAR)
+    return out
+
+
+@pytest.fixture(scope="module")
+def rendered_crops() -> dict[str, np.ndarray]:
+    return frame_crops(CameraPose.oblique(35.0), seed=11)
+
+
+def test_drawn_set_read_in_a_rendered_frame_enrolled_from_art(rendered_crops: dict[str, np.ndarray]) -> None:
+    """Man numerals at ~31x42 px (3m/5m/6m/8m/9m came out unknown or swapped before the LDA metric)."""
+    clf = TileClassifier(augment_per_image=30)
+    clf.enroll(drawn_tile_set().faces)
+    answers = {t: clf.classify(c)[0] for t, c in rendered_crops.items()}
+    assert sum(a == t for t, a in answers.items()) >= 36, answers  # measured 37/37 (bench: 100 % of 10,000)
+    assert all(a in (None, t) for t, a in answers.items()), answers  # never a wrong answer
+
+
+def test_drawn_set_read_in_a_rendered_frame_enrolled_from_another_frame(rendered_crops: dict[str, np.ndarray]) -> None:
+    """Enrolled from the crops of one other frame (other camera, other seed), as a club would."""
+    clf = TileClassifier(augment_per_image=30)
+    clf.enroll(frame_crops(CameraPose(tilt_deg=20.0, azimuth_deg=15.0), seed=424242))
+    answers = {t: clf.classify(c)[0] for t, c in rendered_crops.items()}
+    assert sum(a == t for t, a in answers.items()) >= 35, answers  # measured 37/37 (bench: 99.8 % of 10,000)
+    assert all(a in (None, t) for t, a in answers.items()), answers
+
+
 # ---------------------------------------------------------------- FluffyStuff artwork (shared data)
 
 
@@ -236,7 +324,10 @@ def photos() -> list[tuple[str | None, np.ndarray]]:
 
 
 def test_real_photos_one_photo_per_kind(photos: list[tuple[str | None, np.ndarray]]) -> None:
-    """Enrolled from the first photo of each kind; the rest are other sets: measured ~55 % right, ~90 % flowers out."""
+    """Enrolled from the first photo of each kind; the rest are other sets.
+
+    Measured 37 % right, 2.8 % wrong, 100 % of flowers/seasons unknown.
+    """
     enroll: dict[str, np.ndarray] = {}
     rest: list[tuple[str | None, np.ndarray]] = []
     for tile, img in photos:
@@ -254,11 +345,13 @@ def test_real_photos_one_photo_per_kind(photos: list[tuple[str | None, np.ndarra
     rejected = sum(a is None for a in flowers) / len(flowers)
     assert right >= PHOTO_MIN_RIGHT, (right, wrong, rejected)
     assert wrong <= PHOTO_MAX_WRONG, (right, wrong, rejected)
-    assert rejected >= 0.8, (right, wrong, rejected)
+    assert rejected >= 0.95, (right, wrong, rejected)
 
 
-PHOTO_MIN_RIGHT = 0.45
-PHOTO_MAX_WRONG = 0.15
+# The LDA metric's similarity gate rejects every flower/season and gives fewer wrong answers than
+# the cosine kNN did (6.5 %), at the price of more unknowns on other sets' designs (58.6 % -> 37 % right).
+PHOTO_MIN_RIGHT = 0.33
+PHOTO_MAX_WRONG = 0.06
 
 
 @pytest.mark.xfail(

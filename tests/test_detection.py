@@ -37,8 +37,8 @@ def busy_view() -> TableView:
             melds += (MeldView(("5s", "5s", "5s"), called=1, added="5sr"),)
         if k == 2:
             melds += (MeldView(("N", "N", "N", "N"), called=None, face_down=(0, 3)),)
-        hand = ("1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "E", "E", "E", "P", "P") if k == 3 else ()
-        seats.append(SeatView(pond, melds, hand))
+        hand = ("1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "E", "E", "E", "P") if k == 3 else ()
+        seats.append(SeatView(pond, melds, hand, win_tile="P" if k == 3 else None))  # a tsumo: the last P apart
     return TableView(tuple(seats), dora=("7s", "3m"), ura=("F", "2p"), walls=True)  # type: ignore[arg-type]
 
 
@@ -121,6 +121,8 @@ def test_each_seat_orientation_and_sideways_flags() -> None:
     assert [(d.sideways, d.stacked) for d in meld1] == [(False, False), (True, False), (True, True), (False, False)]
     kan = [d for d in detected if d.zone == "meld" and d.seat == 2 and d.meld == 1]
     assert [d.face_up for d in kan] == [False, True, True, False]
+    hand = [d for d in detected if d.zone == "hand" and d.seat == 3]
+    assert [d.apart for d in hand] == [False] * 13 + [True]  # the tsumo's winning tile, set apart
 
 
 def test_a_hand_over_the_pond_marks_tiles_occluded_not_face_down() -> None:

@@ -10,7 +10,7 @@ from hardware_sims.tile_art import drawn_tile_set
 from tests.test_detection import busy_view, decoded
 from vision.calibration import calibrate
 from vision.classifier import TileClassifier
-from vision.observations import DoraIndicatorSeen, MeldSeen, TileDiscarded, UraIndicatorsSeen
+from vision.observations import DoraIndicatorSeen, HandRevealed, MeldSeen, TileDiscarded, UraIndicatorsSeen
 from vision.pipeline import FramePipeline
 from vision.tracking import ZoneTracker
 
@@ -39,6 +39,7 @@ def test_pipeline_names_the_face_up_tiles(classifier: TileClassifier, camera: Ca
     # readings per zone: seat 1's pond in order with its riichi tile, seat 3's hand, the dora
     assert [t.sideways for t in readings.seats[1].pond] == [i == 4 for i in range(10)]
     assert len(readings.seats[3].hand) == 14
+    assert [t.apart for t in readings.seats[3].hand] == [False] * 13 + [True]
     assert len(readings.dora) == 2
     # a second identical frame is answered from the cache, but for unsure tiles (tried again on every frame)
     again = pipe.process(frame)
@@ -58,9 +59,12 @@ def test_tracker_emits_the_scripted_sequence_and_nothing_for_hands_blur_or_drops
     v3 = TableView(_seats(s0=SeatView((Discard("1m"),)), s2=SeatView(melds=(MeldView(("9s", "9s", "9s"), called=0),))))
     v4 = TableView(v3.seats, dora=("7p",))
     v5 = TableView(v3.seats, dora=("7p",), ura=("W",))  # a riichi win: the tile under the indicator turned over
+    won = SeatView(melds=v3.seats[2].melds, hand=("2m", "3m", "4m", "6p", "7p", "8p", "E", "E", "N", "N", "N"),
+                   win_tile="E")  # seat 2 wins by tsumo: the hand laid down, the drawn E set apart  # fmt: skip
+    v6 = TableView((v3.seats[0], v3.seats[1], won, v3.seats[3]), dora=("7p",), ura=("W",))
     noisy = Effects(noise_sigma=3.0, jpeg_quality=85)
     script: list[tuple[TableView | None, Effects]] = []
-    for view in (empty, v1, v2, v3, v4, v5):
+    for view in (empty, v1, v2, v3, v4, v5, v6):
         script += [(view, noisy)] * 3
         # between stable views: a hand over the table, a blurred frame and a dropped frame
         script += [(view, Effects(hand=True, hand_at_mm=(120.0, 0.0), noise_sigma=3.0)),
@@ -81,16 +85,18 @@ def test_tracker_emits_the_scripted_sequence_and_nothing_for_hands_blur_or_drops
         events += tracker.update(readings, float(i))
     kinds = [(type(e).__name__, getattr(e, "seat", None)) for e in events]
     assert kinds == [("TileDiscarded", 0), ("TileDiscarded", 1), ("MeldSeen", 2), ("DoraIndicatorSeen", None),
-                     ("UraIndicatorsSeen", None)]  # fmt: skip
-    d0, d1, meld, dora, ura = events
+                     ("UraIndicatorsSeen", None), ("HandRevealed", 2)]  # fmt: skip
+    d0, d1, meld, dora, ura, hand = events
     assert isinstance(d0, TileDiscarded) and (d0.tile, d0.sideways) == ("1m", False)
     assert isinstance(d1, TileDiscarded) and (d1.tile, d1.sideways) == ("9s", True)
     assert isinstance(meld, MeldSeen)
     assert (meld.tiles, meld.called, meld.from_side) == (("9s", "9s", "9s"), "9s", "left")
     assert isinstance(dora, DoraIndicatorSeen) and (dora.index, dora.tile) == (0, "7p")
     assert isinstance(ura, UraIndicatorsSeen) and ura.tiles == ("W",)
+    assert isinstance(hand, HandRevealed) and hand.win_tile == "E"
+    assert hand.tiles == ("2m", "3m", "4m", "6p", "7p", "8p", "E", "E", "N", "N", "N", "E")
     # each event is settled by the third stable frame of its view, never by the hand/blur frames
-    assert [e.timestamp for e in events] == [8.0, 14.0, 20.0, 26.0, 32.0]
+    assert [e.timestamp for e in events] == [8.0, 14.0, 20.0, 26.0, 32.0, 38.0]
     assert all(e.camera == "cam" for e in events)
 
 

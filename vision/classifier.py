@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from .features import Augmenter, combined_features, normalise
+from .features import CameraAugmenter, normalise, tile_features
 
 __all__ = ["FLUFFY_NAMES", "TILES", "GridLayout", "TileClassifier"]
 
@@ -40,6 +40,9 @@ FLUFFY_NAMES: dict[str, str] = {
     **{f"{name}5-Dora": f"5{s}r" for name, s in (("Man", "m"), ("Pin", "p"), ("Sou", "s"))},
     "Ton": "E", "Nan": "S", "Shaa": "W", "Pei": "N", "Haku": "P", "Hatsu": "F", "Chun": "C",
 }  # fmt: skip
+
+# what ``save`` writes: 1 = HOG + colour, cosine kNN (no "format" entry); 2 = + top HOG, LDA metric
+MODEL_FORMAT = 2
 
 _IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff"}
 
@@ -95,24 +98,40 @@ class GridLayout:
 class TileClassifier:
     """Enroll a tile set, then classify upright tile crops of any size.
 
-    ``min_similarity`` and ``min_margin`` are the rejection thresholds (cosine similarity
-    of the best kind, and its lead over the runner-up kind); they were set on
-    measurements (docs/vision.md) so that flowers, seasons, tile backs and noise come
-    out ``None``. ``augment_per_image`` distorted copies are enrolled for each image so
-    that one clean image per kind is enough.
+    Each enrolled image becomes ``augment_per_image`` copies as a table camera would crop it
+    (:class:`~vision.features.CameraAugmenter`); their features give a discriminant metric (the
+    within-kind scatter of the copies whitened, projected on the directions that separate the
+    kinds, LDA) in which a crop goes to the nearest kind mean. Similarities come from distances
+    in that space (:meth:`scores`); two gates make an answer ``None``:
+
+    - ``min_similarity``: the best kind's similarity (is the crop that kind's face at all?
+      flowers, seasons, tile backs, noise and other sets' designs lie far from every kind);
+    - ``min_margin``: its lead over the runner-up kind's similarity (two kinds fit nearly as
+      well: a guess, so not given).
+
+    ``shrinkage`` pulls the within-kind scatter towards its mean variance (the copies of one
+    image underestimate how a real crop varies). ``slot_shift_px`` / ``slot_turn_deg``: the
+    copies are cut up to that far off the face (uniform), as the detector cuts a crop along the
+    nominal slot while the tile lies a little beside it (1.5 mm, 3 degrees at ~1.2 px/mm).
+    Thresholds were set on measurements (docs/vision.md, ``python bench/frame_crops.py``).
     """
 
-    min_similarity: float = 0.50
-    min_margin: float = 0.04
-    augment_per_image: int = 40
-    colour_weight: float = 0.6
+    min_similarity: float = 0.62
+    min_margin: float = 0.02
+    augment_per_image: int = 60
+    colour_weight: float = 1.2
+    shrinkage: float = 0.6
+    slot_shift_px: float = 1.8
+    slot_turn_deg: float = 3.0
     seed: int = 0
     _raw: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32), repr=False)
-    _feats: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32), repr=False)
-    _centre: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32), repr=False)
     _labels: list[str] = field(default_factory=list, repr=False)
     _class_index: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32), repr=False)
     _kinds: list[str] = field(default_factory=list, repr=False)
+    _proj: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32), repr=False)
+    _proj_origin: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32), repr=False)
+    _kind_means: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32), repr=False)
+    _scale: float = field(default=1.0, repr=False)
 
     # ------------------------------------------------------------------ enrollment
 
@@ -122,15 +141,16 @@ class TileClassifier:
         return list(self._kinds)
 
     def _describe(self, canon: np.ndarray) -> np.ndarray:
-        return combined_features(canon, self.colour_weight)
+        return tile_features(canon, self.colour_weight)
 
     def enroll(self, images_by_tile: Mapping[str, Sequence[np.ndarray] | np.ndarray]) -> None:
         """Add exemplars: ``{'1m': image or [images], ...}``. Any size/format (BGR, BGRA, grey).
 
-        Each image is enrolled as itself plus ``augment_per_image`` distorted copies.
+        Each image is enrolled as itself plus ``augment_per_image`` camera-like copies.
         Calling again adds to what is enrolled (more photos of a kind make it more robust).
         """
-        aug = Augmenter(seed=self.seed + len(self._labels), jpeg_quality_min=60, resample_h=(36, 60))
+        aug = CameraAugmenter(slot_shift_px=self.slot_shift_px, slot_turn_deg=self.slot_turn_deg,
+                              seed=self.seed + len(self._labels))  # fmt: skip
         new_feats: list[np.ndarray] = []
         new_labels: list[str] = []
         for tile, imgs in images_by_tile.items():
@@ -141,7 +161,7 @@ class TileClassifier:
                 new_feats.append(self._describe(normalise(img)))
                 new_labels.append(tile)
                 for _ in range(self.augment_per_image):
-                    new_feats.append(self._describe(aug(img)))
+                    new_feats.append(self._describe(normalise(aug(img))))
                     new_labels.append(tile)
         if not new_feats:
             return
@@ -155,15 +175,33 @@ class TileClassifier:
         self._kinds = sorted(set(self._labels), key=lambda t: order.get(t, len(order)))
         pos = {t: i for i, t in enumerate(self._kinds)}
         self._class_index = np.array([pos[t] for t in self._labels], np.int32)
-        # centre on the mean of the per-kind means: what every tile shares (body outline, rim,
-        # light face) says nothing about the kind but inflates every cosine, unknowns' included
-        kind_means = np.stack([self._raw[self._class_index == i].mean(axis=0) for i in range(len(self._kinds))])
-        self._centre = kind_means.mean(axis=0).astype(np.float32)
-        self._feats = np.stack([self._centred(v) for v in self._raw]) if len(self._raw) else self._raw
+        x = self._raw.astype(np.float64)
+        means = np.stack([x[self._class_index == i].mean(axis=0) for i in range(len(self._kinds))])
+        if len(self._kinds) >= 2:
+            self._fit_metric(x, means)
 
-    def _centred(self, v: np.ndarray) -> np.ndarray:
-        c = v - self._centre
-        return (c / (np.linalg.norm(c) + 1e-9)).astype(np.float32)
+    def _fit_metric(self, x: np.ndarray, means: np.ndarray) -> None:
+        """LDA: whiten the within-kind scatter (shrunk towards its mean variance), keep the
+        directions along which the kind means spread, and the kind means in that space."""
+        within = x - means[self._class_index]
+        cov = within.T @ within / max(1, len(x))
+        d = cov.shape[0]
+        mean_var = float(np.trace(cov)) / d
+        cov *= 1.0 - self.shrinkage
+        cov[np.diag_indices(d)] += self.shrinkage * mean_var + 1e-9
+        chol = np.linalg.cholesky(cov)
+        spread = np.linalg.solve(chol, (means - means.mean(axis=0)).T)  # whitened kind means, (d, kinds)
+        u, sv, _ = np.linalg.svd(spread, full_matrices=False)
+        keep = max(1, min(len(self._kinds) - 1, int(np.sum(sv > sv[0] * 1e-6))))
+        # z = L^-1 (x - origin) projected on u: proj = L^-T u
+        proj = np.linalg.solve(chol.T, u[:, :keep])
+        self._proj = proj.astype(np.float32)
+        self._proj_origin = means.mean(axis=0).astype(np.float32)
+        self._kind_means = ((means - means.mean(axis=0)) @ proj).astype(np.float32)
+        # the unit of distance: the median, over kinds, of the squared distance to the nearest other kind
+        between = ((self._kind_means[:, None, :] - self._kind_means[None, :, :]) ** 2).sum(axis=2)
+        np.fill_diagonal(between, np.inf)
+        self._scale = float(np.median(between.min(axis=1)))
 
     def enroll_directory(self, path: str | Path) -> list[str]:
         """Enroll every image in ``path`` named by notation (``1m.png``, ``5mr.png``, ``E.png``)
@@ -204,26 +242,32 @@ class TileClassifier:
     def scores(self, image: np.ndarray) -> tuple[str, float, float]:
         """(best kind, its similarity, the runner-up kind's similarity), without rejection.
 
+        A kind's similarity is ``1 - d2 / scale``: ``d2`` the squared distance of the crop to the
+        kind's mean in the discriminant space, ``scale`` the median squared distance between a
+        kind's mean and its nearest other kind's: 1 on the mean, 0 as far from it as neighbouring
+        kinds are from each other, negative beyond. The lead ``s1 - s2`` is then the (scaled)
+        log-likelihood ratio of the two kinds under a shared Gaussian spread.
         Exposed for calibration and benchmarks; use :meth:`classify` for answers.
         """
         if not self._labels:
             raise RuntimeError("nothing enrolled: call enroll(), enroll_directory() or enroll_grid() first")
-        q = self._centred(self._describe(normalise(image)))
-        sims = self._feats @ q
-        per_kind = np.full(len(self._kinds), -1.0, np.float32)
-        np.maximum.at(per_kind, self._class_index, sims)
-        if len(per_kind) == 1:
-            return self._kinds[0], float(per_kind[0]), -1.0
-        top2 = np.argpartition(-per_kind, 1)[:2]
-        a, b = (top2[0], top2[1]) if per_kind[top2[0]] >= per_kind[top2[1]] else (top2[1], top2[0])
-        return self._kinds[a], float(per_kind[a]), float(per_kind[b])
+        if len(self._kinds) < 2:
+            raise RuntimeError("enroll at least two kinds: the metric is learnt from what tells kinds apart")
+        f = self._describe(normalise(image))
+        z = (f - self._proj_origin) @ self._proj
+        d2 = ((self._kind_means - z) ** 2).sum(axis=1)
+        a, b = np.argpartition(d2, 1)[:2]
+        best, second = (a, b) if d2[a] <= d2[b] else (b, a)
+        s1, s2 = 1.0 - d2[[best, second]] / self._scale
+        return self._kinds[best], float(s1), float(s2)
 
     def classify(self, image: np.ndarray) -> tuple[str | None, float]:
         """Upright tile crop (any size, BGR/BGRA/grey) -> (tile or None, confidence in [0, 1]).
 
         The confidence is the best kind's similarity; the answer is ``None`` when that
-        similarity is under ``min_similarity`` or its lead over the runner-up kind is
-        under ``min_margin`` (two kinds fit equally well: a guess, so not given).
+        similarity is under ``min_similarity`` (the crop is far from every kind: not a tile face,
+        or a set not enrolled) or its lead over the runner-up kind's is under ``min_margin``
+        (two kinds fit nearly equally well: a guess, so not given).
         """
         tile, s1, s2 = self.scores(image)
         conf = float(np.clip(s1, 0.0, 1.0))
@@ -253,10 +297,15 @@ class TileClassifier:
     # ------------------------------------------------------------------ persistence
 
     def save(self, path: str | Path) -> None:
-        """Write the enrolled model to ``path`` (.npz: features, labels and parameters as JSON)."""
-        params = {k: v for k, v in asdict(self).items() if not k.startswith("_")}
+        """Write the enrolled model to ``path`` (.npz: features, labels and parameters as JSON).
+
+        The features of every enrolled copy are kept (not only the fitted metric), so that
+        :meth:`enroll` can add to a loaded model; ``load`` refits the metric from them.
+        """
+        params = {f.name: getattr(self, f.name) for f in fields(self) if not f.name.startswith("_")}
         np.savez_compressed(
             Path(path),
+            format=np.array(MODEL_FORMAT),
             feats=self._raw,
             labels=np.array(json.dumps(self._labels)),
             params=np.array(json.dumps(params)),
@@ -266,6 +315,10 @@ class TileClassifier:
     def load(cls, path: str | Path) -> TileClassifier:
         """Read a model written by :meth:`save`; answers are identical to the saved classifier's."""
         with np.load(Path(path), allow_pickle=False) as z:
+            version = int(z["format"]) if "format" in z.files else 1
+            if version != MODEL_FORMAT:
+                raise ValueError(f"{path}: model format {version}, this version reads {MODEL_FORMAT} "
+                                 "(features changed): enroll the tile set again")  # fmt: skip
             clf = cls(**json.loads(str(z["params"])))
             clf._raw = z["feats"].astype(np.float32)
             clf._labels = list(json.loads(str(z["labels"])))

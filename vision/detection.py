@@ -78,6 +78,7 @@ class DetectedTile:
     meld: int = -1
     stacked: bool = False
     kan_guess: bool = False  # fourth tile of a meld joined on a touching edge only (see TileDetector._melds)
+    apart: bool = False  # a hand's last tile, set apart: the winning tile of a tsumo
     crop: np.ndarray | None = field(default=None, repr=False, compare=False)
 
 
@@ -374,7 +375,19 @@ class TileDetector:
             rim = (u, u + g.tile_w, g.hand_centre - g.tile_h / 2, g.hand_centre + g.tile_h / 2)
             if u + g.tile_w > g.hand_right + 6 or not self._present(seat, u + 5, u + g.tile_w - 5, g.hand_centre, rim):
                 break
+            hc, top = g.hand_centre, g.tile_h / 2
+            left_edge = max(self._cov(seat, u + 1.5, u + 4.0, hc - 10, hc + 10),  # its left margin, or (green ink
+                            self._cov(seat, u + 1.5, u + 7.0, hc - top + 1.5, hc - top + 4.0),  # there) its corners
+                            self._cov(seat, u + 1.5, u + 7.0, hc + top - 4.0, hc + top - 1.5))  # fmt: skip
+            if left_edge < 0.5:
+                break  # felt where this tile's left edge should be: the next tile lies apart
             found.append(self._tile("hand", seat, i, g.hand_slot(seat, i), False))
+        if found:  # a tile set apart after the hand: a tsumo's winning tile
+            i = len(found)
+            u = g.hand_left + i * g.tile_w + g.win_gap
+            rim = (u, u + g.tile_w, g.hand_centre - g.tile_h / 2, g.hand_centre + g.tile_h / 2)
+            if u + g.tile_w <= g.hand_right + 6 and self._present(seat, u + 5, u + g.tile_w - 5, g.hand_centre, rim):
+                found.append(self._tile("hand", seat, i, g.hand_slot(seat, i, apart=True), False, apart=True))
         return found
 
     def _wall(self) -> list[DetectedTile]:

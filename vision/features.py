@@ -21,11 +21,13 @@ __all__ = [
     "CANON_H",
     "CANON_W",
     "Augmenter",
+    "CameraAugmenter",
     "colour_features",
     "compose_on_body",
     "hog_features",
     "normalise",
     "photo_label_to_tile",
+    "tile_features",
     "to_bgr",
 ]
 
@@ -36,6 +38,13 @@ CANON_H = 48
 # (5 x 7 blocks x 4 cells x 9 bins = 1260 values). Small cells because a digit stroke is
 # only 2-3 px wide at frame resolution.
 _HOG = cv2.HOGDescriptor((CANON_W, CANON_H), (12, 12), (6, 6), (6, 6), 9)
+
+# A finer HOG of the top of the face (4 px cells, 2x2-cell blocks, one-cell stride over rows
+# 2..26 and columns 2..34: 7 x 5 blocks x 4 cells x 9 bins = 1260 values): that is where the
+# man numerals are, about 12 px tall with 1.5 px strokes in a frame, which 6 px cells blur
+# together (3m/5m/6m/8m/9m).
+_HOG_TOP = cv2.HOGDescriptor((32, 24), (8, 8), (4, 4), (4, 4), 9)
+TOP_ROWS, TOP_COLS = (2, 26), (2, 34)
 
 # weight of the colour block against the unit-norm HOG block; colour is what separates a red
 # five from a plain five (same shapes), and a red dragon from a green one in a grey view.
@@ -141,6 +150,126 @@ def combined_features(canon: np.ndarray, colour_weight: float = COLOUR_WEIGHT) -
     """HOG and colour blocks concatenated and renormalised (one cosine compares both)."""
     v = np.concatenate([hog_features(canon), colour_weight * colour_features(canon)])
     return v / (np.linalg.norm(v) + 1e-9)
+
+
+def tile_features(canon: np.ndarray, colour_weight: float = 1.2) -> np.ndarray:
+    """The classifier's features: HOG (6 px cells), finer HOG of the top, chroma layout (2537 values).
+
+    Each block is unit norm (the colour block shorter, times ``colour_weight``); not renormalised
+    as a whole: the classifier's discriminant metric weighs the blocks itself.
+    """
+    grey = cv2.cvtColor(canon, cv2.COLOR_BGR2GRAY)
+    v = _HOG.compute(grey).ravel()
+    top = _HOG_TOP.compute(np.ascontiguousarray(grey[TOP_ROWS[0] : TOP_ROWS[1], TOP_COLS[0] : TOP_COLS[1]])).ravel()
+    return np.concatenate(
+        [v / (np.linalg.norm(v) + 1e-6), top / (np.linalg.norm(top) + 1e-6), colour_weight * colour_features(canon)]
+    ).astype(np.float32)
+
+
+# what lies around a tile in a frame: felt, its shadow, the centre panel, a neighbour's ivory, the rim
+_SURROUNDS = ((60, 110, 35), (40, 80, 25), (45, 45, 45), (200, 210, 215), (40, 55, 75))
+
+
+@dataclass
+class CameraAugmenter:
+    """Copies of a tile image as a 1080p table camera's crops show it (seeded: reproducible).
+
+    The path of a frame crop, re-enacted: the face is warped to frame scale (1.0..1.45 px per mm
+    of a 26 x 35 mm face, i.e. 26..51 px tall) at any quarter turn plus a few degrees, with an
+    oblique camera's keystone and a sub-pixel offset, onto felt; light gain, gradient and glare,
+    colour cast, lens blur, sensor noise and JPEG are applied there; the face is then cut back
+    to ``out_size`` along its corners, each off by ``misalign_px`` (Gaussian), with bilinear
+    interpolation, as the detector cuts its crops.
+
+    A source of at most ``low_res_h`` px (a crop from a frame already: enrollment from a
+    camera's view) has the camera's blur and noise in it: it is re-warped at 0.95..1.1 of its
+    size, sharpened or blurred a little (``sharpen``, ``low_res_blur``) and given light noise.
+    """
+
+    out_size: tuple[int, int] = (39, 52)
+    scale_px_per_mm: tuple[float, float] = (1.0, 1.45)
+    rotation_deg: float = 4.0
+    keystone: float = 0.12
+    blur_sigma: tuple[float, float] = (0.5, 1.3)
+    noise_sigma: tuple[float, float] = (2.0, 7.0)
+    gain: tuple[float, float] = (0.68, 1.05)
+    glare: float = 45.0
+    jpeg_quality: tuple[int, int] = (65, 95)
+    misalign_px: float = 0.8
+    slot_shift_px: float = 0.0
+    slot_turn_deg: float = 0.0
+    low_res_h: int = 80
+    low_res_scale: tuple[float, float] = (0.95, 1.1)
+    low_res_blur: float = 0.4
+    sharpen: float = 1.5
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        self._rng = np.random.default_rng(self.seed)
+
+    def __call__(self, image: np.ndarray) -> np.ndarray:
+        rng = self._rng
+        src = to_bgr(image)
+        low_res = src.shape[0] <= self.low_res_h
+        if low_res:
+            face_h = rng.uniform(*self.low_res_scale) * src.shape[0]
+            blur = rng.uniform(-self.sharpen, self.low_res_blur)
+            gain, glare = rng.uniform(0.75, 1.2), rng.uniform(-20.0, 30.0)
+            noise, keystone, misalign = rng.uniform(1.0, 5.0), 0.08, 1.0
+        else:
+            face_h = rng.uniform(*self.scale_px_per_mm) * 35.0
+            blur = rng.uniform(*self.blur_sigma)
+            gain, glare = rng.uniform(*self.gain), rng.uniform(0.0, self.glare)
+            noise, keystone, misalign = rng.uniform(*self.noise_sigma), self.keystone, self.misalign_px
+            src = cv2.resize(src, (52, 70), interpolation=cv2.INTER_AREA)  # table space, 2 px per mm
+        h0, w0 = src.shape[:2]
+        face_w = face_h * w0 / h0
+        quad = np.array([[-face_w / 2, -face_h / 2], [face_w / 2, -face_h / 2],
+                         [face_w / 2, face_h / 2], [-face_w / 2, face_h / 2]])  # fmt: skip
+        k = rng.uniform(0.0, keystone)  # an oblique camera: the far edge shorter than the near one
+        quad[:2, 0] *= 1 - k / 2
+        quad[2:, 0] *= 1 + k / 2
+        if not low_res:
+            quad[:, 1] *= rng.uniform(0.88, 1.0)
+            if rng.random() < 0.5:  # the near edge at the top (tile turned towards the camera)
+                quad[:, 1] *= -1
+                quad = quad[[3, 2, 1, 0]]
+        a = np.radians(90.0 * int(rng.integers(4)) + rng.uniform(-self.rotation_deg, self.rotation_deg))
+        rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+        size = int(max(face_w, face_h)) + 12
+        quad = quad @ rot.T + size / 2 + rng.uniform(-0.5, 0.5, 2)
+        corners = np.float32([[0, 0], [w0, 0], [w0, h0], [0, h0]])
+        m = cv2.getPerspectiveTransform(corners, np.float32(quad))
+        if low_res:
+            patch = cv2.warpPerspective(src, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        else:
+            around = _SURROUNDS[int(rng.integers(len(_SURROUNDS)))]
+            patch = cv2.warpPerspective(src, m, (size, size), flags=cv2.INTER_LINEAR, borderValue=around)
+        f = patch.astype(np.float32)
+        d = rng.uniform(0.0, 2 * np.pi)
+        yy, xx = np.mgrid[0:size, 0:size].astype(np.float32) / size - 0.5
+        light = gain * (1.0 + rng.uniform(0.0, 0.08) * (xx * np.cos(d) + yy * np.sin(d)))
+        spot = glare * (0.5 + 0.5 * (xx * np.cos(d + 1.0) + yy * np.sin(d + 1.0)))
+        f = f * light[..., None] + spot[..., None]
+        f *= (1.0 + rng.uniform(-0.03, 0.03, 3)).astype(np.float32)
+        if blur > 0.25:
+            f = cv2.GaussianBlur(f, (0, 0), blur)
+        elif blur < 0:
+            f += -blur * (f - cv2.GaussianBlur(f, (0, 0), 1.0))
+        f += rng.normal(0.0, noise, f.shape).astype(np.float32)
+        patch = np.clip(f, 0, 255).astype(np.uint8)
+        q = int(rng.integers(self.jpeg_quality[0], self.jpeg_quality[1] + 1))
+        ok, buf = cv2.imencode(".jpg", patch, [cv2.IMWRITE_JPEG_QUALITY, q])
+        if ok:
+            patch = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        w, h = self.out_size
+        t = np.radians(rng.uniform(-self.slot_turn_deg, self.slot_turn_deg))
+        turn = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+        centre = quad.mean(axis=0)
+        shift = rng.uniform(-self.slot_shift_px, self.slot_shift_px, 2)
+        cut = np.float32((quad - centre) @ turn.T + centre + shift + rng.normal(0.0, misalign, (4, 2)))
+        m = cv2.getPerspectiveTransform(cut, np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
+        return cv2.warpPerspective(patch, m, (w, h), flags=cv2.INTER_LINEAR)
 
 
 @dataclass

@@ -157,6 +157,7 @@ class TableGeometry:
     hand_centre: float = 305.0  # distance from the centre to a laid-down hand's mid-line
     hand_left: float = -230.0  # u of the left edge of the first hand tile
     hand_right: float = 240.0
+    win_gap: float = 10.0  # a tsumo winner sets the winning tile apart, this far right of the hand
     meld_edge: float = 398.0  # distance from the centre to the near (player-side) edge of melds
     meld_right: float = 350.0  # u of the right edge of the first meld
     meld_left: float = -330.0
@@ -228,9 +229,10 @@ class TableGeometry:
         v = self.wall_centre - self.tile_h - self.ura_gap
         return TileRect(u, v, self.tile_w, self.tile_h).local_to(seat)
 
-    def hand_slot(self, seat: int, index: int) -> TileRect:
-        """Rect of tile ``index`` of a hand laid down face up in front of ``seat`` (left to right)."""
-        u = self.hand_left + (index + 0.5) * self.tile_w
+    def hand_slot(self, seat: int, index: int, apart: bool = False) -> TileRect:
+        """Rect of tile ``index`` of a hand laid down face up in front of ``seat`` (left to right);
+        ``apart``: the winning tile of a tsumo, set ``win_gap`` right of the tile before it."""
+        u = self.hand_left + (index + 0.5) * self.tile_w + (self.win_gap if apart else 0.0)
         return TileRect(u, self.hand_centre, self.tile_w, self.tile_h).local_to(seat)
 
     def meld_layout(self, seat: int, melds: Sequence[Sequence[str]]) -> list[list[TileRect]]:
@@ -329,7 +331,12 @@ TOML_KEYS: dict[str, dict[str, str]] = {
         "wall_stacks": "stacks per wall",
         "ura_gap": "wall's inner edge to an ura indicator laid in front of its dora indicator",
     },
-    "hand": {"hand_centre": "centre to hand mid-line", "hand_left": "u of first tile's left edge", "hand_right": ""},
+    "hand": {
+        "hand_centre": "centre to hand mid-line",
+        "hand_left": "u of first tile's left edge",
+        "hand_right": "",
+        "win_gap": "gap before a tsumo's winning tile, set apart",
+    },
     "meld": {
         "meld_edge": "centre to melds' player-side edge",
         "meld_right": "u of first meld's right edge",

@@ -49,6 +49,7 @@ class ReadTile:
     occluded: bool = False
     confidence: float = 0.0
     stacked: bool = False
+    apart: bool = False  # set apart after a hand: a tsumo's winning tile
 
     @property
     def known(self) -> bool:
@@ -212,7 +213,8 @@ def _mixed_kan(tiles: list[DetectedTile], seat: int) -> int | None:
 
 
 def _read(t: DetectedTile) -> ReadTile:
-    return ReadTile(t.tile if t.face_up else None, t.sideways, t.face_up, t.occluded, t.confidence, t.stacked)
+    return ReadTile(t.tile if t.face_up else None, t.sideways, t.face_up, t.occluded, t.confidence, t.stacked,
+                    t.apart)  # fmt: skip
 
 
 def _assemble(

@@ -14,7 +14,7 @@ from the committed one:
   a meld that gained a stacked tile -> :class:`KanAdded`;
 - dora ring gained a face-up tile -> :class:`DoraIndicatorSeen`;
 - ura indicators turned over in front of the dora indicators -> :class:`UraIndicatorsSeen`;
-- a hand laid down -> :class:`HandRevealed`;
+- a hand laid down -> :class:`HandRevealed` (a tile set apart after it is a tsumo's ``win_tile``);
 - anything else (the table cleared for a new hand) is committed silently.
 """
 
@@ -143,11 +143,12 @@ class ZoneTracker:
                     out.append(MeldSeen(seat=seat, tiles=tiles, called=called, from_side=side, **kw))
                 zone.committed = new
             zone = self._hands[seat]
-            key = _pond_key(sr.hand)
+            key = tuple((t.tile, t.apart) for t in sr.hand) if _complete(sr.hand) else None
             new = zone.offer(key, n)
             if new is not None:
                 if new:
-                    out.append(HandRevealed(seat=seat, tiles=tuple(t for t, _ in new), **kw))
+                    win = next((t for t, apart in new if apart), None)
+                    out.append(HandRevealed(seat=seat, tiles=tuple(t for t, _ in new), win_tile=win, **kw))
                 zone.committed = new
         new = self._dora.offer(_pond_key(readings.dora), n)
         if new is not None:
