@@ -179,7 +179,9 @@ def test_a_new_tile_is_named_only_when_two_frames_agree(classifier: TileClassifi
     frames = [render(view, effects=Effects(noise_sigma=3.0, gradient=0.3, light_seed=1), rng=rng)[0] for _ in range(4)]
     pipe = FramePipeline(calibrate(frames[0]), None, classifier)
     assert pipe.confirm_frames == 2
-    wavering = mocker.patch.object(classifier, "classify", side_effect=[("5m", 0.6), ("3m", 0.7), ("3m", 0.7)])
+    # (kind, similarity, runner-up's): sure answers, so no shifted crops are tried
+    wavering = mocker.patch.object(classifier, "scores", side_effect=[("5m", 0.97, 0.4), ("3m", 0.97, 0.4),
+                                                                      ("3m", 0.97, 0.4)])  # fmt: skip
     got = [[t.tile for t in pipe.process(f).seats[0].pond] for f in frames]
     assert got == [[None], [None], ["3m"], ["3m"]]  # 5m then 3m disagree; 3m twice is named, then cached
     assert wavering.call_count == 3

@@ -269,7 +269,10 @@ class TileClassifier:
         or a set not enrolled) or its lead over the runner-up kind's is under ``min_margin``
         (two kinds fit nearly equally well: a guess, so not given).
         """
-        tile, s1, s2 = self.scores(image)
+        return self.decide(*self.scores(image))
+
+    def decide(self, tile: str, s1: float, s2: float) -> tuple[str | None, float]:
+        """The answer for :meth:`scores` output: (tile, confidence), or (None, confidence) when unsure."""
         conf = float(np.clip(s1, 0.0, 1.0))
         if s1 < self.min_similarity or s1 - s2 < self.min_margin:
             return None, conf

@@ -80,6 +80,7 @@ class DetectedTile:
     kan_guess: bool = False  # fourth tile of a meld joined on a touching edge only (see TileDetector._melds)
     apart: bool = False  # a hand's last tile, set apart: the winning tile of a tsumo
     crop: np.ndarray | None = field(default=None, repr=False, compare=False)
+    rect: TileRect | None = field(default=None, repr=False, compare=False)  # the slot the crop was cut from
 
 
 class TileDetector:
@@ -198,7 +199,7 @@ class TileDetector:
         face_up, occluded = self._inspect(rect)
         crop = self.crop(rect) if face_up else None
         return DetectedTile(zone, seat, index, None, 0.0, sideways, face_up, (rect.cx, rect.cy),
-                            rect.angle % 360, occluded, crop=crop, **kw)  # type: ignore[arg-type]  # fmt: skip
+                            rect.angle % 360, occluded, crop=crop, rect=rect, **kw)  # type: ignore[arg-type]  # fmt: skip
 
     def _inspect(self, rect: TileRect) -> tuple[bool, bool]:
         """(face up, occluded by a hand) from the colours of the rect's inner part."""
@@ -313,8 +314,12 @@ class TileDetector:
             members = crosswise = 0
             stacked_seen = False
             while True:
-                stacked = self._cov(seat, right - 28, right - 8, e - 48, e - 40) > 0.5
-                upright = not stacked and self._cov(seat, right - 20, right - 6, e - 32.5, e - 29.5) > 0.5
+                # an added-kan tile lies alone beyond the row: its ink (green bamboo) may be filled in
+                stacked = self._cov(seat, right - 28, right - 8, e - 48, e - 40, self._filled_integral) > 0.5
+                # an upright tile reaches 35 mm from the edge, a crosswise one 26: test a strip between, in three
+                # parts, ink filled in (ink of the felt's colour near an upright face's top looks like felt)
+                upright = not stacked and max(self._cov(seat, a, a + 5, e - 32.5, e - 29.5, self._filled_integral)
+                                              for a in (right - 24, right - 15.5, right - 7)) > 0.6  # fmt: skip
                 if members >= 3 and not upright and crosswise:
                     right -= g.meld_gap  # a second crosswise tile: the next meld
                     break

@@ -32,7 +32,7 @@ import numpy as np
 from vision.calibration import Calibration
 from vision.classifier import TileClassifier
 from vision.detection import DetectedTile, TileDetector
-from vision.geometry import TableGeometry
+from vision.geometry import TableGeometry, TileRect
 
 __all__ = ["FramePipeline", "MeldReading", "ReadTile", "SeatReading", "ZoneReadings"]
 
@@ -109,6 +109,8 @@ class FramePipeline:
         motion_threshold: int = 12,
         motion_pixels: int = 3,
         confirm_frames: int = 2,
+        shift_search_mm: float = 1.2,
+        shift_search_below: float = 0.95,
     ) -> None:
         self.geometry = geometry or TableGeometry()
         self.detector = TileDetector(calibration, self.geometry, px_per_mm=mask_px_per_mm)
@@ -116,6 +118,8 @@ class FramePipeline:
         self.cache_tolerance = cache_tolerance
         self._cache: dict[tuple[str, int, int, bool, bool], _Cached] = {}
         self.confirm_frames = max(1, confirm_frames)
+        self.shift_search_mm = shift_search_mm
+        self.shift_search_below = shift_search_below
         self.motion_threshold = motion_threshold
         self.motion_pixels = motion_pixels
         self._last: ZoneReadings | None = None
@@ -148,6 +152,27 @@ class FramePipeline:
         self._last, self._last_thumb = (readings, thumb) if settled else (None, None)
         return readings
 
+    def _read_crop(self, t: DetectedTile) -> tuple[str | None, float]:
+        """Classify a tile's crop; unless the answer is clear, also crops cut around it.
+
+        The crop is cut along the slot, and a tile lies up to a couple of millimetres beside its
+        slot: a misaligned crop reads less sure, sometimes as a neighbouring kind (9m as 6m). Below
+        ``shift_search_below`` the crops shifted by ``shift_search_mm`` on a 3x3 grid are read too,
+        and the one nearest to a kind (highest similarity: the best-aligned) gives the answer.
+        """
+        clf = self.classifier
+        best = clf.scores(t.crop)
+        if self.shift_search_mm > 0 and t.rect is not None and best[1] < self.shift_search_below:
+            d, r = self.shift_search_mm, t.rect
+            for dx in (-d, 0.0, d):
+                for dy in (-d, 0.0, d):
+                    if dx or dy:
+                        crop = self.detector.crop(TileRect(r.cx + dx, r.cy + dy, r.width, r.height, r.angle))
+                        got = clf.scores(crop)
+                        if got[1] > best[1]:
+                            best = got
+        return clf.decide(*best)
+
     def _still(self, thumb: np.ndarray, last: np.ndarray) -> bool:
         """True when fewer than ``motion_pixels`` pixels of the 1/8 thumbnail changed by ``motion_threshold``."""
         if thumb.shape != last.shape:
@@ -175,7 +200,7 @@ class FramePipeline:
             if hit is not None and hit.votes >= self.confirm_frames:
                 t.tile, t.confidence = hit.tile, hit.confidence
                 continue
-            tile, conf = self.classifier.classify(t.crop)
+            tile, conf = self._read_crop(t)
             classified += 1
             t.confidence = conf
             if tile is None:  # unsure: not kept, the next frame's pixels get their own try
