@@ -185,3 +185,18 @@ def test_a_new_tile_is_named_only_when_two_frames_agree(classifier: TileClassifi
     got = [[t.tile for t in pipe.process(f).seats[0].pond] for f in frames]
     assert got == [[None], [None], ["3m"], ["3m"]]  # 5m then 3m disagree; 3m twice is named, then cached
     assert wavering.call_count == 3
+
+
+def test_a_similar_tile_in_a_slot_that_was_read_before_is_read_again(classifier: TileClassifier) -> None:
+    """A call takes a pond's last tile and the next discard lands in the same slot: a 6s where a 5s lay
+    (or a 2m where a 9m lay) differs in a few thumbnail pixels only, and must not get the cached answer."""
+    rng = np.random.default_rng(6)
+    effects = Effects(noise_sigma=3.0, gradient=0.2, light_seed=2)
+    pipe = None
+    for before, after in (("5s", "6s"), ("9m", "2m"), ("8m", "4m")):
+        reads = []
+        for tile in (before, before, after, after):
+            frame, _ = render(TableView(_seats(s0=SeatView((Discard("E"), Discard(tile))))), effects=effects, rng=rng)
+            pipe = pipe or FramePipeline(calibrate(frame), None, classifier)
+            reads.append([t.tile for t in pipe.process(decoded(frame, 90)).seats[0].pond][-1])
+        assert reads == [None, before, None, after]  # proposed, confirmed; the new tile read anew

@@ -2,19 +2,23 @@
 
 Most frames of a game show a table on which nothing moved. As Frigate gates
 its object detector with motion detection, :class:`FramePipeline` first
-compares a 1/8-size thumbnail of the frame with the last frame it read: when no
+compares a 1/4-size thumbnail of the frame with the last frame it read: when no
 more than a couple of its pixels changed by ``motion_threshold`` grey levels
-(a new tile changes ~20; sensor noise, averaged over 8x8 pixels, none), the
-last reading is repeated at the cost of the thumbnail (~2 ms), provided that
-reading was complete (every face-up tile named, nothing occluded).
+(a new tile changes ~80 of them, a 9m swapped for a 2m a dozen; sensor noise,
+averaged over 4x4 pixels, none), the last reading is repeated at the cost of
+the thumbnail (~2 ms), provided that reading was complete (every face-up tile
+named, nothing occluded).
 
 :class:`FramePipeline` runs :class:`~vision.detection.TileDetector` on a frame
 and classifies each face-up tile's upright crop. Classification is the
 expensive part (~1 ms a tile), and from one frame to the next almost
 nothing changes, so answers are cached per slot (zone, seat, index, sideways)
-with a 6x8 grey thumbnail of the crop: when the new thumbnail differs from the
-cached one by less than ``cache_tolerance`` grey levels on average, the
-cached answer is reused. A new tile is named only when ``confirm_frames``
+with a 12x16 grey thumbnail of the crop: when no pixel of the new thumbnail
+differs from the cached one by more than ``cache_tolerance`` grey levels, the
+cached answer is reused. (A mean difference is not enough: a 5s and a 6s, or
+a 9m and a 2m, differ in a few pixels only; the same tile in a new frame's
+noise moves no thumbnail pixel by more than ~5 levels, another tile moves
+some by 35 or more.) A new tile is named only when ``confirm_frames``
 frames in a row agree on it (each frame has its own noise, so a misreading
 must repeat to count); unsure answers are not cached, so a tile read unknown
 once is tried again in the next frame (the tracker waits for a zone to be
@@ -36,7 +40,7 @@ from vision.geometry import TableGeometry, TileRect
 
 __all__ = ["FramePipeline", "MeldReading", "ReadTile", "SeatReading", "ZoneReadings"]
 
-_MOTION_SIZE = (240, 135)  # 1/8 of a 1080p frame: a tile covers ~4x5 of its pixels, sensor noise averages out
+_MOTION_SIZE = (480, 270)  # 1/4 of a 1080p frame: a tile covers ~8x10 of its pixels, sensor noise averages out
 
 
 @dataclass(frozen=True)
@@ -104,7 +108,7 @@ class FramePipeline:
         geometry: TableGeometry | None,
         classifier: TileClassifier,
         *,
-        cache_tolerance: float = 6.0,
+        cache_tolerance: float = 20.0,
         mask_px_per_mm: float = 1.0,
         motion_threshold: int = 12,
         motion_pixels: int = 3,
@@ -174,7 +178,7 @@ class FramePipeline:
         return clf.decide(*best)
 
     def _still(self, thumb: np.ndarray, last: np.ndarray) -> bool:
-        """True when fewer than ``motion_pixels`` pixels of the 1/8 thumbnail changed by ``motion_threshold``."""
+        """True when fewer than ``motion_pixels`` pixels of the 1/4 thumbnail changed by ``motion_threshold``."""
         if thumb.shape != last.shape:
             return False
         diff = cv2.absdiff(thumb, last).max(axis=2)
@@ -192,10 +196,10 @@ class FramePipeline:
             if not t.face_up or t.crop is None:
                 continue
             key = (t.zone, t.seat, t.index, t.sideways, t.stacked)
-            thumb = cv2.resize(cv2.cvtColor(t.crop, cv2.COLOR_BGR2GRAY), (6, 8), interpolation=cv2.INTER_AREA)
+            thumb = cv2.resize(cv2.cvtColor(t.crop, cv2.COLOR_BGR2GRAY), (12, 16), interpolation=cv2.INTER_AREA)
             thumb = thumb.astype(np.int16)
             hit = self._cache.get(key)
-            if hit is not None and float(np.abs(hit.thumb - thumb).mean()) >= self.cache_tolerance:
+            if hit is not None and int(np.abs(hit.thumb - thumb).max()) > self.cache_tolerance:
                 hit = None  # another tile lies in the slot now
             if hit is not None and hit.votes >= self.confirm_frames:
                 t.tile, t.confidence = hit.tile, hit.confidence
