@@ -22,6 +22,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse
+import multiprocessing
 import statistics
 import sys
 import time
@@ -165,6 +166,23 @@ class LoopResult:
     divergences: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
+    def merge(self, other: LoopResult) -> None:
+        for f in ("hands", "exact_hands", "games", "changes", "exact_changes", "frames", "rejected", "seconds"):
+            setattr(self, f, getattr(self, f) + getattr(other, f))
+        for f in ("pipeline_ms", "read_ms", "render_ms", "divergences"):
+            getattr(self, f).extend(getattr(other, f))
+
+
+_WORKER: dict[str, tuple[TileSet, TileClassifier]] = {}  # set name -> (tiles, enrolled classifier), per process
+
+
+def _play_one(seed: int, name: str, occlude_every: int) -> LoopResult:
+    cv2.setNumThreads(1)
+    tiles, classifier = _WORKER[name]
+    res = LoopResult()
+    play(seed, tiles, classifier, res, occlude_every)
+    return res
+
 
 def play(seed: int, tiles: TileSet, classifier: TileClassifier, res: LoopResult, occlude_every: int) -> None:
     game = generate_game(seed)
@@ -253,11 +271,12 @@ def main() -> int:
     ap.add_argument("--loop-sets", default="drawn", help="tile sets for the loop: drawn, fluffy or drawn,fluffy")
     ap.add_argument("--occlude-every", type=int, default=7, help="a hand over the table in every k-th change")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=1, help="processes for the loop's games (each on one core)")
     ap.add_argument("--skip", default="", help="parts to skip, e.g. 'photos,loop'")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     skip = set(args.skip.split(",")) - {""}
-    print(f"options: --tiles {args.tiles} --games {args.games} --loop-sets {args.loop_sets} "
+    print(f"options: --tiles {args.tiles} --games {args.games} --jobs {args.jobs} --loop-sets {args.loop_sets} "
           f"--occlude-every {args.occlude_every} --seed {args.seed} --skip {args.skip or '-'}; "
           f"cv2 threads {cv2.getNumThreads()}, OpenCV {cv2.__version__}")
 
@@ -270,6 +289,7 @@ def main() -> int:
         clf = TileClassifier()
         clf.enroll(ts.faces)
         classifiers[name] = clf
+        _WORKER[name] = (ts, clf)
         print(f"enrolled {name}: {len(ts.faces)} faces, {clf.augment_per_image} augmented copies each, "
               f"{time.perf_counter() - t0:.1f} s")
 
@@ -298,13 +318,19 @@ def main() -> int:
               f"FramePipeline -> ZoneTracker) -> Fusion -> Engine; effects {LOOP_EFFECTS}; "
               f"hand over the table every {args.occlude_every} changes")
         for name in args.loop_sets.split(","):
+            seeds = [100 + g for g in range(args.games)]
+            if args.jobs > 1:  # games are independent: one process per core, each on one core
+                with multiprocessing.get_context("fork").Pool(args.jobs) as pool:
+                    parts = pool.starmap(_play_one, [(s, name, args.occlude_every) for s in seeds], chunksize=1)
+            else:
+                parts = [_play_one(s, name, args.occlude_every) for s in seeds]
             res = LoopResult()
-            for g in range(args.games):
-                play(100 + g, sets[name], classifiers[name], res, args.occlude_every)
+            for part in parts:
+                res.merge(part)
             loops[name] = res
             print(f"  {name:<7} hands exact {res.exact_hands}/{res.hands} ({pct(res.exact_hands, res.hands)}); "
                   f"table changes read exactly {res.exact_changes}/{res.changes}; {res.frames} frames, "
-                  f"{res.rejected} events the engine refused; {res.seconds:.0f} s "
+                  f"{res.rejected} events the engine refused; {res.seconds:.0f} s of play "
                   f"(render median {statistics.median(res.render_ms):.0f} ms/frame)")
             for d in res.divergences:
                 print(f"    first divergence, {d}")
