@@ -49,3 +49,54 @@ def test_check_reads_a_rendered_table(tmp_path, capsys):
     assert "seat 2 (W)  pond: 5s" in out
     annotated = cv2.imread(str(tmp_path / "table-check.png"))
     assert annotated is not None and annotated.shape == frame.shape and not np.array_equal(annotated, frame)
+
+
+def test_enroll_a_tile_set_from_the_camera_then_read_a_game_with_it(tmp_path, capsys):
+    """A set the project did not draw (FluffyStuff), laid out as hands, enrolled from one camera frame."""
+    import pytest
+
+    from hardware_sims.camera_render import SeatView
+    from hardware_sims.tile_art import load_tile_set
+    from tests.conftest import DATA
+    from tests.test_detection import busy_view
+    from vision.classifier import TileClassifier
+    from vision.enrollment import ENROLL_LAYOUT
+    from vision.pipeline import FramePipeline
+
+    if not (DATA / "tiles-fluffystuff").is_dir():
+        pytest.skip("../shared/data/tiles-fluffystuff not found")
+    tiles = load_tile_set(DATA / "tiles-fluffystuff")
+    camera = CameraPose.oblique(25.0)
+    rows = [SeatView(hand=ENROLL_LAYOUT.get(seat, ())) for seat in range(4)]
+    layout = TableView(seats=tuple(rows))  # type: ignore[arg-type]
+    frame, _ = render(layout, camera=camera, tiles=tiles, effects=Effects(noise_sigma=3.0, gradient=0.2,
+                      jpeg_quality=90), rng=np.random.default_rng(30))  # fmt: skip
+    image, model = tmp_path / "layout.png", tmp_path / "club.npz"
+    cv2.imwrite(str(image), frame)
+    assert main(["vision", "enroll", "--camera", str(image), "--out", str(model)]) == 0
+    assert "37 kinds enrolled" in capsys.readouterr().out
+
+    clf = TileClassifier.load(model)
+    game, truth = render(busy_view(), camera=camera, tiles=tiles, effects=Effects.realistic(),
+                         rng=np.random.default_rng(31))  # fmt: skip
+    readings = FramePipeline(_calibrate(game), None, clf,
+                             confirm_frames=1).process(game)  # fmt: skip
+    names = {(t.zone, t.seat, t.index): t.tile for t in truth.tiles if t.face_up}
+    got = {(d.zone, d.seat, d.index): d.tile for d in readings.tiles if d.face_up}
+    wrong = [(k, v, got.get(k)) for k, v in names.items() if got.get(k) not in (v, None)]
+    right = sum(got.get(k) == v for k, v in names.items())
+    assert wrong == []
+    assert right >= 0.97 * len(names)
+
+    # a tile missing from a row: refused, naming the row
+    rows[1] = SeatView(hand=ENROLL_LAYOUT[1][:-1])
+    frame, _ = render(TableView(seats=tuple(rows)), camera=camera, tiles=tiles, rng=np.random.default_rng(32))  # type: ignore[arg-type]
+    cv2.imwrite(str(image), frame)
+    assert main(["vision", "enroll", "--camera", str(image), "--out", str(model)]) == 1
+    assert "seat 1's row shows 15 tiles, the layout has 16" in capsys.readouterr().err
+
+
+def _calibrate(frame):
+    from vision.calibration import calibrate
+
+    return calibrate(frame)

@@ -381,9 +381,10 @@ class TileDetector:
             if u + g.tile_w > g.hand_right + 6 or not self._present(seat, u + 5, u + g.tile_w - 5, g.hand_centre, rim):
                 break
             hc, top = g.hand_centre, g.tile_h / 2
-            left_edge = max(self._cov(seat, u + 1.5, u + 4.0, hc - 10, hc + 10),  # its left margin, or (green ink
-                            self._cov(seat, u + 1.5, u + 7.0, hc - top + 1.5, hc - top + 4.0),  # there) its corners
-                            self._cov(seat, u + 1.5, u + 7.0, hc + top - 4.0, hc + top - 1.5))  # fmt: skip
+            ii = self._filled_integral  # ink filled in: a 10 mm gap is not, a green bamboo stick is
+            left_edge = max(self._cov(seat, u + 1.5, u + 4.0, hc - 10, hc + 10, ii),  # its left margin, or its
+                            self._cov(seat, u + 1.5, u + 7.0, hc - top + 1.5, hc - top + 4.0, ii),  # corners
+                            self._cov(seat, u + 1.5, u + 7.0, hc + top - 4.0, hc + top - 1.5, ii))  # fmt: skip
             if left_edge < 0.5:
                 break  # felt where this tile's left edge should be: the next tile lies apart
             found.append(self._tile("hand", seat, i, g.hand_slot(seat, i), False))

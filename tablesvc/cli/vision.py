@@ -1,4 +1,4 @@
-"""``tablesvc vision``: print the calibration markers, calibrate a camera."""
+"""``tablesvc vision``: print the calibration markers, calibrate a camera, enroll a tile set, check an image."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from pathlib import Path
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("vision", help="camera set-up: marker sheet, calibration",
+    p = sub.add_parser("vision", help="camera set-up: marker sheet, calibration, tile-set enrollment, check",
                        description="Set up the camera over a table: print the four ArUco markers for the table "
-                       "corners, then calibrate the camera from a frame in which all four are visible.")
+                       "corners, calibrate the camera from a frame in which all four are visible, enroll your "
+                       "tile set from the camera, and check what it reads.")
     vsub = p.add_subparsers(dest="vision_command", metavar="ACTION", required=True)
     m = vsub.add_parser("markers", help="write the marker sheet (print it at 100 %% scale)")
     m.add_argument("out", metavar="OUT.png")
@@ -23,6 +24,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--out", default="calibration.json", metavar="FILE", help="where to save (default: %(default)s)")
     c.add_argument("--geometry", metavar="FILE", help="table geometry TOML (default: a standard automatic table)")
     c.set_defaults(run=run_calibrate)
+    e = vsub.add_parser("enroll", help="enroll the club's tile set from its camera; save the model",
+                        description="Enroll your tile set from the camera over your table: lay the tiles face up "
+                        "as hands (seat 0 / East: 1m..9m then 1p..9p; seat 1 / South: 1s..9s then E S W N P F C; "
+                        "seat 2 / West: 5mr 5pr 5sr, if your set has red fives), each row left to right as that "
+                        "seat sees it, then run this. The model goes to [camera] model.")
+    e.add_argument("--camera", required=True, metavar="SOURCE",
+                   help="an image file, a video file, a device index (0) or an rtsp:// / http:// URL")
+    e.add_argument("--calibration", metavar="FILE", help="a saved calibration (default: calibrate from the frame)")
+    e.add_argument("--out", default="tiles.npz", metavar="FILE", help="where to save (default: %(default)s)")
+    e.add_argument("--geometry", metavar="FILE", help="table geometry TOML (default: a standard automatic table)")
+    e.set_defaults(run=run_enroll)
     k = vsub.add_parser("check", help="read an image: annotated copy and what lies in each zone",
                         description="Read one image of the table: write an annotated copy (tile boxes, names, "
                         "zones) and print what lies in each zone. Enroll your tile set with --tiles (or a saved "
@@ -105,6 +117,26 @@ def _classifier(args: argparse.Namespace):
 
     classifier.enroll(drawn_tile_set().faces)
     return classifier
+
+
+def run_enroll(args: argparse.Namespace) -> int:
+    from vision.calibration import Calibration, CalibrationError, calibrate
+    from vision.enrollment import EnrollmentError, enroll_from_frame
+
+    frame = _grab(args.camera)
+    if frame is None:
+        print(f"tablesvc vision enroll: no frame from {args.camera}", file=sys.stderr)
+        return 1
+    try:
+        geometry = _geometry(args.geometry)
+        calibration = Calibration.load(args.calibration) if args.calibration else calibrate(frame, geometry)
+        classifier = enroll_from_frame(frame, calibration, geometry)
+        classifier.save(args.out)
+    except (CalibrationError, EnrollmentError, OSError, ValueError) as exc:
+        print(f"tablesvc vision enroll: {exc}", file=sys.stderr)
+        return 1
+    print(f"{args.out}: {len(classifier.tiles)} kinds enrolled from {args.camera} ({' '.join(classifier.tiles)})")
+    return 0
 
 
 def run_check(args: argparse.Namespace) -> int:
