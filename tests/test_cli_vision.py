@@ -1,4 +1,4 @@
-"""`tablesvc vision markers` and `calibrate` on a real rendered frame."""
+"""`tablesvc vision markers`, `calibrate`, `enroll` and `check` on real rendered frames."""
 
 import cv2
 import numpy as np

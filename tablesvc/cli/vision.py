@@ -86,12 +86,19 @@ def _grab(source: str):
         capture.release()
 
 
+def _frame(args: argparse.Namespace):
+    """One frame from ``--camera``, or None after saying so (as the command that asked)."""
+    frame = _grab(args.camera)
+    if frame is None:
+        print(f"tablesvc vision {args.vision_command}: no frame from {args.camera}", file=sys.stderr)
+    return frame
+
+
 def run_calibrate(args: argparse.Namespace) -> int:
     from vision.calibration import CalibrationError, calibrate
 
-    frame = _grab(args.camera)
+    frame = _frame(args)
     if frame is None:
-        print(f"tablesvc vision calibrate: no frame from {args.camera}", file=sys.stderr)
         return 1
     try:
         calibration = calibrate(frame, _geometry(args.geometry))
@@ -123,9 +130,8 @@ def run_enroll(args: argparse.Namespace) -> int:
     from vision.calibration import Calibration, CalibrationError, calibrate
     from vision.enrollment import EnrollmentError, enroll_from_frame
 
-    frame = _grab(args.camera)
+    frame = _frame(args)
     if frame is None:
-        print(f"tablesvc vision enroll: no frame from {args.camera}", file=sys.stderr)
         return 1
     try:
         geometry = _geometry(args.geometry)
