@@ -272,6 +272,7 @@ def main() -> int:
     ap.add_argument("--occlude-every", type=int, default=7, help="a hand over the table in every k-th change")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=1, help="processes for the loop's games (each on one core)")
+    ap.add_argument("--seeds", default="", help="the loop's game seeds, e.g. '110,114' (default: 100 .. 99+games)")
     ap.add_argument("--skip", default="", help="parts to skip, e.g. 'photos,loop'")
     args = ap.parse_args()
     cv2.setNumThreads(1)
@@ -318,7 +319,7 @@ def main() -> int:
               f"FramePipeline -> ZoneTracker) -> Fusion -> Engine; effects {LOOP_EFFECTS}; "
               f"hand over the table every {args.occlude_every} changes")
         for name in args.loop_sets.split(","):
-            seeds = [100 + g for g in range(args.games)]
+            seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else [100 + g for g in range(args.games)]
             if args.jobs > 1:  # games are independent: one process per core, each on one core
                 with multiprocessing.get_context("fork").Pool(args.jobs) as pool:
                     parts = pool.starmap(_play_one, [(s, name, args.occlude_every) for s in seeds], chunksize=1)

@@ -193,10 +193,23 @@ def test_a_similar_tile_in_a_slot_that_was_read_before_is_read_again(classifier:
     rng = np.random.default_rng(6)
     effects = Effects(noise_sigma=3.0, gradient=0.2, light_seed=2)
     pipe = None
-    for before, after in (("5s", "6s"), ("9m", "2m"), ("8m", "4m")):
+    for before, after in (("5s", "6s"), ("9m", "2m"), ("8m", "4m"), ("5s", "5sr"), ("5pr", "5p")):
         reads = []
         for tile in (before, before, after, after):
             frame, _ = render(TableView(_seats(s0=SeatView((Discard("E"), Discard(tile))))), effects=effects, rng=rng)
             pipe = pipe or FramePipeline(calibrate(frame), None, classifier)
             reads.append([t.tile for t in pipe.process(decoded(frame, 90)).seats[0].pond][-1])
         assert reads == [None, before, None, after]  # proposed, confirmed; the new tile read anew
+
+
+def test_a_slot_emptied_between_hands_forgets_its_tile(classifier: TileClassifier) -> None:
+    """The table is cleared for the next hand; a red five then lands where a plain five lay: read anew."""
+    rng = np.random.default_rng(12)
+    effects = Effects(noise_sigma=3.0, light_seed=4)
+    pipe = None
+    reads = []
+    for hand in (("5s", "E"), ("5s", "E"), (), (), ("5sr", "E"), ("5sr", "E")):
+        frame, _ = render(TableView(_seats(s1=SeatView(hand=hand))), effects=effects, rng=rng)
+        pipe = pipe or FramePipeline(calibrate(frame), None, classifier)
+        reads.append(tuple(t.tile for t in pipe.process(decoded(frame, 90)).seats[1].hand))
+    assert reads == [(None, None), ("5s", "E"), (), (), (None, None), ("5sr", "E")]

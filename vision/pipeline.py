@@ -13,12 +13,14 @@ named, nothing occluded).
 and classifies each face-up tile's upright crop. Classification is the
 expensive part (~1 ms a tile), and from one frame to the next almost
 nothing changes, so answers are cached per slot (zone, seat, index, sideways)
-with a 12x16 grey thumbnail of the crop: when no pixel of the new thumbnail
-differs from the cached one by more than ``cache_tolerance`` grey levels, the
+with a 12x16 colour thumbnail of the crop: when no pixel of the new thumbnail
+differs from the cached one by more than ``cache_tolerance`` levels, the
 cached answer is reused. (A mean difference is not enough: a 5s and a 6s, or
-a 9m and a 2m, differ in a few pixels only; the same tile in a new frame's
-noise moves no thumbnail pixel by more than ~5 levels, another tile moves
-some by 35 or more.) A new tile is named only when ``confirm_frames``
+a 9m and a 2m, differ in a few pixels only, and a 5s and a red 5s only in
+colour; the same tile in a new frame's noise moves no thumbnail pixel by
+more than ~5 levels, another tile moves some by 35 or more.) A slot that
+holds no face-up tile in a frame loses its entry (a called tile, the table
+cleared for the next hand). A new tile is named only when ``confirm_frames``
 frames in a row agree on it (each frame has its own noise, so a misreading
 must repeat to count); unsure answers are not cached, so a tile read unknown
 once is tried again in the next frame (the tracker waits for a zone to be
@@ -137,6 +139,8 @@ class FramePipeline:
             # nothing moved on the table: the last complete reading stands (Frigate's motion gate)
             return replace(last, ms=(time.perf_counter() - t0) * 1000, classified=0, still=True)
         tiles = self.detector.detect(frame)
+        if not any(t.occluded for t in tiles):  # a hand over the table hides slots; it does not empty them
+            self._forget_empty_slots(tiles)
         classified = self._classify(tiles)
         for seat in range(4):
             cuts: frozenset[int] = frozenset()
@@ -184,6 +188,12 @@ class FramePipeline:
         diff = cv2.absdiff(thumb, last).max(axis=2)
         return int(np.count_nonzero(diff > self.motion_threshold)) < self.motion_pixels
 
+    def _forget_empty_slots(self, tiles: list[DetectedTile]) -> None:
+        """Drop the cached answers of slots that hold no face-up tile now (a called tile, a cleared table)."""
+        present = {(t.zone, t.seat, t.index, t.sideways, t.stacked) for t in tiles if t.face_up}
+        for key in [k for k in self._cache if k not in present]:
+            del self._cache[key]
+
     def _classify(self, tiles: list[DetectedTile]) -> int:
         """Name every face-up tile; returns the crops that went through the classifier.
 
@@ -196,8 +206,7 @@ class FramePipeline:
             if not t.face_up or t.crop is None:
                 continue
             key = (t.zone, t.seat, t.index, t.sideways, t.stacked)
-            thumb = cv2.resize(cv2.cvtColor(t.crop, cv2.COLOR_BGR2GRAY), (12, 16), interpolation=cv2.INTER_AREA)
-            thumb = thumb.astype(np.int16)
+            thumb = cv2.resize(t.crop, (12, 16), interpolation=cv2.INTER_AREA).astype(np.int16)  # in colour: 5s/5sr
             hit = self._cache.get(key)
             if hit is not None and int(np.abs(hit.thumb - thumb).max()) > self.cache_tolerance:
                 hit = None  # another tile lies in the slot now
