@@ -354,12 +354,9 @@ PHOTO_MIN_RIGHT = 0.33
 PHOTO_MAX_WRONG = 0.06
 
 
-@pytest.mark.xfail(
-    reason="known limit: a plain red back can read as P (white dragon = blank face); "
-    "face-down tiles must be told by the detector, docs/vision.md",
-    strict=False,
-)
 def test_fluffystuff_tile_back_unknown(fluffy_clf: TileClassifier) -> None:
+    """A plain back is no face: unknown (it read as P, the blank white dragon, until the copies
+    covered the far seats' foreshortening; the detector tells face-down tiles apart first anyway)."""
     back = compose_on_body(cv2.imread(str(FLUFFY / "Back.png"), cv2.IMREAD_UNCHANGED))
-    for seed in range(3):
+    for seed in range(10):
         assert fluffy_clf.classify(frame_crop(back, seed))[0] is None

@@ -317,9 +317,12 @@ class TileDetector:
                 # an added-kan tile lies alone beyond the row: its ink (green bamboo) may be filled in
                 stacked = self._cov(seat, right - 28, right - 8, e - 48, e - 40, self._filled_integral) > 0.5
                 # an upright tile reaches 35 mm from the edge, a crosswise one 26: test a strip between, in three
-                # parts, ink filled in (ink of the felt's colour near an upright face's top looks like felt)
-                upright = not stacked and max(self._cov(seat, a, a + 5, e - 32.5, e - 29.5, self._filled_integral)
-                                              for a in (right - 24, right - 15.5, right - 7)) > 0.6  # fmt: skip
+                # parts, ink filled in (ink of the felt's colour near an upright face's top looks like felt). The
+                # middle value decides: filling also closes the notch a crosswise tile leaves beside an upright
+                # neighbour, so the part next to it reads covered (a crosswise 4s read upright, its meld lost)
+                parts = sorted(self._cov(seat, a, a + 5, e - 32.5, e - 29.5, self._filled_integral)
+                               for a in (right - 24, right - 15.5, right - 7))  # fmt: skip
+                upright = not stacked and parts[1] > 0.6
                 if members >= 3 and not upright and crosswise:
                     right -= g.meld_gap  # a second crosswise tile: the next meld
                     break

@@ -174,11 +174,13 @@ _SURROUNDS = ((60, 110, 35), (40, 80, 25), (45, 45, 45), (200, 210, 215), (40, 5
 class CameraAugmenter:
     """Copies of a tile image as a 1080p table camera's crops show it (seeded: reproducible).
 
-    The path of a frame crop, re-enacted: the face is warped to frame scale (1.0..1.45 px per mm
-    of a 26 x 35 mm face, i.e. 26..51 px tall) at any quarter turn plus a few degrees, with an
-    oblique camera's keystone and a sub-pixel offset, onto felt; light gain, gradient and glare,
-    colour cast, lens blur, sensor noise and JPEG are applied there; the face is then cut back
-    to ``out_size`` along its corners, each off by ``misalign_px`` (Gaussian), with bilinear
+    The path of a frame crop, re-enacted: the face is warped to frame scale (0.8..1.45 px per mm
+    of a 26 x 35 mm face, i.e. 28..51 px tall) at any quarter turn plus a few degrees, with an
+    oblique camera's keystone, its foreshortening along the view (``foreshorten``: a 35-degree
+    camera sees the far seats' tiles at 0.75..0.9 px per mm, squashed across the numerals' strokes,
+    where 2m read as 3m before this range covered them) and a sub-pixel offset, onto felt; light
+    gain, gradient and glare, colour cast, lens blur, sensor noise and JPEG are applied there; the
+    face is then cut back to ``out_size`` along its corners, each off by ``misalign_px`` (Gaussian), with bilinear
     interpolation, as the detector cuts its crops.
 
     A source of at most ``low_res_h`` px (a crop from a frame already: enrollment from a
@@ -187,9 +189,10 @@ class CameraAugmenter:
     """
 
     out_size: tuple[int, int] = (39, 52)
-    scale_px_per_mm: tuple[float, float] = (1.0, 1.45)
+    scale_px_per_mm: tuple[float, float] = (0.8, 1.45)
     rotation_deg: float = 4.0
     keystone: float = 0.12
+    foreshorten: tuple[float, float] = (0.72, 1.0)
     blur_sigma: tuple[float, float] = (0.5, 1.3)
     noise_sigma: tuple[float, float] = (2.0, 7.0)
     gain: tuple[float, float] = (0.68, 1.05)
@@ -230,7 +233,7 @@ class CameraAugmenter:
         quad[:2, 0] *= 1 - k / 2
         quad[2:, 0] *= 1 + k / 2
         if not low_res:
-            quad[:, 1] *= rng.uniform(0.88, 1.0)
+            quad[:, 1] *= rng.uniform(*self.foreshorten)
             if rng.random() < 0.5:  # the near edge at the top (tile turned towards the camera)
                 quad[:, 1] *= -1
                 quad = quad[[3, 2, 1, 0]]
