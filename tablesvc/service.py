@@ -95,9 +95,13 @@ class TableService:
     # ------------------------------------------------------------ lifecycle
 
     def start(self) -> None:
+        """Connect, start the worker and the drivers. The tile model is read first: a file that is no
+        model raises ``ValueError`` before anything runs (the caller calls :meth:`stop` and reports it)."""
         state = self.table.state
         log.info("table %s/%s: %d journal entries, game %s", self.config.table.site, self.config.table.id,
                  self.journal.last_seq, state.phase.value)
+        if self.config.camera is not None:
+            self.reader = self._camera_reader(self.config.camera)
         self.link.start()
         self._worker = threading.Thread(target=self._run, name="table-worker", daemon=True)
         self._worker.start()
@@ -112,7 +116,6 @@ class TableService:
             from drivers.camera import CameraDriver
 
             on_frame = self._frame
-            self.reader = self._camera_reader(self.config.camera)
             if self.reader is not None:
                 self.reader.start()
                 on_frame = self.reader.frame
@@ -153,11 +156,7 @@ class TableService:
         from vision.pipeline import FramePipeline
         from vision.tracking import ZoneTracker
 
-        if cam.model is not None:
-            classifier = TileClassifier.load(cam.model)
-        else:
-            classifier = TileClassifier()
-            classifier.enroll_directory(cam.tiles)
+        classifier = TileClassifier.from_files(cam.model, cam.tiles)
         pipeline = FramePipeline(Calibration.load(cam.calibration), None, classifier)
         return CameraReader(pipeline, ZoneTracker(cam.name), self.observe)
 

@@ -360,3 +360,21 @@ def test_fluffystuff_tile_back_unknown(fluffy_clf: TileClassifier) -> None:
     back = compose_on_body(cv2.imread(str(FLUFFY / "Back.png"), cv2.IMREAD_UNCHANGED))
     for seed in range(10):
         assert fluffy_clf.classify(frame_crop(back, seed))[0] is None
+
+
+def test_from_files_loads_a_model_or_enrolls_a_directory_and_says_what_is_wrong(tmp_path) -> None:
+    if not FLUFFY.is_dir():
+        pytest.skip(f"{FLUFFY} not found")
+    clf = TileClassifier.from_files(tiles=FLUFFY)
+    assert clf.tiles == TILES
+    clf.save(tmp_path / "club.npz")
+    assert TileClassifier.from_files(model=tmp_path / "club.npz").tiles == TILES
+    with pytest.raises(ValueError, match="not neither"):
+        TileClassifier.from_files()
+    with pytest.raises(ValueError, match="not both"):
+        TileClassifier.from_files(tmp_path / "club.npz", FLUFFY)
+    (tmp_path / "notes.npz").write_text("hello")
+    with pytest.raises(ValueError, match=r"notes\.npz: not a tile model"):
+        TileClassifier.from_files(model=tmp_path / "notes.npz")
+    with pytest.raises(ValueError, match="no tile images"):
+        TileClassifier.from_files(tiles=tmp_path)

@@ -92,3 +92,30 @@ def test_cli_check_and_error_exit(tmp_path, capsys):
     path.write_text(GOOD.replace('site = "club-a"\n', ""))
     assert main(["run", "--config", str(path)]) == 2
     assert "the key 'site' is required" in capsys.readouterr().err
+
+
+def test_run_refuses_a_camera_model_that_is_no_tile_model(tmp_path, capsys):
+    """The file exists (the configuration is valid) but is no model: a message naming it, exit 1, and the
+    service stops before it connects or starts a driver."""
+    from tablesvc.cli import main
+
+    model, calibration = tmp_path / "club.npz", tmp_path / "camera.json"
+    model.write_bytes(b"not a model")
+    calibration.write_text("{}")
+    path = tmp_path / "table.toml"
+    path.write_text(f"""
+[table]
+site = "club"
+id = "t1"
+data_dir = "{tmp_path / 'data'}"
+[mqtt]
+url = "mqtt://127.0.0.1:1"
+[camera]
+name = "overhead"
+source = "0"
+calibration = "{calibration}"
+model = "{model}"
+""")
+    assert main(["run", "--config", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert f"{model}: not a tile model written by 'tablesvc vision enroll'" in err

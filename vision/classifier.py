@@ -315,6 +315,25 @@ class TileClassifier:
         )
 
     @classmethod
+    def from_files(cls, model: str | Path | None = None, tiles: str | Path | None = None) -> TileClassifier:
+        """The classifier a configuration names: a saved ``model`` (:meth:`save`), or a directory of
+        ``tiles`` enrolled now (:meth:`enroll_directory`, a few seconds). Raises ``ValueError`` with a
+        message a club can act on (neither given, both given, a file that is no model, no tile images)."""
+        if (model is None) == (tiles is None):
+            raise ValueError("give either a saved tile model or a directory of tile images to enroll, not "
+                             f"{'both' if model is not None else 'neither'}")  # fmt: skip
+        if model is not None:
+            try:
+                return cls.load(model)
+            except (OSError, KeyError, ValueError) as exc:
+                if isinstance(exc, ValueError) and "model format" in str(exc):
+                    raise
+                raise ValueError(f"{model}: not a tile model written by 'tablesvc vision enroll' ({exc})") from exc
+        clf = cls()
+        clf.enroll_directory(tiles)  # type: ignore[arg-type]
+        return clf
+
+    @classmethod
     def load(cls, path: str | Path) -> TileClassifier:
         """Read a model written by :meth:`save`; answers are identical to the saved classifier's."""
         with np.load(Path(path), allow_pickle=False) as z:

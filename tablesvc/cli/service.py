@@ -47,7 +47,12 @@ def run_service(args: argparse.Namespace) -> int:
         return 1
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    service.start()
+    try:
+        service.start()
+    except (ValueError, OSError) as exc:  # e.g. [camera] model is no tile model
+        service.stop()
+        print(f"tablesvc run: {exc}", file=sys.stderr)
+        return 1
     print(f"tablesvc: table {config.table.site}/{config.table.id} publishing to {config.mqtt.url} under "
           f"{config.topics.base}/", flush=True)
     try:

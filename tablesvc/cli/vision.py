@@ -41,8 +41,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "--model); without either, the project's own drawn tiles are used.")
     k.add_argument("image", metavar="IMAGE")
     k.add_argument("--calibration", metavar="FILE", help="a saved calibration (default: calibrate from IMAGE)")
-    k.add_argument("--tiles", metavar="DIR", help="a directory of tile images named 1m.png .. 5mr.png, E.png ..")
-    k.add_argument("--model", metavar="FILE", help="a saved classifier (.npz)")
+    which = k.add_mutually_exclusive_group()
+    which.add_argument("--tiles", metavar="DIR", help="a directory of tile images named 1m.png .. 5mr.png, E.png ..")
+    which.add_argument("--model", metavar="FILE", help="a saved classifier (.npz)")
     k.add_argument("--out", metavar="FILE", help="the annotated copy (default: IMAGE-check.png)")
     k.add_argument("--geometry", metavar="FILE", help="table geometry TOML (default: a standard automatic table)")
     k.set_defaults(run=run_check)
@@ -114,14 +115,11 @@ def run_calibrate(args: argparse.Namespace) -> int:
 def _classifier(args: argparse.Namespace):
     from vision.classifier import TileClassifier
 
-    if args.model:
-        return TileClassifier.load(args.model)
-    classifier = TileClassifier()
-    if args.tiles:
-        classifier.enroll_directory(args.tiles)
-        return classifier
+    if args.model or args.tiles:
+        return TileClassifier.from_files(args.model, args.tiles)
     from hardware_sims.tile_art import drawn_tile_set  # the project's own drawing, for a first look
 
+    classifier = TileClassifier()
     classifier.enroll(drawn_tile_set().faces)
     return classifier
 
