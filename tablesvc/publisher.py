@@ -169,6 +169,12 @@ class Publisher:
         self.devices[name] = payload
         self.transport.publish(self.topics.device(name), _json(payload), qos=1, retain=True)
 
+    def devices_stopped(self) -> None:
+        """A clean stop: every device's retained health says it is no longer read (its counters kept), so a
+        dashboard does not show a table that was switched off as connected."""
+        for name, health in list(self.devices.items()):
+            self.device(name, {**health, "connected": False, "state": "service stopped"})
+
     def error(self, source: str, message: str, ts: float, detail: dict[str, Any] | None = None) -> None:
         """Something from the table that the engine refused: logged by the caller, published here."""
         payload = {"schema": SCHEMA_VERSION, "ts": ts, "source": source, "error": message, "detail": detail}

@@ -129,6 +129,7 @@ class TableService:
             driver.stop()
         if self.reader is not None:
             self.reader.stop()
+        self.inbox.put(("stopped",))  # retained device health would say 'connected' for ever otherwise
         self.inbox.put(_STOP)
         if self._worker is not None:
             self._worker.join(10)
@@ -216,6 +217,8 @@ class TableService:
             self.publisher.reply(reply.payload, msg.response_topic, msg.correlation_data)
         elif kind == "health":
             self.publisher.device(item[1].name, _health_payload(item[1], time.monotonic()))
+        elif kind == "stopped":
+            self.publisher.devices_stopped()
         elif kind == "resync":
             self.publisher.resync(self.table.state)
         elif kind == "disconnected":

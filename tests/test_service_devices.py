@@ -120,6 +120,15 @@ source = "{video}"
     finally:
         sub.close()
         service.stop()
+    # a clean stop leaves no device retained as connected: a late dashboard sees it stopped, counters kept
+    later = Subscriber(mosquitto.port)
+    try:
+        assert later.wait_for(lambda: later.of("devices/overhead"), 10)
+        last = later.of("devices/overhead")[-1]
+        assert (last["connected"], last["state"]) == (False, "service stopped")
+        assert last["frames"] > 0
+    finally:
+        later.close()
 
 
 def test_a_camera_over_the_table_feeds_the_game(mosquitto, tmp_path):
