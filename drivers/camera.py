@@ -32,14 +32,13 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Any
 
 import cv2
 import numpy as np
 
 from drivers.observations import CameraHealth
-from drivers.supervision import Backoff, RateMeter, call_guarded
+from drivers.supervision import Backoff, DriverThreads, RateMeter, call_guarded
 
 __all__ = ["CameraDriver", "CameraFrame", "redact"]
 
@@ -102,7 +101,7 @@ class _Latest:
             self._cond.notify_all()
 
 
-class CameraDriver:
+class CameraDriver(DriverThreads):
     """Reads one camera (or file, or stream) and keeps reading it through failures.
 
     ``frozen_after`` (seconds of identical images before the source counts
@@ -133,6 +132,7 @@ class CameraDriver:
         clock: Callable[[], float] = time.monotonic,
         capture_factory: Callable[[int | str], Any] | None = None,
     ) -> None:
+        super().__init__("camera driver", log)
         if max_read_failures < 1 or health_interval <= 0:
             raise ValueError("max_read_failures must be >= 1 and health_interval positive")
         self.name = name
@@ -151,10 +151,7 @@ class CameraDriver:
         self._clock = clock
         self._capture_factory = capture_factory or self._default_capture
 
-        self._stop = threading.Event()
         self._mailbox = _Latest()
-        self._capture_thread: threading.Thread | None = None
-        self._deliver_thread: threading.Thread | None = None
         self._lock = threading.Lock()  # guards the health fields, read by health() from any thread
         self._connected = False
         self._state = "not started"
@@ -168,38 +165,11 @@ class CameraDriver:
 
     # -- lifecycle -------------------------------------------------------------------------------
 
-    def start(self) -> None:
-        """Start the capture and delivery threads (once). Returns at once."""
-        if self._capture_thread is not None:
-            raise RuntimeError(f"camera driver {self.name} already started")
-        self._capture_thread = threading.Thread(target=self._capture, name=f"camera-{self.name}", daemon=True)
-        self._deliver_thread = threading.Thread(target=self._deliver, name=f"camera-{self.name}-out", daemon=True)
-        self._deliver_thread.start()
-        self._capture_thread.start()
+    def _thread_targets(self) -> list[tuple[str, Callable[[], None]]]:
+        return [(f"camera-{self.name}", self._capture), (f"camera-{self.name}-out", self._deliver)]
 
-    def stop(self, timeout: float = 5.0) -> None:
-        """Stop capturing and delivering; wait for both threads (each at most ``timeout`` seconds)."""
-        self._stop.set()
-        self._mailbox.close(discard=True)
-        for thread in (self._capture_thread, self._deliver_thread):
-            if thread is not None and thread is not threading.current_thread():
-                thread.join(timeout)
-                if thread.is_alive():
-                    log.warning("camera driver %s: %s did not stop within %.1f s", self.name, thread.name, timeout)
-
-    @property
-    def running(self) -> bool:
-        """True while the capture thread is alive (false after a file without ``loop`` ended)."""
-        return self._capture_thread is not None and self._capture_thread.is_alive()
-
-    def __enter__(self) -> CameraDriver:
-        self.start()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
+    def _stopping(self) -> None:
+        self._mailbox.close(discard=True)  # wakes the delivery thread
 
     # -- health ----------------------------------------------------------------------------------
 

@@ -27,21 +27,20 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from types import TracebackType
 from typing import Any
 
 import serial
 
 from drivers.observations import BadReason, DeviceHealth, Observation
 from drivers.protocol import BadFrame, HostProtocol, ProtocolAdapter
-from drivers.supervision import Backoff, RateMeter, call_guarded
+from drivers.supervision import Backoff, DriverThreads, RateMeter, call_guarded
 
 __all__ = ["SerialDriver"]
 
 log = logging.getLogger(__name__)
 
 
-class SerialDriver:
+class SerialDriver(DriverThreads):
     """Reads one serial device and keeps reading it through silences, unplugs and errors.
 
     ``name`` names the driver in health and logs (the device's own id is in
@@ -68,6 +67,7 @@ class SerialDriver:
         clock: Callable[[], float] = time.monotonic,
         serial_factory: Callable[..., Any] = serial.serial_for_url,
     ) -> None:
+        super().__init__("serial driver", log)
         if heartbeat_timeout <= 0 or health_interval <= 0 or poll_interval <= 0:
             raise ValueError("heartbeat_timeout, health_interval and poll_interval must be positive")
         self.name = name
@@ -84,8 +84,6 @@ class SerialDriver:
         self._clock = clock
         self._serial_factory = serial_factory
 
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         self._lock = threading.Lock()  # guards the health fields below, read by health() from any thread
         self._connected = False
         self._state = "not started"
@@ -98,35 +96,8 @@ class SerialDriver:
 
     # -- lifecycle -------------------------------------------------------------------------------
 
-    def start(self) -> None:
-        """Start the reader thread (once). Returns at once; the device may come later."""
-        if self._thread is not None:
-            raise RuntimeError(f"serial driver {self.name} already started")
-        self._thread = threading.Thread(target=self._run, name=f"serial-{self.name}", daemon=True)
-        self._thread.start()
-
-    def stop(self, timeout: float = 5.0) -> None:
-        """Stop reading, close the port and wait for the thread (at most ``timeout`` seconds)."""
-        self._stop.set()
-        thread = self._thread
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout)
-            if thread.is_alive():
-                log.warning("serial driver %s: thread did not stop within %.1f s", self.name, timeout)
-
-    @property
-    def running(self) -> bool:
-        """True while the reader thread is alive."""
-        return self._thread is not None and self._thread.is_alive()
-
-    def __enter__(self) -> SerialDriver:
-        self.start()
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
+    def _thread_targets(self) -> list[tuple[str, Callable[[], None]]]:
+        return [(f"serial-{self.name}", self._run)]
 
     # -- health ----------------------------------------------------------------------------------
 

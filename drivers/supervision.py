@@ -1,4 +1,4 @@
-"""Small pieces shared by the drivers' supervisor loops: backoff, rates, guarded callbacks.
+"""Small pieces shared by the drivers: their threads' lifecycle, backoff, rates, guarded callbacks.
 
 Each driver owns a thread that opens its device, reads until something goes
 wrong, closes, waits and tries again (Frigate's camera watchdog, pyserial's
@@ -9,13 +9,73 @@ driver.
 from __future__ import annotations
 
 import logging
+import threading
 from collections import deque
 from collections.abc import Callable
-from typing import TypeVar
+from types import TracebackType
+from typing import Self, TypeVar
 
-__all__ = ["Backoff", "RateMeter", "call_guarded"]
+__all__ = ["Backoff", "DriverThreads", "RateMeter", "call_guarded"]
 
 T = TypeVar("T")
+
+
+class DriverThreads:
+    """The lifecycle every driver shares: named daemon threads started once, a stop event their loops
+    watch, a bounded join that logs a thread that would not stop, and ``with driver:``.
+
+    A driver calls ``super().__init__(kind)`` and gives its threads in :meth:`_thread_targets`; the
+    first one is the driver's main loop, which :attr:`running` watches. :meth:`_stopping` runs
+    between setting the stop event and joining (wake a thread blocked elsewhere).
+    """
+
+    name: str
+
+    def __init__(self, kind: str, logger: logging.Logger) -> None:
+        self._kind = kind
+        self._log = logger
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    def _thread_targets(self) -> list[tuple[str, Callable[[], None]]]:
+        """(thread name, function) of each thread, the main loop first."""
+        raise NotImplementedError
+
+    def _stopping(self) -> None:
+        """Called by :meth:`stop` after the stop event is set, before the threads are joined."""
+
+    def start(self) -> None:
+        """Start the driver's threads (once). Returns at once; the device may come later."""
+        if self._threads:
+            raise RuntimeError(f"{self._kind} {self.name} already started")
+        self._threads = [threading.Thread(target=fn, name=name, daemon=True) for name, fn in self._thread_targets()]
+        for thread in reversed(self._threads):  # helpers first: the main loop may hand them work at once
+            thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop, release the device and wait for each thread (at most ``timeout`` seconds each)."""
+        self._stop.set()
+        self._stopping()
+        for thread in self._threads:
+            if thread is not threading.current_thread():
+                thread.join(timeout)
+                if thread.is_alive():
+                    self._log.warning("%s %s: %s did not stop within %.1f s", self._kind, self.name, thread.name,
+                                      timeout)  # fmt: skip
+
+    @property
+    def running(self) -> bool:
+        """True while the main loop's thread is alive (a camera reading a file without ``loop`` ends)."""
+        return bool(self._threads) and self._threads[0].is_alive()
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
 
 
 class Backoff:

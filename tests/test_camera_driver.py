@@ -197,13 +197,16 @@ def test_read_failures_close_and_reopen_the_source(tmp_path, mocker):
 
 
 def test_a_callback_that_raises_does_not_stop_the_frames(tmp_path, caplog):
-    video = write_video(tmp_path / "clip.avi", 6)
+    video = write_video(tmp_path / "clip.avi", 30)
     done = threading.Event()
+    seen: list[int] = []
 
     def fragile(frame: CameraFrame) -> None:
-        if frame.seq == 0:
+        # the first frame *delivered* raises (latest-frame semantics may drop frame 0 on a busy machine)
+        seen.append(frame.seq)
+        if len(seen) == 1:
             raise RuntimeError("consumer bug")
-        if frame.seq == 5:
+        if len(seen) == 3:
             done.set()
 
     with CameraDriver("cam", video, on_frame=fragile, pace_fps=50):
