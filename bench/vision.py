@@ -26,7 +26,7 @@ import multiprocessing
 import statistics
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -176,15 +176,22 @@ class LoopResult:
 _WORKER: dict[str, tuple[TileSet, TileClassifier]] = {}  # set name -> (tiles, enrolled classifier), per process
 
 
-def _play_one(seed: int, name: str, occlude_every: int) -> LoopResult:
+def _play_one(seed: int, name: str, occlude_every: int, effects: Effects = LOOP_EFFECTS) -> LoopResult:
     cv2.setNumThreads(1)
     tiles, classifier = _WORKER[name]
     res = LoopResult()
-    play(seed, tiles, classifier, res, occlude_every)
+    play(seed, tiles, classifier, res, occlude_every, effects)
     return res
 
 
-def play(seed: int, tiles: TileSet, classifier: TileClassifier, res: LoopResult, occlude_every: int) -> None:
+def loop_effects(jitter_mm: float) -> Effects:
+    """The loop's camera effects; ``jitter_mm`` > 0: tiles put down up to that far (and twice as many
+    degrees) off their slots, each lying still for the hand (the feed fixes the placement per hand)."""
+    return replace(LOOP_EFFECTS, jitter_mm=jitter_mm, jitter_deg=2 * jitter_mm) if jitter_mm else LOOP_EFFECTS
+
+
+def play(seed: int, tiles: TileSet, classifier: TileClassifier, res: LoopResult, occlude_every: int,
+         effects: Effects = LOOP_EFFECTS) -> None:  # fmt: skip
     game = generate_game(seed)
     engine = Engine()
     results: list[HandResult] = []
@@ -214,7 +221,7 @@ def play(seed: int, tiles: TileSet, classifier: TileClassifier, res: LoopResult,
             results.extend(ended)
 
     t0 = time.perf_counter()
-    feed = CameraFeed(deliver, classifier, tiles=tiles, effects=LOOP_EFFECTS, occlude_every=occlude_every, seed=seed)
+    feed = CameraFeed(deliver, classifier, tiles=tiles, effects=effects, occlude_every=occlude_every, seed=seed)
     sim.out = feed
     sim.run()
     res.seconds += time.perf_counter() - t0
@@ -274,11 +281,14 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=1, help="processes for the loop's games (each on one core)")
     ap.add_argument("--seeds", default="", help="the loop's game seeds, e.g. '110,114' (default: 100 .. 99+games)")
     ap.add_argument("--skip", default="", help="parts to skip, e.g. 'photos,loop'")
+    ap.add_argument("--loop-jitter", type=float, default=0.0, metavar="MM",
+                    help="the loop's tiles put down up to MM mm / 2*MM degrees off their slots, still for the hand")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     skip = set(args.skip.split(",")) - {""}
     print(f"options: --tiles {args.tiles} --games {args.games} --jobs {args.jobs} --loop-sets {args.loop_sets} "
-          f"--occlude-every {args.occlude_every} --seed {args.seed} --skip {args.skip or '-'}; "
+          f"--occlude-every {args.occlude_every} --seed {args.seed} --skip {args.skip or '-'} "
+          f"--loop-jitter {args.loop_jitter}; "
           f"cv2 threads {cv2.getNumThreads()}, OpenCV {cv2.__version__}")
 
     sets: dict[str, TileSet] = {"drawn": drawn_tile_set()}
@@ -316,15 +326,17 @@ def main() -> int:
     loops: dict[str, LoopResult] = {}
     if "loop" not in skip:
         print(f"\n(c) full loop: {args.games} generated game(s) TableSimulator -> CameraFeed (render -> "
-              f"FramePipeline -> ZoneTracker) -> Fusion -> Engine; effects {LOOP_EFFECTS}; "
+              f"FramePipeline -> ZoneTracker) -> Fusion -> Engine; effects {loop_effects(args.loop_jitter)}; "
               f"hand over the table every {args.occlude_every} changes")
+        effects = loop_effects(args.loop_jitter)
         for name in args.loop_sets.split(","):
             seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else [100 + g for g in range(args.games)]
             if args.jobs > 1:  # games are independent: one process per core, each on one core
                 with multiprocessing.get_context("fork").Pool(args.jobs) as pool:
-                    parts = pool.starmap(_play_one, [(s, name, args.occlude_every) for s in seeds], chunksize=1)
+                    parts = pool.starmap(_play_one, [(s, name, args.occlude_every, effects) for s in seeds],
+                                         chunksize=1)
             else:
-                parts = [_play_one(s, name, args.occlude_every) for s in seeds]
+                parts = [_play_one(s, name, args.occlude_every, effects) for s in seeds]
             res = LoopResult()
             for part in parts:
                 res.merge(part)

@@ -26,8 +26,9 @@ Known gaps, on purpose and counted in :class:`FeedStats`:
 - a concealed kan is laid with its ends face down and a red five, if any,
   face up in the middle (the usual etiquette: the camera cannot count a red
   five it never sees);
-- tiles are re-jittered in every frame when the effects ask for jitter
-  (harsher than a real table, where a tile lies still).
+- when the effects ask for jitter, each tile is put down as carelessly in
+  every frame of a hand (``Effects.placement_seed`` from the feed's seed and
+  the hand's number): it lies still until the table is cleared.
 """
 
 from __future__ import annotations
@@ -149,6 +150,8 @@ class CameraFeed:
         self.max_frames = max(max_frames, frames_per_change)
         self.occlude_every = occlude_every
         self.rng = np.random.default_rng(seed)
+        self.seed = seed
+        self.hands = 0
         self.view = TableView()
         self.stats = FeedStats()
         self._frame_no = 0
@@ -166,6 +169,7 @@ class CameraFeed:
 
     def hand_start(self) -> None:
         self.view = TableView()
+        self.hands += 1
         self._last_discarder = None
         self._settle(None)  # the cleared table is committed silently before the hand starts
         self.device.hand_start()
@@ -225,8 +229,10 @@ class CameraFeed:
 
     def _render(self, effects: Effects | None = None) -> tuple[np.ndarray, object]:
         t0 = time.perf_counter()
+        # a tile lies still where it was put down, for the whole hand
+        effects = replace(effects or self.effects, placement_seed=self.seed * 1000 + self.hands)
         out = render(self.view, geometry=self.geometry, camera=self.camera_pose, tiles=self.tiles,
-                     effects=effects or self.effects, rng=self.rng)  # fmt: skip
+                     effects=effects, rng=self.rng)  # fmt: skip
         self.stats.render_ms.append((time.perf_counter() - t0) * 1000)
         return out
 

@@ -192,6 +192,9 @@ class Effects:
     jitter_mm: float = 0.0  # tiles are never placed exactly: centre offset (uniform, mm)
     jitter_deg: float = 0.0  # ... and rotation (uniform, degrees)
     light_seed: int | None = None  # fixes the gradient's direction and the glare's place (a room's lamps)
+    # jitter drawn from this seed and each tile's place (zone, seat, index) instead of the frame's rng: a tile
+    # lies still from frame to frame, as carelessly as it was put down (None: re-drawn in every frame)
+    placement_seed: int | None = None
 
     @classmethod
     def realistic(cls) -> Effects:
@@ -345,6 +348,9 @@ def _layout(view: TableView, geometry: TableGeometry) -> list[_Placed]:
     return placed
 
 
+_ZONES = ("pond", "meld", "hand", "dora", "ura", "wall")
+
+
 def _jitter(rect: TileRect, effects: Effects, rng: np.random.Generator) -> TileRect:
     if not effects.jitter_mm and not effects.jitter_deg:
         return rect
@@ -401,7 +407,9 @@ def render(
     faces = _scaled_faces(tiles, geometry, px_per_mm)
     placed = _layout(table_view, geometry)
     for p in placed:
-        p.rect = _jitter(p.rect, effects, rng)
+        where = rng if effects.placement_seed is None else \
+            np.random.default_rng([effects.placement_seed, _ZONES.index(p.zone), p.seat, p.index])
+        p.rect = _jitter(p.rect, effects, where)
 
     def tex(points: np.ndarray) -> np.ndarray:
         return (np.asarray(points) + extent) * px_per_mm

@@ -60,6 +60,27 @@ def test_changes_are_read_in_order_and_an_occluding_hand_creates_no_event(classi
     assert kinds[-3:] == ["tsumo", "HandRevealed", "confirm"]
 
 
+def test_carelessly_laid_tiles_lie_still_and_read_exactly(classifier: TileClassifier) -> None:
+    """Tiles put down up to 1.5 mm / 3 degrees off their slots stay where they were put for the hand: the
+    motion gate sees still frames between changes (a tile re-jittered in every frame would move in all)."""
+    got: list[object] = []
+    careless = Effects(noise_sigma=3.0, blur_sigma=0.6, jpeg_quality=90, jitter_mm=1.5, jitter_deg=3.0)
+    feed = CameraFeed(got.append, classifier, effects=careless, seed=4)
+    script = [
+        _obs(DoraIndicatorSeen, index=0, tile="3s"),
+        *(_obs(TileDiscarded, seat=s, tile=t, sideways=s == 1) for s, t in enumerate(("W", "2m", "8p", "C"))),
+        _obs(MeldSeen, seat=1, tiles=("8p", "8p", "8p"), called="8p", from_side="right"),
+        _obs(TileDiscarded, seat=1, tile="F", sideways=False),
+    ]
+    feed.hand_start()
+    for o in script:
+        feed.camera(o)
+    camera = [o for o in got if isinstance(o, CameraObservation)]
+    assert [observation_key(o) for o in camera] == [observation_key(o) for o in script]
+    assert all(c.exact for c in feed.stats.changes)
+    assert 0 < len(feed.stats.read_ms) < len(feed.stats.pipeline_ms) / 2
+
+
 def watch_hands(record, classifier: TileClassifier, hands: int):
     engine = Engine()
     results: list[HandResult] = []

@@ -129,6 +129,31 @@ def test_effects_are_seeded_and_the_hand_occludes() -> None:
     assert np.abs(clean[cy, cx].astype(int) - a[cy, cx].astype(int)).max() > 20
 
 
+def test_a_placement_seed_keeps_each_tile_where_it_was_put_down() -> None:
+    """Jitter from the frame's rng moves every tile in every frame; from ``placement_seed`` a tile keeps its
+    careless placement from frame to frame (noise stays per frame), and a new seed (a new hand) moves it."""
+
+    def rects(effects: Effects, rng_seed: int, view: TableView) -> dict[tuple, tuple]:
+        _, gt = render(view, effects=effects, rng=np.random.default_rng(rng_seed))
+        return {(t.zone, t.seat, t.index): (t.rect.cx, t.rect.cy, t.rect.angle) for t in gt.tiles}
+
+    view = _all_faces_view()
+    shaky = Effects(noise_sigma=3.0, jitter_mm=1.5, jitter_deg=3.0)
+    assert rects(shaky, 1, view) != rects(shaky, 2, view)
+    still = Effects(noise_sigma=3.0, jitter_mm=1.5, jitter_deg=3.0, placement_seed=7)
+    first = rects(still, 1, view)
+    assert first == rects(still, 2, view)
+    exact = rects(Effects(), 1, view)
+    offsets = [np.hypot(first[k][0] - exact[k][0], first[k][1] - exact[k][1]) for k in exact]
+    assert max(offsets) <= 1.5 * np.sqrt(2) + 1e-9 and np.mean(offsets) > 0.3
+    # a tile added to a pond does not move the tiles already there
+    seats = list(view.seats)
+    seats[0] = SeatView((*seats[0].discards, Discard("9p")), seats[0].melds, seats[0].hand)
+    grown = rects(still, 3, TableView(tuple(seats), dora=view.dora))  # type: ignore[arg-type]
+    assert all(grown[k] == v for k, v in first.items())
+    assert rects(Effects(noise_sigma=3.0, jitter_mm=1.5, jitter_deg=3.0, placement_seed=8), 1, view) != first
+
+
 def test_noise_and_blur_change_the_image_as_asked() -> None:
     view = TableView()
     clean, _ = render(view)
