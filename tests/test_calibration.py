@@ -90,6 +90,14 @@ def test_save_load_round_trip(tmp_path: Path) -> None:
     assert sorted(back.markers_mm) == [0, 1, 2, 3] and np.allclose(back.markers_mm[1], G.marker_corners(1))
 
 
+@pytest.mark.parametrize("text", ["garbage", "{}", '{"version": 1}', "[1, 2]", '{"version": 1, "homography": 3}'])
+def test_a_file_that_is_no_calibration_is_named(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "camera.json"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=r"camera\.json: not a calibration written by 'tablesvc vision calibrate'"):
+        Calibration.load(path)
+
+
 def test_rectified_view_puts_a_tile_where_the_geometry_says() -> None:
     frame, _ = _frame(CameraPose.oblique(40.0), effects=Effects())
     cal = calibrate(frame)

@@ -108,7 +108,12 @@ class Calibration:
 
     @classmethod
     def load(cls, path: str | Path) -> Calibration:
-        return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+        """Read a file written by :meth:`save`; anything else raises ``ValueError`` naming the file."""
+        try:
+            return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"{path}: not a calibration written by 'tablesvc vision calibrate' "
+                             f"({type(exc).__name__}: {exc})") from exc  # fmt: skip
 
 
 def _detector(dictionary: str) -> cv2.aruco.ArucoDetector:
