@@ -235,6 +235,36 @@ def test_riichi_not_tenpai_with_known_hands() -> None:
     tb.send(Discard(0, t("N"), riichi=True))  # 1-9m 23p EE: ready
 
 
+def _riichi_then_draw(hand13: str, then: str) -> Table:
+    """Seat 0 declares riichi on ``hand13`` (drawing and discarding F), the others discard, seat 0 draws ``then``."""
+    tb = Table()
+    tb.start_hand(deal(hand13, "13579m13579p135s", "468m2468p2468sEE", "99m99p99sSSWWCCP"))
+    tb.send(Draw(0, t("F")), Discard(0, t("F"), riichi=True))
+    for seat, tile in ((1, "7s"), (2, "3s"), (3, "6m")):
+        tb.send(Draw(seat, t(tile)), Discard(seat, t(tile)))
+    tb.send(Draw(0, t(then)))
+    return tb
+
+
+def test_a_riichi_kan_that_changes_the_wait_is_refused() -> None:
+    """3.3.12: 2223m waits on 1m, 3m and 4m; a kan of 2m would leave the 3m alone (1m and 4m lost)."""
+    tb = _riichi_then_draw("2223m456p789sNNN", "2m")
+    assert_unchanged_after(tb.engine, ConcealedKan(0, ts("2222m")), "in riichi", "change the wait or the sets")
+
+
+def test_a_riichi_kan_that_changes_the_sets_is_refused() -> None:
+    """3.3.12: 222 33 444 678m EE waits on 3m or E before and after a kan of 2m, but 222 333 444m also reads
+    as 234 234 234m: the kan would take that reading away, so the sets change."""
+    tb = _riichi_then_draw("22233444678mEE", "2m")
+    assert_unchanged_after(tb.engine, ConcealedKan(0, ts("2222m")), "in riichi", "change the wait or the sets")
+
+
+def test_a_riichi_kan_on_a_set_the_hand_keeps_is_accepted() -> None:
+    tb = _riichi_then_draw("222m567m456p789sN", "2m")  # waits on N alone, before and after the kan
+    tb.send(ConcealedKan(0, ts("2222m")))
+    assert [m.kind for m in tb.hand.seats[0].melds] == ["ankan"]
+
+
 def test_riichi_needs_four_tiles_left_in_the_wall() -> None:
     tb = _camera()
     tb.burn(66)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from mahjong.agari import Agari
+from mahjong.hand_calculating.divider import HandDivider
 from mahjong.shanten import Shanten
 
 from tablesvc.engine.events import (
@@ -62,6 +63,7 @@ from tablesvc.tiles import Tile, TileCountError, assign_ids, tiles_to_34
 __all__ = ["Engine", "Rejected", "apply", "implied_draw"]
 
 _SHANTEN = Shanten()
+_DIVIDER = HandDivider()
 
 
 # events that a seat can only make holding a drawn tile: their draw may be inferred
@@ -542,6 +544,12 @@ class Engine:
             self._check_visible(h, e.tiles)
         if s.riichi and s.drawn is not None and s.drawn.kind != e.tiles[0].kind:
             raise Rejected(f"{_seat_name(e.seat)} is in riichi: a concealed kan only with the drawn tile")
+        if s.riichi and s.hand is not None and s.drawn is not None:
+            before = list(s.hand)
+            before.remove(s.drawn)
+            if not _riichi_kan_keeps_hand(before, e.tiles[0].kind):
+                raise Rejected(f"{_seat_name(e.seat)} is in riichi: this concealed kan would change the wait or the "
+                               "sets of the hand (3.3.12)")
         if s.hand is not None:
             for t in e.tiles:
                 s.hand.remove(t)
@@ -890,6 +898,24 @@ def _kuikae(kind: str, tiles: Sequence[Tile], called: Tile) -> frozenset[int]:
     elif called.kind == kinds[2] and kinds[0] % 9 != 0:
         banned.add(kinds[0] - 1)
     return frozenset(banned)
+
+
+def _riichi_kan_keeps_hand(before: Sequence[Tile], kind: int) -> bool:
+    """3.3.12: after riichi a concealed kan of ``kind`` may change neither the wait nor the sets. ``before``
+    holds the concealed tiles before the fourth was drawn (three of ``kind`` among them). The kan keeps the
+    hand when its tile is no wait and every winning reading of every wait uses the three as one set (then
+    the waits after the kan are exactly those before). A hand with no wait is left to the draw's check."""
+    waits = _waits(before)
+    if kind in waits:
+        return False  # holding all four, that wait is gone
+    counts = tiles_to_34(before)
+    for wait in waits:
+        counts[wait] += 1
+        readings = _DIVIDER.divide_hand(counts)
+        counts[wait] -= 1
+        if not readings or any([kind, kind, kind] not in reading for reading in readings):
+            return False
+    return True
 
 
 def _waits(tiles: Sequence[Tile]) -> frozenset[int]:
