@@ -265,6 +265,23 @@ def test_a_riichi_kan_on_a_set_the_hand_keeps_is_accepted() -> None:
     assert [m.kind for m in tb.hand.seats[0].melds] == ["ankan"]
 
 
+@pytest.mark.parametrize(("shown", "win", "valid"), [
+    # before the kan 222 33 444 678m EE: 222 333 444m also reads 234 234 234m, the kan changed the sets
+    ("333444678mEE", "3m", False),
+    # before the kan 222m 567m 456p 789s N: the three 2m are a set in every reading, the wait stays N
+    ("567m456p789sNN", "N", True),
+])
+def test_a_hidden_riichi_kan_is_checked_on_the_hand_shown_at_the_win(shown: str, win: str, valid: bool) -> None:
+    """Hands unseen (a camera table): the kan after riichi is judged when the winner shows the hand (3.4.6)."""
+    tb = _camera("0:rF 1:d9s 2:d9p 3:d9m 0:ankan2m 0:+")
+    if valid:
+        tb.tsumo(0, shown, win)
+        assert tb.outputs[-1].wins[0].seat == 0
+    else:
+        assert_unchanged_after(tb.engine, Tsumo(0, ts(shown), t(win)), "concealed kan of 2m after riichi",
+                               "changed the wait or the sets", "chombo")
+
+
 def test_riichi_needs_four_tiles_left_in_the_wall() -> None:
     tb = _camera()
     tb.burn(66)

@@ -556,7 +556,7 @@ class Engine:
         else:
             self._see(h, e.tiles)
         s.count -= 4
-        s.melds.append(MeldState("ankan", list(e.tiles)))
+        s.melds.append(MeldState("ankan", list(e.tiles), after_riichi=s.riichi))
         self._interrupt(h)
         h.kans.append(e.seat)
         h.pending_dora += 1
@@ -598,6 +598,8 @@ class Engine:
             concealed = [*s.hand, win_tile] if add_win_tile else list(s.hand)
         else:
             raise Rejected(f"{who}'s winning hand must be shown to be scored")
+        if s.riichi and s.hand is None:
+            _check_riichi_kans(s.melds, concealed, win_tile, who)
         melds = tuple(Meld(MeldKind(m.kind), tuple(m.tiles), m.called) for m in s.melds)
         try:
             return score_hand(Hand(tuple(concealed), win_tile, melds), cond, self.rules)
@@ -898,6 +900,19 @@ def _kuikae(kind: str, tiles: Sequence[Tile], called: Tile) -> frozenset[int]:
     elif called.kind == kinds[2] and kinds[0] % 9 != 0:
         banned.add(kinds[0] - 1)
     return frozenset(banned)
+
+
+def _check_riichi_kans(melds: Sequence[MeldState], concealed: Sequence[Tile], win_tile: Tile, who: str) -> None:
+    """Where a riichi hand was hidden until its win, its concealed kans after riichi are checked on the hand
+    shown (3.4.6): the hand cannot change after riichi, so before the last such kan it held the tiles shown
+    (less the winning tile) and three of the kan's kind; before the one ahead of it, three more."""
+    held = list(concealed)
+    held.remove(win_tile)
+    for meld in reversed([m for m in melds if m.after_riichi]):
+        held += meld.tiles[:3]
+        if not _riichi_kan_keeps_hand(held, meld.tiles[0].kind):
+            raise Rejected(f"{who}'s concealed kan of {meld.tiles[0].mjai} after riichi changed the wait or the "
+                           "sets of the hand (3.3.12): the win does not stand, it is a chombo (3.4.6)")
 
 
 def _riichi_kan_keeps_hand(before: Sequence[Tile], kind: int) -> bool:

@@ -41,6 +41,7 @@ class MeldState:
     tiles: list[Tile]
     called: Tile | None = None
     from_seat: int | None = None
+    after_riichi: bool = False  # a concealed kan declared in riichi: checked on the hand shown at a win (3.4.6)
 
 
 @dataclass
@@ -151,7 +152,7 @@ def _clone_hand(h: HandState) -> HandState:
 def _clone_seat(s: SeatState) -> SeatState:
     new = copy.copy(s)
     new.hand = list(s.hand) if s.hand is not None else None
-    new.melds = [MeldState(m.kind, list(m.tiles), m.called, m.from_seat) for m in s.melds]
+    new.melds = [MeldState(m.kind, list(m.tiles), m.called, m.from_seat, m.after_riichi) for m in s.melds]
     new.pond = [copy.copy(p) for p in s.pond]
     new.passed = list(s.passed)
     new.riichi_passed = list(s.riichi_passed)
