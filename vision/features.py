@@ -180,8 +180,8 @@ class CameraAugmenter:
     camera sees the far seats' tiles at 0.75..0.9 px per mm, squashed across the numerals' strokes,
     where 2m read as 3m before this range covered them) and a sub-pixel offset, onto felt; light
     gain, gradient and glare, colour cast, lens blur, sensor noise and JPEG are applied there; the
-    face is then cut back to ``out_size`` along its corners, each off by ``misalign_px`` (Gaussian), with bilinear
-    interpolation, as the detector cuts its crops.
+    face is then cut back to ``out_size`` along its corners, each off by ``misalign_px``
+    (Gaussian), with bilinear interpolation, as the detector cuts its crops.
 
     A source of at most ``low_res_h`` px (a crop from a frame already: enrollment from a
     camera's view) has the camera's blur and noise in it: it is re-warped at 0.95..1.1 of its
