@@ -17,7 +17,7 @@ from typing import Any
 
 from tablesvc.mqtt.link import BrokerURL
 from tablesvc.mqtt.topics import TopicTree
-from tablesvc.rules.ruleset import PRESETS
+from tablesvc.rules.ruleset import UnknownRuleSetError, get_ruleset
 
 __all__ = ["CameraConfig", "Config", "ConfigError", "MqttConfig", "SerialConfig", "TableConfig", "load_config"]
 
@@ -156,8 +156,10 @@ def parse_config(text: str, path: str = "<config>", *, base: Path | None = None)
     t = data["table"]
     c.known(t, "table")
     rules = c.get(t, "table", "rules", str, "ema2012")
-    if rules not in PRESETS:
-        raise c.fail("table", "rules", f"unknown rule set {rules!r} (one of {', '.join(PRESETS)})")
+    try:
+        get_ruleset(rules)  # a preset, optionally with house rules after it
+    except UnknownRuleSetError as exc:
+        raise c.fail("table", "rules", str(exc)) from None
     players = c.get(t, "table", "players", list, ["East", "South", "West", "North"])
     if len(players) != 4 or not all(isinstance(x, str) and x.strip() for x in players):
         raise c.fail("table", "players", "four non-empty names, seat 0 (first East) to seat 3")

@@ -44,6 +44,12 @@ def test_start_game_echoes_the_transaction():
     assert r.calls[0][1] == GameStart(players=("A", "B", "C", "D"), rules="ema2012")
 
 
+def test_start_game_passes_house_rules_to_the_engine():
+    r, c = commands()
+    assert send(c, {"command": "start_game", "rules": "ema2016; kiriage=yes"})["status"] == "ok"
+    assert r.calls[0][1].rules == "ema2016; kiriage=yes"
+
+
 @pytest.mark.parametrize(
     ("payload", "message"),
     [

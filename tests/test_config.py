@@ -52,6 +52,8 @@ def test_good_file(tmp_path):
         (('url = "mqtts://svc:secret@broker.club:8883"', 'url = "http://broker"'),
          r"line 10: \[mqtt\] url: .*mqtt:// or mqtts://"),
         (('rules = "ema2016"', 'rules = "wrc"'), r"line 5: \[table\] rules: unknown rule set 'wrc'"),
+        (('rules = "ema2016"', 'rules = "ema2016; kiriage=maybe"'), r"\[table\] rules: house rule kiriage='maybe': "
+         "expected yes or no"),
         (('prefix = "club"', 'prefx = "club"'), r"line 11: \[mqtt\] prefx: unknown key"),
         (('heartbeat_timeout = 5', 'heartbeat_timeout = -1'), r"\[serial\] heartbeat_timeout: must be positive"),
         (('heartbeat_timeout = 5', 'heartbeat_timeout = "5"'), r"\[serial\] heartbeat_timeout: expected int"),
@@ -119,3 +121,9 @@ model = "{model}"
     assert main(["run", "--config", str(path)]) == 1
     err = capsys.readouterr().err
     assert f"{model}: not a tile model written by 'tablesvc vision enroll'" in err
+
+
+def test_house_rules_after_the_preset(tmp_path):
+    path = tmp_path / "table.toml"
+    path.write_text(GOOD.replace('rules = "ema2016"', 'rules = "ema2016; kiriage=yes; uma=15000,5000,-5000,-15000"'))
+    assert load_config(path).table.rules == "ema2016; kiriage=yes; uma=15000,5000,-5000,-15000"

@@ -405,3 +405,9 @@ def test_nothing_after_the_game_is_over() -> None:
     tb.send(EndGame())
     assert_unchanged_after(tb.engine, EndGame(), "the game is over")
     assert_unchanged_after(tb.engine, HandStart(), "the game is over")
+
+
+def test_house_rules_that_cannot_be_played_are_refused_at_the_start() -> None:
+    engine = Engine()
+    assert_unchanged_after(engine, GameStart(rules="ema2012; kiriage=maybe"), "house rule kiriage='maybe'",
+                           "yes or no")

@@ -432,6 +432,16 @@ def test_double_riichi_on_the_first_uninterrupted_turn() -> None:
     assert result.deltas == (0, 7700 + 1000, -7700, 0)
 
 
+def test_house_rules_after_a_preset_are_played_and_journalled_by_name() -> None:
+    """The same hand as above under "ema2012; kiriage=yes": 4 han 30 fu is rounded up to a mangan."""
+    tb = Table("ema2012; kiriage=yes")
+    assert tb.engine.state.rules == "ema2012; kiriage=yes" and tb.engine.rules.kiriage
+    tb.start_hand()
+    tb.play("0:d1m 1:r9p 2:d3m 3:d4m 0:d6m 1:d1p 2:d4s")
+    tb.ron(1, PINFU_TANYAO)
+    assert _win(tb).deltas == (0, 8000 + 1000, -8000, 0)
+
+
 def test_first_riichi_after_a_call_is_a_plain_riichi() -> None:
     tb = Table()
     tb.start_hand()

@@ -70,3 +70,30 @@ def test_rulesets_are_frozen_and_checked():
         dataclasses.replace(r, uma=(10000, 0, 0, 0))
     house = dataclasses.replace(r, name="club", open_tanyao=True)
     assert house.open_tanyao and house.switch_text("open_tanyao") == "yes"
+
+
+def test_house_rules_after_a_preset_read_back_to_the_same_rule_set():
+    r = get_ruleset("EMA2016 ; uma=15000,5000,-5000,-15000; kiriage=yes; two_han_minimum_honba=never")
+    assert (r.kiriage, r.uma, r.two_han_minimum_honba) == (True, (15000, 5000, -5000, -15000), None)
+    assert r.renhou is get_ruleset("ema2016").renhou  # everything else is the preset's
+    # the name is the text put in order: what a game journals and plays again
+    assert r.name == "ema2016; kiriage=yes; two_han_minimum_honba=never; uma=15000,5000,-5000,-15000"
+    assert get_ruleset(r.name) == r and get_ruleset(r.name).name == r.name
+    assert "house rules: kiriage=yes" in r.title
+    assert get_ruleset("ema2012; ") is get_ruleset("ema2012")
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("ema2012; kiriage", "write switch=value"),
+    ("ema2012; kiriage=maybe", "expected yes or no"),
+    ("ema2012; open_tanyao=yes; ryanhan=yes", "unknown rule switch 'ryanhan': one of red_fives"),
+    ("ema2012; renhou=big", "expected one of none, mangan, yakuman"),
+    ("ema2012; uma=10000,0,0,-5000", "uma must sum to zero, not 5000"),
+    ("ema2012; uma=1,2", "four whole numbers"),
+    ("ema2012; double_yakuman=pinfu", "yakuman names"),
+    ("ema2012; start_points=40000", "return_points below start_points"),
+    ("club; kiriage=yes", "unknown rule set 'club'"),
+])
+def test_house_rules_that_cannot_be_played_say_why(text, message):
+    with pytest.raises(UnknownRuleSetError, match=message):
+        get_ruleset(text)

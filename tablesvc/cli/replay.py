@@ -7,10 +7,10 @@ import json
 import sys
 from pathlib import Path
 
+from tablesvc.cli.arguments import rules_argument
 from tablesvc.engine.results import GameResult, HandResult, round_name
 from tablesvc.formats.record import RecordError
 from tablesvc.replay import Mismatch, ReplayReport, load_record, replay
-from tablesvc.rules.ruleset import PRESETS
 
 NAME = "replay"
 
@@ -36,7 +36,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("game_file", metavar="GAME_FILE", help="the game record")
     p.add_argument("--format", choices=["mjlog", "mjai", "tenhou6"], help="the record's format (default: detect)")
-    p.add_argument("--rules", choices=sorted(PRESETS),
+    p.add_argument("--rules", type=rules_argument,
                    help="rule set to play under (default: the record's own, else ema2012)")
     p.add_argument("--json", action="store_true", help="one JSON object per hand, then the final result")
     p.add_argument("--strict", action="store_true",

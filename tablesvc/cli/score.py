@@ -9,7 +9,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
-from tablesvc.rules.ruleset import PRESETS
+from tablesvc.cli.arguments import rules_argument
 from tablesvc.scorecard import FLAGS, ScoreRequest, score
 
 NAME = "score"
@@ -59,7 +59,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--sticks", type=int, default=0, metavar="N", help="riichi sticks on the table (1000 each)")
     p.add_argument("--from", dest="from_", choices="ESWN", help="the discarder's seat, to name them in payments")
     p.add_argument("--pao", choices="ESWN", help="seat liable (pao) for Big Three Dragons / Big Four Winds")
-    p.add_argument("--rules", default="ema2012", choices=sorted(PRESETS), help="rule set (default: %(default)s)")
+    p.add_argument("--rules", default="ema2012", type=rules_argument,
+                   help="rule set: a preset (ema2012, ema2016, ema2025, tenhou), house rules after it as in "
+                   "'ema2016; kiriage=yes' (default: %(default)s)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a card")
     p.add_argument("--batch", metavar="FILE", help="score a JSON-lines file ('-' = standard input)")
     p.set_defaults(run=run)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields, replace
 from enum import Enum
 
 __all__ = [
+    "HOUSE_SWITCHES",
     "PRESETS",
     "ChomboPenalty",
     "Kazoe",
@@ -197,9 +198,93 @@ class UnknownRuleSetError(ValueError):
 
 
 def get_ruleset(name: str | None = None) -> RuleSet:
-    """The preset of this name (default ``ema2012``)."""
-    key = (name or DEFAULT).lower()
+    """The preset of this name (default ``ema2012``), or a preset with a club's house rules after it:
+    ``"ema2016; kiriage=yes; uma=15000,5000,-5000,-15000"`` (switches as ``docs/rules.md`` names them).
+
+    The rule set's ``name`` is that text put in order (preset lower case, switches sorted), so the name a
+    game journals is all it takes to play it again with the same rules.
+    """
+    preset, *parts = [p.strip() for p in (name or DEFAULT).split(";")]
+    base = PRESETS.get(preset.lower())
+    if base is None:
+        raise UnknownRuleSetError(f"unknown rule set {preset!r}: choose one of {', '.join(PRESETS)}")
+    changes: dict[str, object] = {}
+    for part in filter(None, parts):
+        switch, sep, raw = (x.strip() for x in part.partition("="))
+        if not sep or not raw:
+            raise UnknownRuleSetError(f"house rule {part!r}: write switch=value, e.g. kiriage=yes")
+        if switch not in HOUSE_SWITCHES:
+            raise UnknownRuleSetError(f"unknown rule switch {switch!r}: one of {', '.join(HOUSE_SWITCHES)}")
+        changes[switch] = _parse_switch(switch, raw, getattr(base, switch))
+    if not changes:
+        return base
+    text = [f"{k}={_format_switch(changes[k])}" for k in sorted(changes)]
     try:
-        return PRESETS[key]
-    except KeyError:
-        raise UnknownRuleSetError(f"unknown rule set {name!r}: choose one of {', '.join(PRESETS)}") from None
+        return replace(base, name="; ".join([base.name, *text]), title=f"{base.title}, house rules: {', '.join(text)}",
+                       notes=(), **changes)  # type: ignore[arg-type]  # fmt: skip
+    except ValueError as exc:  # e.g. an uma that does not sum to zero
+        raise UnknownRuleSetError(f"house rules {'; '.join(text)}: {str(exc).split(': ', 1)[-1]}") from None
+
+
+HOUSE_SWITCHES: tuple[str, ...] = tuple(f.name for f in fields(RuleSet) if f.name not in ("name", "title", "notes"))
+
+_YES, _NO = {"yes", "true", "on", "1"}, {"no", "false", "off", "0"}
+
+
+def _parse_switch(switch: str, raw: str, like: object) -> object:
+    """A house rule's value, read as the preset's own value of that switch is typed."""
+    text = raw.lower()
+    try:
+        if isinstance(like, bool):
+            if text not in _YES | _NO:
+                raise ValueError
+            return text in _YES
+        if isinstance(like, Enum):
+            return type(like)(text)
+        if isinstance(like, frozenset):
+            names = frozenset() if text == "none" else frozenset(x.strip() for x in text.split(",") if x.strip())
+            if names - _yakuman_keys():
+                raise ValueError
+            return names
+        if isinstance(like, tuple):
+            uma = tuple(int(x) for x in text.split(","))
+            if len(uma) != 4:
+                raise ValueError
+            return uma
+        if switch == "two_han_minimum_honba" and text in ("none", "never"):
+            return None
+        return int(text)
+    except ValueError:
+        raise UnknownRuleSetError(f"house rule {switch}={raw!r}: expected {_expected(switch, like)}") from None
+
+
+def _expected(switch: str, like: object) -> str:
+    if isinstance(like, bool):
+        return "yes or no"
+    if isinstance(like, Enum):
+        return "one of " + ", ".join(str(m.value) for m in type(like))
+    if isinstance(like, frozenset):
+        return "yakuman names separated by commas (" + ", ".join(sorted(_yakuman_keys())) + ") or none"
+    if isinstance(like, tuple):
+        return "four whole numbers that sum to zero, e.g. 15000,5000,-5000,-15000"
+    return "a whole number" + (" or never" if switch == "two_han_minimum_honba" else "")
+
+
+def _format_switch(value: object) -> str:
+    """The canonical text of a house rule's value (what ``_parse_switch`` reads back)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, Enum):
+        return str(value.value)
+    if isinstance(value, frozenset):
+        return ",".join(sorted(value)) or "none"
+    if isinstance(value, tuple):
+        return ",".join(str(x) for x in value)
+    return "never" if value is None else str(value)
+
+
+def _yakuman_keys() -> frozenset[str]:
+    """The yakuman keys of the scoring package (the keys ``double_yakuman`` takes)."""
+    from mahjong.hand_calculating.yaku_config import YakuConfig
+
+    return frozenset(k for k, y in vars(YakuConfig()).items() if getattr(y, "is_yakuman", False))
