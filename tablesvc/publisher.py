@@ -82,6 +82,10 @@ class Publisher:
             self.publish_event(entry)
         if pending:
             log.info("resent %d journal entries the broker had not acknowledged", len(pending))
+            if state.results or state.final is not None:
+                # results are not journalled apart: a hand that ended while they could not be sent
+                # (offline, or before a crash) comes again with every other, as after a correction
+                self.corrected(state, self.journal.last_seq)
         topic, payload = self.status(True)
         self.transport.publish(topic, payload, qos=1, retain=True)
 
@@ -91,6 +95,8 @@ class Publisher:
         """One journal entry and what followed from it; the state after it."""
         self.publish_event(entry)
         for output in outputs:
+            if not self.synced:
+                break  # offline: the resync after the reconnection publishes every result (results_replaced)
             if isinstance(output, HandResult | GameResult):
                 self.transport.publish(self.topics.results, _json(result_payload(output, entry.seq)), qos=1)
             elif isinstance(output, RiichiAccepted):

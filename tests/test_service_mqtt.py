@@ -209,6 +209,12 @@ def test_broker_restart_mid_hand_loses_no_event(service, mosquitto):
     assert missing == [], f"{len(missing)} of {last} events never arrived: {missing[:5]}..{missing[-5:]}"
     assert service.table.state.final is not None
     assert sub.wait_for(lambda: not service.journal.unpublished(), 10)
+    # the hands that ended during the outage: every result comes again, as after a correction
+    want = [h.deltas for h in record.hands if h.deltas is not None]
+    assert sub.wait_for(lambda: any(r["type"] == "results_replaced" for r in sub.of("results")), 10)
+    replaced = [r for r in sub.of("results") if r["type"] == "results_replaced"][-1]
+    assert [tuple(r["deltas"]) for r in replaced["results"]] == [tuple(d) for d in want]
+    assert replaced["final"]["type"] == "game_result"
     sub.close()
 
 
