@@ -122,16 +122,7 @@ class RuleSet:
 
     def switch_text(self, switch: str) -> str:
         """A switch's value as ``docs/rules.md`` writes it (yes/no, enum values, signed uma)."""
-        value = self.switches()[switch]
-        if isinstance(value, bool):
-            return "yes" if value else "no"
-        if isinstance(value, Enum):
-            return str(value.value)
-        if isinstance(value, frozenset):
-            return ", ".join(sorted(value)) or "none"
-        if isinstance(value, tuple):
-            return " / ".join(f"{x:+d}" for x in value)
-        return "never" if value is None else str(value)
+        return _switch_text(self.switches()[switch], docs=True)
 
 
 EMA2012 = RuleSet(
@@ -218,7 +209,7 @@ def get_ruleset(name: str | None = None) -> RuleSet:
         changes[switch] = _parse_switch(switch, raw, getattr(base, switch))
     if not changes:
         return base
-    text = [f"{k}={_format_switch(changes[k])}" for k in sorted(changes)]
+    text = [f"{k}={_switch_text(changes[k])}" for k in sorted(changes)]
     try:
         return replace(base, name="; ".join([base.name, *text]), title=f"{base.title}, house rules: {', '.join(text)}",
                        notes=(), **changes)  # type: ignore[arg-type]  # fmt: skip
@@ -270,16 +261,17 @@ def _expected(switch: str, like: object) -> str:
     return "a whole number" + (" or never" if switch == "two_han_minimum_honba" else "")
 
 
-def _format_switch(value: object) -> str:
-    """The canonical text of a house rule's value (what ``_parse_switch`` reads back)."""
+def _switch_text(value: object, *, docs: bool = False) -> str:
+    """A switch's value as text: for ``docs/rules.md`` (signed uma with slashes, names with spaces) or
+    as a house rule is written, which :func:`_parse_switch` reads back."""
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, Enum):
         return str(value.value)
     if isinstance(value, frozenset):
-        return ",".join(sorted(value)) or "none"
+        return (", " if docs else ",").join(sorted(value)) or "none"
     if isinstance(value, tuple):
-        return ",".join(str(x) for x in value)
+        return " / ".join(f"{x:+d}" for x in value) if docs else ",".join(str(x) for x in value)
     return "never" if value is None else str(value)
 
 
