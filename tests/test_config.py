@@ -127,3 +127,41 @@ def test_house_rules_after_the_preset(tmp_path):
     path = tmp_path / "table.toml"
     path.write_text(GOOD.replace('rules = "ema2016"', 'rules = "ema2016; kiriage=yes; uma=15000,5000,-5000,-15000"'))
     assert load_config(path).table.rules == "ema2016; kiriage=yes; uma=15000,5000,-5000,-15000"
+
+
+def test_check_reads_the_camera_files_as_the_service_will(tmp_path, capsys):
+    """``run --check`` finds a calibration or model that exists but is none, and says what the good ones hold."""
+    import numpy as np
+
+    from hardware_sims.camera_render import TableView, render
+    from tablesvc.cli import main
+    from tests.conftest import DATA
+    from vision.calibration import calibrate
+    from vision.classifier import TileClassifier
+
+    calibration, model = tmp_path / "camera.json", tmp_path / "club.npz"
+    calibrate(render(TableView(), rng=np.random.default_rng(0))[0]).save(calibration)
+    clf = TileClassifier(augment_per_image=4)
+    clf.enroll_directory(DATA / "tiles-fluffystuff")
+    clf.save(model)
+    path = tmp_path / "table.toml"
+    text = f"""
+[table]
+site = "club"
+id = "t1"
+data_dir = "{tmp_path / 'data'}"
+[mqtt]
+url = "mqtt://127.0.0.1:1"
+[camera]
+name = "overhead"
+source = "0"
+calibration = "{calibration}"
+model = "{model}"
+"""
+    path.write_text(text)
+    assert main(["run", "--config", str(path), "--check"]) == 0
+    out = capsys.readouterr().out
+    assert "camera overhead: calibrated to" in out and "37 tile kinds enrolled" in out
+    calibration.write_text('{"version": 1}')
+    assert main(["run", "--config", str(path), "--check"]) == 2
+    assert "camera.json: not a calibration written by 'tablesvc vision calibrate'" in capsys.readouterr().err

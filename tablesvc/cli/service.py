@@ -11,6 +11,10 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tablesvc.config import CameraConfig
 
 log = logging.getLogger(__name__)
 
@@ -22,7 +26,8 @@ def add_run(sub: argparse._SubParsersAction) -> None:
                        description="Run the table service: devices and camera in, the game out over MQTT. "
                        "A bad configuration fails at once with the file, line and key.")
     p.add_argument("--config", required=True, metavar="FILE", help="the table's TOML configuration")
-    p.add_argument("--check", action="store_true", help="only check the configuration and exit")
+    p.add_argument("--check", action="store_true",
+                   help="only check the configuration (and read the camera's calibration and tile model) and exit")
     p.set_defaults(run=run_service)
 
 
@@ -37,8 +42,13 @@ def run_service(args: argparse.Namespace) -> int:
         print(f"tablesvc run: {exc}", file=sys.stderr)
         return 2
     if args.check:
+        try:
+            camera = _check_camera(config.camera)
+        except (ValueError, OSError) as exc:
+            print(f"tablesvc run: {exc}", file=sys.stderr)
+            return 2
         print(f"{args.config}: configuration is valid (table {config.table.site}/{config.table.id}, "
-              f"broker {config.mqtt.url}, {len(config.serial)} serial device(s))")
+              f"broker {config.mqtt.url}, {len(config.serial)} serial device(s){camera})")
         return 0
     try:
         service = TableService(config)
@@ -62,6 +72,22 @@ def run_service(args: argparse.Namespace) -> int:
         pass
     service.stop()
     return 0
+
+
+def _check_camera(cam: CameraConfig | None) -> str:
+    """``--check``: read the camera's calibration and tile model as the service will (a file that exists
+    but is no calibration or model is found now, not at the next start)."""
+    if cam is None or cam.calibration is None:
+        return ""
+    from vision.calibration import Calibration
+    from vision.classifier import TileClassifier
+
+    calibration = Calibration.load(cam.calibration)
+    text = f", camera {cam.name}: calibrated to {calibration.error_mm:.2f} mm"
+    if cam.model is not None or cam.tiles is not None:
+        classifier = TileClassifier.from_files(cam.model, cam.tiles)
+        text += f", {len(classifier.tiles)} tile kinds enrolled"
+    return text
 
 
 # ------------------------------------------------------------------ demo
