@@ -316,34 +316,35 @@ class TileClassifier:
 
     @classmethod
     def from_files(cls, model: str | Path | None = None, tiles: str | Path | None = None) -> TileClassifier:
-        """The classifier a configuration names: a saved ``model`` (:meth:`save`), or a directory of
+        """The classifier a configuration names: a saved ``model`` (:meth:`load`), or a directory of
         ``tiles`` enrolled now (:meth:`enroll_directory`, a few seconds). Raises ``ValueError`` with a
         message a club can act on (neither given, both given, a file that is no model, no tile images)."""
         if (model is None) == (tiles is None):
             raise ValueError("give either a saved tile model or a directory of tile images to enroll, not "
                              f"{'both' if model is not None else 'neither'}")  # fmt: skip
         if model is not None:
-            try:
-                return cls.load(model)
-            except (OSError, KeyError, ValueError) as exc:
-                if isinstance(exc, ValueError) and "model format" in str(exc):
-                    raise
-                raise ValueError(f"{model}: not a tile model written by 'tablesvc vision enroll' ({exc})") from exc
+            return cls.load(model)
         clf = cls()
         clf.enroll_directory(tiles)  # type: ignore[arg-type]
         return clf
 
     @classmethod
     def load(cls, path: str | Path) -> TileClassifier:
-        """Read a model written by :meth:`save`; answers are identical to the saved classifier's."""
-        with np.load(Path(path), allow_pickle=False) as z:
-            version = int(z["format"]) if "format" in z.files else 1
-            if version != MODEL_FORMAT:
-                raise ValueError(f"{path}: model format {version}, this version reads {MODEL_FORMAT} "
-                                 "(features changed): enroll the tile set again")  # fmt: skip
-            clf = cls(**json.loads(str(z["params"])))
-            clf._raw = z["feats"].astype(np.float32)
-            clf._labels = list(json.loads(str(z["labels"])))
+        """Read a model written by :meth:`save`; answers are identical to the saved classifier's.
+
+        Raises ``ValueError`` naming the file when it is no model, or one of an older format."""
+        try:
+            with np.load(Path(path), allow_pickle=False) as z:
+                version = int(z["format"]) if "format" in z.files else 1
+                if version == MODEL_FORMAT:
+                    clf = cls(**json.loads(str(z["params"])))
+                    clf._raw = z["feats"].astype(np.float32)
+                    clf._labels = list(json.loads(str(z["labels"])))
+        except (OSError, KeyError, ValueError, TypeError) as exc:
+            raise ValueError(f"{path}: not a tile model written by 'tablesvc vision enroll' ({exc})") from exc
+        if version != MODEL_FORMAT:
+            raise ValueError(f"{path}: model format {version}, this version reads {MODEL_FORMAT} "
+                             "(features changed): enroll the tile set again")  # fmt: skip
         clf._reindex()
         return clf
 
