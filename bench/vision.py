@@ -325,10 +325,10 @@ def main() -> int:
 
     loops: dict[str, LoopResult] = {}
     if "loop" not in skip:
-        print(f"\n(c) full loop: {args.games} generated game(s) TableSimulator -> CameraFeed (render -> "
-              f"FramePipeline -> ZoneTracker) -> Fusion -> Engine; effects {loop_effects(args.loop_jitter)}; "
-              f"hand over the table every {args.occlude_every} changes")
         effects = loop_effects(args.loop_jitter)
+        print(f"\n(c) full loop: {args.games} generated game(s) TableSimulator -> CameraFeed (render -> "
+              f"FramePipeline -> ZoneTracker) -> Fusion -> Engine; effects {effects}; "
+              f"hand over the table every {args.occlude_every} changes")
         for name in args.loop_sets.split(","):
             seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else [100 + g for g in range(args.games)]
             if args.jobs > 1:  # games are independent: one process per core, each on one core

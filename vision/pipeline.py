@@ -190,7 +190,7 @@ class FramePipeline:
 
     def _forget_empty_slots(self, tiles: list[DetectedTile]) -> None:
         """Drop the cached answers of slots that hold no face-up tile now (a called tile, a cleared table)."""
-        present = {(t.zone, t.seat, t.index, t.sideways, t.stacked) for t in tiles if t.face_up}
+        present = {_slot(t) for t in tiles if t.face_up}
         for key in [k for k in self._cache if k not in present]:
             del self._cache[key]
 
@@ -205,7 +205,7 @@ class FramePipeline:
         for t in tiles:
             if not t.face_up or t.crop is None:
                 continue
-            key = (t.zone, t.seat, t.index, t.sideways, t.stacked)
+            key = _slot(t)
             thumb = cv2.resize(t.crop, (12, 16), interpolation=cv2.INTER_AREA).astype(np.int16)  # in colour: 5s/5sr
             hit = self._cache.get(key)
             if hit is not None and int(np.abs(hit.thumb - thumb).max()) > self.cache_tolerance:
@@ -229,6 +229,11 @@ class FramePipeline:
         """Forget every cached answer and the last reading (the next frame is read from scratch)."""
         self._cache.clear()
         self._last = self._last_thumb = None
+
+
+def _slot(t: DetectedTile) -> tuple[str, int, int, bool, bool]:
+    """The cache key of a tile's place: a slot keeps its answer only while the same kind of tile lies there."""
+    return (t.zone, t.seat, t.index, t.sideways, t.stacked)
 
 
 def _kind(tile: str) -> str:

@@ -217,7 +217,7 @@ def get_ruleset(name: str | None = None) -> RuleSet:
         raise UnknownRuleSetError(f"house rules {'; '.join(text)}: {str(exc).split(': ', 1)[-1]}") from None
 
 
-HOUSE_SWITCHES: tuple[str, ...] = tuple(f.name for f in fields(RuleSet) if f.name not in ("name", "title", "notes"))
+HOUSE_SWITCHES: tuple[str, ...] = tuple(EMA2012.switches())  # every switch a club may set
 
 _YES, _NO = {"yes", "true", "on", "1"}, {"no", "false", "off", "0"}
 
