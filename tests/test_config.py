@@ -96,14 +96,8 @@ def test_cli_check_and_error_exit(tmp_path, capsys):
     assert "the key 'site' is required" in capsys.readouterr().err
 
 
-def test_run_refuses_a_camera_model_that_is_no_tile_model(tmp_path, capsys):
-    """The file exists (the configuration is valid) but is no model: a message naming it, exit 1, and the
-    service stops before it connects or starts a driver."""
-    from tablesvc.cli import main
-
-    model, calibration = tmp_path / "club.npz", tmp_path / "camera.json"
-    model.write_bytes(b"not a model")
-    calibration.write_text("{}")
+def _camera_config(tmp_path, calibration, model):
+    """A table file with an overhead camera reading ``calibration`` and ``model`` (no broker is reached)."""
     path = tmp_path / "table.toml"
     path.write_text(f"""
 [table]
@@ -118,6 +112,18 @@ source = "0"
 calibration = "{calibration}"
 model = "{model}"
 """)
+    return path
+
+
+def test_run_refuses_a_camera_model_that_is_no_tile_model(tmp_path, capsys):
+    """The file exists (the configuration is valid) but is no model: a message naming it, exit 1, and the
+    service stops before it connects or starts a driver."""
+    from tablesvc.cli import main
+
+    model, calibration = tmp_path / "club.npz", tmp_path / "camera.json"
+    model.write_bytes(b"not a model")
+    calibration.write_text("{}")
+    path = _camera_config(tmp_path, calibration, model)
     assert main(["run", "--config", str(path)]) == 1
     err = capsys.readouterr().err
     assert f"{model}: not a tile model written by 'tablesvc vision enroll'" in err
@@ -144,21 +150,7 @@ def test_check_reads_the_camera_files_as_the_service_will(tmp_path, capsys):
     clf = TileClassifier(augment_per_image=4)
     clf.enroll_directory(DATA / "tiles-fluffystuff")
     clf.save(model)
-    path = tmp_path / "table.toml"
-    text = f"""
-[table]
-site = "club"
-id = "t1"
-data_dir = "{tmp_path / 'data'}"
-[mqtt]
-url = "mqtt://127.0.0.1:1"
-[camera]
-name = "overhead"
-source = "0"
-calibration = "{calibration}"
-model = "{model}"
-"""
-    path.write_text(text)
+    path = _camera_config(tmp_path, calibration, model)
     assert main(["run", "--config", str(path), "--check"]) == 0
     out = capsys.readouterr().out
     assert "camera overhead: calibrated to" in out and "37 tile kinds enrolled" in out
