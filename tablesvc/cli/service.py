@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tablesvc.cli.arguments import rules_argument
+
 if TYPE_CHECKING:
     from tablesvc.config import CameraConfig
 
@@ -105,7 +107,8 @@ def add_demo(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=None, help="the generated game's seed (default: random)")
     p.add_argument("--game", metavar="FILE", help="play this recorded game (any file `tablesvc replay` reads) "
                    "instead of a generated one")
-    p.add_argument("--rules", default="ema2012", help="rule preset (default: ema2012)")
+    p.add_argument("--rules", default="ema2012", type=rules_argument,
+                   help="rule set: a preset, house rules after it as in 'ema2016; kiriage=yes' (default: %(default)s)")
     p.add_argument("--site", default="demo", help="site id in the topics (default: demo)")
     p.add_argument("--table", default="table-1", help="table id in the topics (default: table-1)")
     p.add_argument("--data-dir", type=Path, help="where the journal goes (default: a temporary directory)")
