@@ -602,3 +602,14 @@ def test_mjai_referee_end_of_game_reads_back():
     again = parse_mjai(text, "ended.mjai")
     assert again.events[-1] == EndGame(reason="time")
     assert replay(again, rules="tenhou").final.scores == report.final.scores
+
+
+def test_tenhou6_keeps_house_rules_through_export_and_import():
+    """Our own rules go out in rule.disp and come back as the same rule set (a preset, house rules after it)."""
+    from hardware_sims.generator import generate_game
+
+    record = generate_game(5)
+    report = replay(record, rules="ema2012; kiriage=yes")
+    again = parse_tenhou6(export_tenhou6(record, report), "house.json")
+    assert again.rules == "ema2012; kiriage=yes"
+    assert [h.deltas for h in replay(again).hands] == [h.deltas for h in report.hands]

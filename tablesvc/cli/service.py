@@ -122,13 +122,9 @@ def run_demo(args: argparse.Namespace) -> int:
     from tablesvc.broker import EmbeddedBroker
     from tablesvc.config import parse_config
     from tablesvc.mqtt.link import BrokerURL, IncomingMessage, MqttLink
-    from tablesvc.rules.ruleset import PRESETS
     from tablesvc.service import TableService
     from tablesvc.watch import Watcher
 
-    if args.rules not in PRESETS:
-        print(f"tablesvc demo: unknown rules {args.rules!r} (one of {', '.join(PRESETS)})", file=sys.stderr)
-        return 2
     record = None
     if args.game:
         from tablesvc.formats.record import RecordError

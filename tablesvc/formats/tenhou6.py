@@ -86,7 +86,7 @@ from tablesvc.formats.mjai import (
     walk,
 )
 from tablesvc.formats.record import HandRecord, RecordedGame, RecordError
-from tablesvc.rules.ruleset import PRESETS, get_ruleset
+from tablesvc.rules.ruleset import UnknownRuleSetError, get_ruleset
 from tablesvc.tiles import Tile
 
 if TYPE_CHECKING:
@@ -518,8 +518,10 @@ def _rules_of(rule: Any) -> str | None:
     disp = rule.get("disp")
     if not isinstance(disp, str):
         return None
-    if disp in PRESETS:
-        return disp
+    try:
+        return get_ruleset(disp).name  # ours: a preset, house rules after it
+    except UnknownRuleSetError:
+        pass
     aka = any(isinstance(rule.get(k), int) and rule[k] > 0 for k in ("aka", "aka51", "aka52", "aka53"))
     if "三" not in disp and "南" in disp and "喰" in disp and ("赤" in disp or aka):
         return "tenhou"
