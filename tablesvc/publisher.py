@@ -28,8 +28,9 @@ from tablesvc import __version__
 from tablesvc.engine.results import GameResult, HandResult, Output, RiichiAccepted
 from tablesvc.engine.state import GameState
 from tablesvc.journal import Entry, Journal
-from tablesvc.mqtt.payloads import event_payload, result_payload, state_payload, status_payload
+from tablesvc.mqtt.payloads import event_payload, iso_time, result_payload, state_payload, status_payload
 from tablesvc.mqtt.topics import SCHEMA_VERSION, TopicTree
+from tablesvc.table import ResultSeqs
 
 __all__ = ["Publisher", "Transport"]
 
@@ -55,7 +56,7 @@ class Publisher:
         self.journal = journal
         self.site = site
         self.table = table
-        self.started = (started or datetime.now(UTC)).isoformat(timespec="seconds")
+        self.started = iso_time((started or datetime.now(UTC)).timestamp())
         self._pending: dict[int, Any] = {}  # journal seq -> paho message handle, until acknowledged
         self._recent: deque[tuple[int, int]] = deque(maxlen=2048)  # (message id, seq) lately acknowledged
         self.synced = False  # the backlog has been resent since the last (re)connection
@@ -70,9 +71,9 @@ class Publisher:
 
     # ------------------------------------------------------------ after a (re)connection
 
-    def resync(self, state: GameState) -> None:
+    def resync(self, state: GameState, seqs: ResultSeqs | None = None) -> None:
         """Retained snapshots, then everything the broker has not acknowledged, then ``online``."""
-        self.publish_state(state)
+        self.publish_state(state, seqs=seqs)
         for name, health in self.devices.items():
             self.transport.publish(self.topics.device(name), _json(health), qos=1, retain=True)
         self.flush_acks()
@@ -85,32 +86,39 @@ class Publisher:
             if state.results or state.final is not None:
                 # results are not journalled apart: a hand that ended while they could not be sent
                 # (offline, or before a crash) comes again with every other, as after a correction
-                self.corrected(state, self.journal.last_seq)
+                self.corrected(state, self.journal.last_seq, seqs)
         topic, payload = self.status(True)
         self.transport.publish(topic, payload, qos=1, retain=True)
 
     # ------------------------------------------------------------ the game
 
-    def accepted(self, entry: Entry, outputs: list[Output], state: GameState, mjai: list[dict] | None = None) -> None:
-        """One journal entry and what followed from it; the state after it."""
+    def accepted(self, entry: Entry, outputs: list[Output], state: GameState, mjai: list[dict] | None = None,
+                 seqs: ResultSeqs | None = None) -> None:
+        """One journal entry and what followed from it; the state after it (``seqs``: where each result
+        came from, :class:`~tablesvc.table.ResultSeqs`)."""
         self.publish_event(entry)
         for output in outputs:
             if not self.synced:
                 break  # offline: the resync after the reconnection publishes every result (results_replaced)
             if isinstance(output, HandResult | GameResult):
-                self.transport.publish(self.topics.results, _json(result_payload(output, entry.seq)), qos=1)
+                self.transport.publish(self.topics.results, _json(result_payload(output, entry.seq, state.players)),
+                                       qos=1)
             elif isinstance(output, RiichiAccepted):
                 pass  # visible in the state (sticks, scores) and in the mjai stream
         for message in mjai or ():
             self.transport.publish(self.topics.mjai, _json(message), qos=1)
-        self.publish_state(state, entry.seq)
+        self.publish_state(state, entry.seq, ts=entry.ts, seqs=seqs)
 
-    def corrected(self, state: GameState, seq: int) -> None:
-        """After an undo or amend the finished hands may have changed: publish them all again."""
+    def corrected(self, state: GameState, seq: int, seqs: ResultSeqs | None = None) -> None:
+        """After an undo or amend the finished hands may have changed: publish them all again, each with the
+        seq of the entry that produced it (``seq`` itself is the correction's, or the last resent entry's)."""
+        hands = seqs.hands if seqs is not None and len(seqs.hands) == len(state.results) else [seq] * len(
+            state.results)
+        final_seq = seqs.final if seqs is not None and seqs.final is not None else seq
         payload = {"schema": SCHEMA_VERSION, "seq": seq, "type": "results_replaced",
-                   "results": [result_payload(r, seq) for r in state.results]}
-        if isinstance(state.final, GameResult):
-            payload["final"] = result_payload(state.final, seq)
+                   "results": [result_payload(r, s, state.players) for r, s in zip(state.results, hands, strict=True)],
+                   "final": (result_payload(state.final, final_seq, state.players)
+                             if isinstance(state.final, GameResult) else None)}
         self.transport.publish(self.topics.results, _json(payload), qos=1)
 
     def publish_event(self, entry: Entry) -> None:
@@ -164,8 +172,14 @@ class Publisher:
         log.error("the broker refused event %d (%s): check its ACL for %s", seq, reason, self.topics.events)
         self.error("broker", f"the broker refused event {seq}: {reason}", ts)
 
-    def publish_state(self, state: GameState, seq: int | None = None) -> None:
-        payload = state_payload(state, seq if seq is not None else self.journal.last_seq)
+    def publish_state(self, state: GameState, seq: int | None = None, *, ts: float | None = None,
+                      seqs: ResultSeqs | None = None) -> None:
+        if seq is None:
+            seq = self.journal.last_seq
+            last = self.journal.get(seq)
+            ts = last.ts if last is not None else None
+        payload = state_payload(state, seq, ts=ts, result_seqs=seqs.hands if seqs is not None else None,
+                                final_seq=seqs.final if seqs is not None else None)
         self.transport.publish(self.topics.state, _json(payload), qos=1, retain=True)
 
     # ------------------------------------------------------------ devices, errors, replies
@@ -178,12 +192,13 @@ class Publisher:
     def devices_stopped(self) -> None:
         """A clean stop: every device's retained health says it is no longer read (its counters kept), so a
         dashboard does not show a table that was switched off as connected."""
+        now = iso_time(time.time())
         for name, health in list(self.devices.items()):
-            self.device(name, {**health, "connected": False, "state": "service stopped"})
+            self.device(name, {**health, "ts": now, "connected": False, "state": "service stopped"})
 
     def error(self, source: str, message: str, ts: float, detail: dict[str, Any] | None = None) -> None:
         """Something from the table that the engine refused: logged by the caller, published here."""
-        payload = {"schema": SCHEMA_VERSION, "ts": ts, "source": source, "error": message, "detail": detail}
+        payload = {"schema": SCHEMA_VERSION, "ts": iso_time(ts), "source": source, "error": message, "detail": detail}
         self.transport.publish(self.topics.errors, _json(payload), qos=1)
 
     def reply(self, payload: dict[str, Any], response_topic: str | None, correlation: bytes | None) -> None:

@@ -33,6 +33,7 @@ from tablesvc.formats.mjai_live import MjaiStream, capture
 from tablesvc.fusion import UNDO, Fusion
 from tablesvc.journal import Entry, Journal
 from tablesvc.mqtt.link import IncomingMessage, MqttLink
+from tablesvc.mqtt.payloads import iso_time
 from tablesvc.publisher import Publisher
 from tablesvc.table import Accepted, Table
 from vision.observations import CameraObservation
@@ -44,14 +45,18 @@ log = logging.getLogger(__name__)
 _STOP = object()
 
 
-def _health_payload(health: DeviceHealth | CameraHealth, now: float) -> dict[str, Any]:
-    """A driver's health for the ``devices/<name>`` topic: monotonic stamps become ages in seconds."""
+def _health_payload(health: DeviceHealth | CameraHealth, now: float, wall: float) -> dict[str, Any]:
+    """A driver's health for the ``devices/<name>`` topic: monotonic stamps (``now`` is the monotonic clock at
+    ``wall``) become wall-clock times (``last_seen``, retained, stays true when read later) and ages in
+    seconds at ``ts``."""
     data = asdict(health)
     data.pop("name", None)
     data.pop("timestamp", None)
+    data["ts"] = iso_time(wall)
     for key in ("last_seen", "last_frame"):
         if key in data:
             stamp = data.pop(key)
+            data[key] = iso_time(wall - (now - stamp)) if stamp is not None else None
             data[f"{key}_ago"] = round(now - stamp, 3) if stamp is not None else None
     return data
 
@@ -216,11 +221,11 @@ class TableService:
                 log.warning("command refused: %s", reply.payload["error"])
             self.publisher.reply(reply.payload, msg.response_topic, msg.correlation_data)
         elif kind == "health":
-            self.publisher.device(item[1].name, _health_payload(item[1], time.monotonic()))
+            self.publisher.device(item[1].name, _health_payload(item[1], time.monotonic(), self.clock()))
         elif kind == "stopped":
             self.publisher.devices_stopped()
         elif kind == "resync":
-            self.publisher.resync(self.table.state)
+            self.publisher.resync(self.table.state, self.table.result_seqs)
         elif kind == "disconnected":
             self.publisher.disconnected()
         elif kind == "refused":
@@ -295,6 +300,6 @@ class TableService:
     def _published(self, accepted: Accepted, kind: str, body: dict, source: str, ts: float,
                    mjai: list[dict] | None = None) -> None:
         entry = Entry(accepted.seq, ts, source, kind, body)
-        self.publisher.accepted(entry, accepted.outputs, self.table.state, mjai)
+        self.publisher.accepted(entry, accepted.outputs, self.table.state, mjai, self.table.result_seqs)
         if kind in ("undo", "amend"):
-            self.publisher.corrected(self.table.state, accepted.seq)
+            self.publisher.corrected(self.table.state, accepted.seq, self.table.result_seqs)

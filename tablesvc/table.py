@@ -15,11 +15,11 @@ from typing import Any
 
 from tablesvc.engine.engine import Engine, Rejected
 from tablesvc.engine.events import Event, EventFormatError, from_dict, to_dict
-from tablesvc.engine.results import Output
+from tablesvc.engine.results import GameResult, HandResult, Output
 from tablesvc.engine.state import GameState
 from tablesvc.journal import Entry, Journal, JournalError
 
-__all__ = ["Accepted", "Table"]
+__all__ = ["Accepted", "ResultSeqs", "Table"]
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,22 @@ class Accepted:
 
     seq: int
     outputs: list[Output]
+
+
+@dataclass
+class ResultSeqs:
+    """The journal seq of the event that ended each finished hand (in the order of ``GameState.results``) and
+    the game (``final``): a result keeps its own seq wherever it is published again."""
+
+    hands: list[int]
+    final: int | None = None
+
+    def note(self, seq: int, outputs: list[Output]) -> None:
+        for output in outputs:
+            if isinstance(output, HandResult):
+                self.hands.append(seq)
+            elif isinstance(output, GameResult):
+                self.final = seq
 
 
 class Table:
@@ -39,7 +55,7 @@ class Table:
         entries = list(journal.entries())
         self._effective = self._resolve(entries)
         try:
-            self.engine = self._fold(self._effective, startup=True)
+            self.engine, self.result_seqs = self._fold(self._effective, startup=True)
         except Rejected as exc:
             raise JournalError(f"the journal {journal.path} does not fold into a game: {exc}. Keep the file; "
                                "start this table with another data_dir or id, and report it") from None
@@ -63,6 +79,7 @@ class Table:
             self.engine.state = backup  # not durable: as if it never happened
             raise
         self._effective.append((seq, event))
+        self.result_seqs.note(seq, outputs)
         return Accepted(seq, outputs)
 
     def undo(self, count: int = 1, *, source: str, ts: float) -> Accepted:
@@ -83,10 +100,10 @@ class Table:
 
     def _correct(self, kind: str, body: dict[str, Any], effective: list[tuple[int, Event]], *, source: str,
                  ts: float) -> Accepted:
-        engine = self._fold(effective)  # raises Rejected when the corrected game is impossible
+        engine, result_seqs = self._fold(effective)  # raises Rejected when the corrected game is impossible
         seq = self.journal.append(kind, body, source=source, ts=ts)
         self._effective = effective
-        self.engine = engine
+        self.engine, self.result_seqs = engine, result_seqs
         return Accepted(seq, [])
 
     @staticmethod
@@ -108,12 +125,13 @@ class Table:
         return effective
 
     @staticmethod
-    def _fold(effective: list[tuple[int, Event]], *, startup: bool = False) -> Engine:
+    def _fold(effective: list[tuple[int, Event]], *, startup: bool = False) -> tuple[Engine, ResultSeqs]:
         engine = Engine()
+        seqs = ResultSeqs([])
         for seq, event in effective:
             try:
-                engine.apply(event)
+                seqs.note(seq, engine.apply(event))
             except Rejected as exc:
                 when = "journal entry" if startup else "after the correction, event"
                 raise Rejected(f"{when} {seq} ({event.type}) is impossible: {exc}") from None
-        return engine
+        return engine, seqs

@@ -26,17 +26,25 @@ def test_watch_once_shows_the_table(service, mosquitto, capsys):  # noqa: F811 -
     assert "club/t1  [online]" in out
 
 
-def test_demo_plays_a_recorded_game_file():
+def test_demo_plays_a_recorded_game_file(mosquitto):
+    """On a broker of its own, every payload the demo publishes is checked against its topic's schema."""
     from tests.conftest import MJLOG_DIR
+    from tests.test_service_mqtt import Subscriber
 
     game = MJLOG_DIR / "double-ron.mjlog"
     if not game.exists():
         import pytest
 
         pytest.skip("../shared/data/tenhou-mjlog not found")
-    proc = subprocess.run([sys.executable, "-m", "tablesvc", "demo", "--speed", "0", "--game", str(game)],
+    sub = Subscriber(mosquitto.port)
+    proc = subprocess.run([sys.executable, "-m", "tablesvc", "demo", "--speed", "0", "--game", str(game),
+                           "--broker", mosquitto.url, "--site", "club", "--table", "t1"],
                           capture_output=True, text=True, timeout=240)
     assert proc.returncode == 0, proc.stderr[-2000:]
+    double = [r for r in sub.of("results") if r["type"] == "hand_result" and len(r["wins"]) == 2]
+    assert double and all(w["name"] == double[0]["players"][w["seat"]] and w["win_tile"] in w["hand"]
+                          for w in double[0]["wins"])
+    sub.close()  # fails on any payload that did not match its schema
     assert "rules tenhou" in proc.stdout
     assert "E4-0" in proc.stdout and "[+9700 0 +8000 -15700]" in proc.stdout  # the double ron, over MQTT
     assert "final: 1. " in proc.stdout and "-1400" in proc.stdout

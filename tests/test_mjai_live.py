@@ -9,6 +9,7 @@ from tablesvc.formats.mjai import parse_mjai
 from tablesvc.formats.mjai_live import MjaiStream, capture
 from tablesvc.replay import load_record, replay
 from tests.conftest import mjlog_files
+from tests.feed_schemas import validate
 
 FILES = [p for p in mjlog_files() if "owari" in p.read_text()][:12]
 
@@ -30,6 +31,7 @@ def test_live_stream_reads_back_as_the_same_game(path):
     record = load_record(path)
     lines = live_stream(record)
     assert lines[0]["type"] == "start_game" and lines[-1]["type"] == "end_game"
+    assert [problem for line in lines for problem in validate("mjai", line)] == []  # docs/schemas/mjai.json
     again = parse_mjai("".join(json.dumps(x) + "\n" for x in lines), "live")
     report = replay(again, strict=True, rules="tenhou")
     assert [h.deltas for h in report.hands] == [h.deltas for h in record.hands if h.deltas is not None]

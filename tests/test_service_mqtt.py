@@ -22,6 +22,7 @@ from tablesvc.config import parse_config
 from tablesvc.engine.events import to_dict
 from tablesvc.journal import Journal
 from tablesvc.service import TableService
+from tests.feed_schemas import validate
 
 BASE = "tablesvc/club/t1"
 
@@ -31,10 +32,17 @@ def config_text(url: str, data_dir) -> str:
 
 
 class Subscriber:
-    """A consumer: every message by topic, in arrival order."""
+    """A consumer: every message by topic, in arrival order.
+
+    Every payload the service publishes is checked against its topic's JSON Schema (docs/schemas/) as it
+    arrives; reading messages (``of``) or closing fails the test on the first that does not match.
+    Commands (written by the test itself, sometimes wrong on purpose) are checked too and kept apart
+    in ``bad_commands``; closing fails if there is one the test did not expect and clear."""
 
     def __init__(self, port: int, client_id: str = "", *, persistent: bool = False) -> None:
         self.messages: list[tuple[str, dict | None, bool]] = []
+        self.invalid: list[str] = []  # service payloads that do not match their schema
+        self.bad_commands: list[str] = []
         self.lock = threading.Lock()
         self.connected = threading.Event()
         self.client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2, client_id=client_id,
@@ -54,13 +62,17 @@ class Subscriber:
     def _message(self, _c, _u, msg) -> None:
         try:
             payload = json.loads(msg.payload) if msg.payload else None
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, UnicodeDecodeError):
             payload = None
+        problems = check_payload(msg.topic, msg.payload, payload)
         with self.lock:
             self.messages.append((msg.topic, payload, msg.retain))
+            if problems:  # one line per message that does not match
+                (self.bad_commands if msg.topic == f"{BASE}/cmd" else self.invalid).append("; ".join(problems))
 
     def of(self, kind: str) -> list[dict]:
         with self.lock:
+            assert not self.invalid, self.invalid
             return [p for t, p, _ in self.messages if t == f"{BASE}/{kind}" and p is not None]
 
     def wait_for(self, predicate, timeout: float = 20.0) -> bool:
@@ -74,6 +86,19 @@ class Subscriber:
     def close(self) -> None:
         self.client.loop_stop()
         self.client.disconnect()
+        assert not self.invalid, self.invalid
+        assert not self.bad_commands, self.bad_commands
+
+
+def check_payload(topic: str, raw: bytes, payload) -> list[str]:
+    """A message of the table's tree against its topic's schema: what is wrong with it (nothing outside the
+    tree, nothing for an empty message, which clears a retained topic)."""
+    if not topic.startswith(f"{BASE}/") or not raw:
+        return []
+    kind = topic[len(BASE) + 1:]
+    if payload is None:
+        return [f"{kind}: not JSON: {raw[:80]!r}"]
+    return validate(kind, payload)
 
 
 def send_command(sub: Subscriber, command: dict, *, response: str | None = None, correlation: bytes | None = None):
@@ -120,7 +145,7 @@ def test_a_whole_game_arrives_complete_and_in_order(service, mosquitto):
     seqs = [e["seq"] for e in sub.of("events")]
     assert seqs == list(range(1, last + 1))  # gap-free, in order, none twice
     assert sub.of("events")[0]["event"]["type"] == "start_game"
-    assert all(e["source"] and e["ts"] > 0 for e in sub.of("events"))
+    assert all(e["source"] and e["ts"] > "2020" for e in sub.of("events"))  # ISO 8601 UTC times (schema-checked)
     hands = [r for r in sub.of("results") if r["type"] == "hand_result"]
     assert [r["deltas"] for r in hands] == [list(h.deltas) for h in record.hands]
     final = [r for r in sub.of("results") if r["type"] == "game_result"]
@@ -168,6 +193,9 @@ def test_bad_commands_are_answered_with_reasons_and_change_nothing(service, mosq
     assert replies[None]["status"] == "error" and "not JSON" in replies[None]["error"]
     assert "is not one of" in replies[1]["error"]
     assert "maximum of 3" in replies[2]["error"]
+    # the three commands the schema refuses are those the service refused for their form
+    assert len(sub.bad_commands) == 3 and "not JSON" in sub.bad_commands[0]
+    sub.bad_commands.clear()
     assert replies[3]["status"] == "error" and "has not started" in replies[3]["error"]
     assert service.journal.last_seq == 1  # only the start_game went in
     # the MQTT 5 caller gets its reply on its response topic with its correlation data
@@ -182,6 +210,7 @@ def test_bad_commands_are_answered_with_reasons_and_change_nothing(service, mosq
 
     assert sub.wait_for(lambda: undo_reply() is not None)
     reply = undo_reply()
+    assert all(validate("cmd/reply", json.loads(m.payload)) == [] for m in got)  # the response topic too
     assert json.loads(reply.payload)["error"].startswith("only 0 event(s) can be undone")
     assert reply.properties.CorrelationData == b"corr-5"
     sub.close()

@@ -42,8 +42,17 @@ from tablesvc.engine.events import (
     SetScores,
     Tsumo,
 )
-from tablesvc.engine.results import GameResult, HandResult, Output, RiichiAccepted, WinResult, round_name
+from tablesvc.engine.results import (
+    GameResult,
+    HandResult,
+    Output,
+    RiichiAccepted,
+    ShownMeld,
+    WinResult,
+    round_name,
+)
 from tablesvc.engine.state import GameState, HandState, MeldState, Phase, PondTile, SeatState, Step
+from tablesvc.rules.game_end import game_ends
 from tablesvc.rules.hand import Hand, InvalidHandError, Meld, MeldKind, WinConditions, Wind
 from tablesvc.rules.payments import (
     RIICHI_STICK,
@@ -582,7 +591,8 @@ class Engine:
         )
 
     def _value(self, h: HandState, seat: int, shown: Sequence[Tile] | None, win_tile: Tile,
-               cond: WinConditions, *, add_win_tile: bool) -> HandValue:
+               cond: WinConditions, *, add_win_tile: bool) -> tuple[HandValue, list[Tile]]:
+        """What the hand is worth, and the concealed tiles it was scored with (the winning tile included)."""
         s = h.seats[seat]
         who = _seat_name(seat)
         if s.dead:
@@ -602,7 +612,7 @@ class Engine:
             _check_riichi_kans(s.melds, concealed, win_tile, who)
         melds = tuple(Meld(MeldKind(m.kind), tuple(m.tiles), m.called) for m in s.melds)
         try:
-            return score_hand(Hand(tuple(concealed), win_tile, melds), cond, self.rules)
+            return score_hand(Hand(tuple(concealed), win_tile, melds), cond, self.rules), concealed
         except InvalidHandError as exc:
             raise Rejected(f"{who}'s win is not valid ({exc}); a declared win that is not valid is a chombo") from None
 
@@ -639,11 +649,13 @@ class Engine:
         key, feeder = liability
         return feeder if any(y.key == key for y in value.yaku) else None
 
-    def _win_result(self, seat: int, from_seat: int | None, value: HandValue, points: int,
-                    pao: int | None) -> WinResult:
+    @staticmethod
+    def _win_result(h: HandState, seat: int, from_seat: int | None, value: HandValue, points: int,
+                    pao: int | None, concealed: Sequence[Tile], win_tile: Tile) -> WinResult:
+        melds = tuple(ShownMeld(m.kind, tuple(m.tiles), m.called, m.from_seat) for m in h.seats[seat].melds)
         return WinResult(seat=seat, from_seat=from_seat, han=value.han, fu=value.fu,
                          yaku=tuple((y.name, y.han) for y in value.yaku), limit=value.limit_name, points=points,
-                         pao=pao)
+                         pao=pao, hand=tuple(sorted(concealed, key=_sort_key)), win_tile=win_tile, melds=melds)
 
     def _ron(self, e: Ron) -> list[Output]:
         h = self._hand()
@@ -670,31 +682,31 @@ class Engine:
                                 dealer_continues=True, honba=h.honba + 1, sticks=h.sticks)
         houtei = h.wall == 0 and not chankan
         wins: list[RonWin] = []
-        results: list[tuple[int, HandValue, int | None]] = []
+        results: list[tuple[int, HandValue, int | None, list[Tile]]] = []
         for claim in e.claims:
             s = h.seats[claim.seat]
             renhou = (self.rules.renhou is not Renhou.NONE and claim.seat != h.dealer and s.draws == 0
                       and not h.interrupted)
             cond = self._conditions(h, claim.seat, tsumo=False, ura=e.ura, houtei=houtei, chankan=chankan,
                                     renhou=renhou)
-            value = self._value(h, claim.seat, claim.hand, tile, cond, add_win_tile=True)
+            value, concealed = self._value(h, claim.seat, claim.hand, tile, cond, add_win_tile=True)
             if kokushi_only and not any(y.key == "kokushi" for y in value.yaku):
                 raise Rejected("a concealed kan can be robbed only to win with thirteen orphans")
             self._check_furiten(h, claim.seat, claim.hand, tile, kokushi_only)
             pao = self._pao_for(h, claim.seat, value)
             wins.append(RonWin(claim.seat, value, pao))
-            results.append((claim.seat, value, pao))
+            results.append((claim.seat, value, pao, concealed))
         # a riichi declared with the discard that is won on is void: no stick (it was never deposited)
         h.riichi_pending = None
         settlement = settle_ron(wins, e.from_seat, h.dealer, self.rules, honba=h.honba, sticks=h.sticks)
         win_results = tuple(
-            self._win_result(seat, e.from_seat, value, settlement.received_by(seat) - self._bonus(settlement, seat),
-                             pao)
-            for seat, value, pao in sorted(results, key=lambda r: (r[0] - e.from_seat) % 4)
+            self._win_result(h, seat, e.from_seat, value,
+                             settlement.received_by(seat) - self._bonus(settlement, seat), pao, concealed, tile)
+            for seat, value, pao, concealed in sorted(results, key=lambda r: (r[0] - e.from_seat) % 4)
         )
         dealer_wins = h.dealer in seats
         return self._finish(h, kind="win", settlement=settlement, wins=win_results, dealer_continues=dealer_wins,
-                            honba=h.honba + 1 if dealer_wins else 0, sticks=0)
+                            honba=h.honba + 1 if dealer_wins else 0, sticks=0, ura=e.ura)
 
     @staticmethod
     def _bonus(settlement: Settlement, seat: int) -> int:
@@ -714,14 +726,15 @@ class Engine:
             h, e.seat, tsumo=True, ura=e.ura, haitei=h.wall == 0 and not h.rinshan, rinshan=h.rinshan,
             tenhou=first and e.seat == h.dealer, chiihou=first and e.seat != h.dealer,
         )
-        value = self._value(h, e.seat, e.hand, win_tile, cond, add_win_tile=False)
+        value, concealed = self._value(h, e.seat, e.hand, win_tile, cond, add_win_tile=False)
         pao = self._pao_for(h, e.seat, value)
         settlement = settle_tsumo(value, e.seat, h.dealer, honba=h.honba, sticks=h.sticks, pao=pao)
         points = settlement.received_by(e.seat) - self._bonus(settlement, e.seat)
         dealer_wins = e.seat == h.dealer
         return self._finish(h, kind="win", settlement=settlement,
-                            wins=(self._win_result(e.seat, None, value, points, pao),),
-                            dealer_continues=dealer_wins, honba=h.honba + 1 if dealer_wins else 0, sticks=0)
+                            wins=(self._win_result(h, e.seat, None, value, points, pao, concealed, win_tile),),
+                            dealer_continues=dealer_wins, honba=h.honba + 1 if dealer_wins else 0, sticks=0,
+                            ura=e.ura)
 
     # ------------------------------------------------------------ draws
 
@@ -831,14 +844,14 @@ class Engine:
     def _finish(self, h: HandState, *, kind: str, settlement: Settlement, dealer_continues: bool, honba: int,
                 sticks: int, wins: tuple[WinResult, ...] = (), draw: str | None = None,
                 tenpai: tuple[bool, bool, bool, bool] | None = None, chombo: int | None = None,
-                replay: bool = False) -> list[Output]:
+                replay: bool = False, ura: Sequence[Tile] = ()) -> list[Output]:
         st = self.state
         for seat in range(4):
             st.scores[seat] += settlement.deltas[seat]
         result = HandResult(
             hand_number=st.hand_number, round=h.round, honba=h.honba, sticks=st.sticks, dealer=h.dealer, kind=kind,
             deltas=settlement.deltas, scores=_four(st.scores), deposits=tuple(h.deposits), wins=wins, draw=draw,
-            tenpai=tenpai, chombo=chombo, dealer_continues=dealer_continues,
+            tenpai=tenpai, chombo=chombo, dealer_continues=dealer_continues, dora=tuple(h.dora), ura=tuple(ura),
         )
         st.results.append(result)
         st.hand = None
@@ -857,19 +870,8 @@ class Engine:
         return [result]
 
     def _game_ends(self, previous: int, dealer_continues: bool) -> bool:
-        st, rules = self.state, self.rules
-        if rules.busting_ends_game and min(st.scores) < 0:
-            return True
-        last = 7  # South 4
-        if previous < last:
-            return False
-        top = min(range(4), key=lambda s: (-st.scores[s], s))
-        reached = st.scores[top] >= rules.return_points
-        if dealer_continues:
-            return rules.dealer_stops_when_top and top == st.dealer and reached
-        if not rules.extension_round:
-            return True
-        return reached or st.round >= 12
+        dealer = self.state.dealer if dealer_continues else (self.state.dealer - 1) % 4
+        return game_ends(self.rules, previous, self.state.scores, dealer, dealer_continues)
 
     def _game_over(self) -> GameResult:
         st = self.state

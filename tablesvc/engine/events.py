@@ -8,8 +8,10 @@ engine then checks them.
 
 Every event is a frozen dataclass with a fixed ``type`` string, and turns
 into a JSON-ready dict and back (:func:`to_dict`, :func:`from_dict`) for the
-journal and MQTT. Tiles are written in mjai notation, hands as compact
-strings, so a journal is readable by a person.
+journal and MQTT. Tiles are written in mjai notation (``"5mr"``), hands as
+lists of them, the one notation of every MQTT topic; :func:`from_dict` also
+reads compact hand strings (``"123m406p"``), as people type them and as
+older journals hold them.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from tablesvc.tiles import Tile, format_tiles, parse_tile, parse_tiles
+from tablesvc.tiles import Tile, parse_tile, parse_tiles
 
 __all__ = [
     "ABORT_KINDS",
@@ -268,14 +270,12 @@ def _encode(value: Any) -> Any:
     if isinstance(value, RonClaim):
         return {"seat": value.seat, "hand": _encode(value.hand)}
     if isinstance(value, tuple):
-        if value and all(isinstance(v, Tile) for v in value):
-            return format_tiles(value, sort=False)
         return [_encode(v) for v in value]
     return value
 
 
 def to_dict(event: Event) -> dict[str, Any]:
-    """``{"type": ..., field: value}`` with tiles in mjai and hands as compact strings."""
+    """``{"type": ..., field: value}`` with tiles in mjai notation and hands as lists of them."""
     out: dict[str, Any] = {"type": event.type}
     for f in dataclasses.fields(event):
         out[f.name] = _encode(getattr(event, f.name))

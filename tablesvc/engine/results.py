@@ -6,8 +6,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from tablesvc.rules.payments import Standing
+from tablesvc.tiles import Tile
 
-__all__ = ["GameResult", "HandResult", "Output", "RiichiAccepted", "WinResult", "round_name"]
+__all__ = ["GameResult", "HandResult", "Output", "RiichiAccepted", "ShownMeld", "WinResult", "round_name"]
 
 _WINDS = "ESWN"
 
@@ -36,6 +37,16 @@ class RiichiAccepted(Output):
 
 
 @dataclass(frozen=True)
+class ShownMeld:
+    """A meld of a winning hand as it lay on the table: ``called`` came ``from_seat`` (None when concealed)."""
+
+    kind: str  # chi pon kan ankan kakan
+    tiles: tuple[Tile, ...]
+    called: Tile | None = None
+    from_seat: int | None = None
+
+
+@dataclass(frozen=True)
 class WinResult:
     seat: int
     from_seat: int | None  # None for tsumo
@@ -45,6 +56,10 @@ class WinResult:
     limit: str
     points: int  # what the hand is worth, counters and sticks aside
     pao: int | None = None
+    hand: tuple[Tile, ...] = ()
+    """The concealed tiles shown, the winning tile included (melds apart)."""
+    win_tile: Tile | None = None
+    melds: tuple[ShownMeld, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -67,6 +82,10 @@ class HandResult(Output):
     tenpai: tuple[bool, bool, bool, bool] | None = None
     chombo: int | None = None
     dealer_continues: bool = False
+    dora: tuple[Tile, ...] = ()
+    """The dora indicators turned over when the hand ended."""
+    ura: tuple[Tile, ...] = ()
+    """The ura dora indicators turned over for a riichi winner (empty when none was shown)."""
 
     @property
     def round_name(self) -> str:

@@ -3,19 +3,30 @@
 The ``state`` payload is *public*: what anyone at the table can see (ponds,
 melds, dora indicators, scores, riichi sticks, how many concealed tiles a
 player holds), never a concealed tile, so it can go to a stream overlay
-without spoiling the game.
+without spoiling the game. A winning hand is shown at the table, so the
+``results`` (and ``state.last_result``) carry it.
+
+One notation on every topic: tiles in mjai notation (``1m``..``9s``, red
+fives ``5mr 5pr 5sr``, honours ``E S W N P F C``), groups of tiles as JSON
+lists of them. One time format: ISO 8601 in UTC with milliseconds
+(``2026-11-23T23:12:11.042Z``), see :func:`iso_time`. Every payload is
+described by a JSON Schema in ``docs/schemas/<topic>.json``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
+from tablesvc.engine.events import EVENT_TYPES, from_dict, to_dict
 from tablesvc.engine.results import GameResult, HandResult, RiichiAccepted, round_name
 from tablesvc.engine.state import GameState
 from tablesvc.journal import Entry
 from tablesvc.mqtt.topics import SCHEMA_VERSION
 
-__all__ = ["event_payload", "hand_id", "result_payload", "state_payload", "status_payload"]
+__all__ = ["event_payload", "hand_id", "iso_time", "result_payload", "state_payload", "status_payload",
+           "wire_event"]
 
 _WINDS = "ESWN"
 
@@ -25,13 +36,40 @@ def hand_id(state: GameState) -> str:
     return f"{round_name(state.round)}-{state.honba}#{state.hand_number + 1}"
 
 
+def iso_time(epoch: float) -> str:
+    """A wall-clock time as every topic writes it: ISO 8601, UTC, milliseconds, ``Z``.
+
+    Chosen over epoch seconds because a person reading ``mosquitto_sub`` or a log sees the time at once,
+    JavaScript's ``Date.parse`` and Python's ``datetime.fromisoformat`` read it as is, it sorts as text,
+    and it cannot be mistaken for milliseconds (the epoch unit of JavaScript) or seconds (Python's)."""
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def wire_event(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+    """A journal entry's body in the notation of the feed: an event (or the event of an ``amend``) is read and
+    written again, so a journal written with compact hand strings is published in mjai lists all the same."""
+    try:
+        if kind in EVENT_TYPES:
+            return to_dict(from_dict(body))
+        if kind == "amend" and isinstance(body.get("event"), dict):
+            return {**body, "event": to_dict(from_dict(body["event"]))}
+    except ValueError:
+        pass  # the journal's own text, as written (the table refuses an unreadable journal before this)
+    return body
+
+
 def status_payload(online: bool, *, version: str, started: str, site: str, table: str) -> dict[str, Any]:
     return {"schema": SCHEMA_VERSION, "status": "online" if online else "offline", "version": version,
             "started": started, "site": site, "table": table}
 
 
-def state_payload(state: GameState, seq: int) -> dict[str, Any]:
+def state_payload(state: GameState, seq: int, *, ts: float | None = None,
+                  result_seqs: Sequence[int] | None = None, final_seq: int | None = None) -> dict[str, Any]:
+    """The retained snapshot after journal entry ``seq`` (written at ``ts``). ``result_seqs`` gives the seq of
+    the entry that ended each finished hand and ``final_seq`` the game's, so ``last_result`` and ``final``
+    keep the seq they were published with. In the game's last hand it carries the all-last conditions."""
     h = state.hand
+    players = list(state.players)
     seats = []
     for seat in range(4):
         info: dict[str, Any] = {
@@ -45,7 +83,9 @@ def state_payload(state: GameState, seq: int) -> dict[str, Any]:
             info.update(
                 riichi=s.riichi,
                 discards=[{"tile": p.tile.mjai, "riichi": p.riichi, "called": p.called} for p in s.pond],
-                melds=[{"kind": m.kind, "tiles": [t.mjai for t in m.tiles], "from": m.from_seat} for m in s.melds],
+                melds=[{"kind": m.kind, "tiles": [t.mjai for t in m.tiles],
+                        "called": m.called.mjai if m.called is not None else None, "from": m.from_seat}
+                       for m in s.melds],
                 concealed=s.count,
                 dead=s.dead,
             )
@@ -53,9 +93,12 @@ def state_payload(state: GameState, seq: int) -> dict[str, Any]:
             info.update(riichi=False, discards=[], melds=[], concealed=0, dead=False)
         seats.append(info)
     last = state.results[-1] if state.results else None
+    conditions = None  # the all-last conditions: filled in below when the game is in its last hand
+    last_seq = result_seqs[len(state.results) - 1] if result_seqs and len(result_seqs) == len(state.results) else seq
     return {
         "schema": SCHEMA_VERSION,
         "seq": seq,
+        "ts": iso_time(ts) if ts is not None else None,
         "hand_id": hand_id(state) if h is None else f"{round_name(h.round)}-{h.honba}#{state.hand_number + 1}",
         "phase": state.phase.value,
         "rules": state.rules,
@@ -68,34 +111,59 @@ def state_payload(state: GameState, seq: int) -> dict[str, Any]:
         "wall": h.wall if h is not None else None,
         "dora": [t.mjai for t in h.dora] if h is not None else [],
         "seats": seats,
-        "last_result": result_payload(last, seq) if last is not None else None,
-        "final": result_payload(state.final, seq) if isinstance(state.final, GameResult) else None,
+        "last_result": result_payload(last, last_seq, players) if last is not None else None,
+        "final": (result_payload(state.final, final_seq if final_seq is not None else seq, players)
+                  if isinstance(state.final, GameResult) else None),
+        "conditions": conditions[0] if conditions is not None else None,
+        "conditions_detail": conditions[1] if conditions is not None else None,
     }
 
 
 def event_payload(entry: Entry) -> dict[str, Any]:
     """One journal entry as published on ``events`` (consumers dedupe by ``seq``)."""
-    return {"schema": SCHEMA_VERSION, "seq": entry.seq, "ts": entry.ts, "source": entry.source, "kind": entry.kind,
-            "event": entry.body}
+    return {"schema": SCHEMA_VERSION, "seq": entry.seq, "ts": iso_time(entry.ts), "source": entry.source,
+            "kind": entry.kind, "event": wire_event(entry.kind, entry.body)}
 
 
-def result_payload(result: HandResult | GameResult | RiichiAccepted, seq: int) -> dict[str, Any]:
+def result_payload(result: HandResult | GameResult | RiichiAccepted, seq: int,
+                   players: Sequence[str]) -> dict[str, Any]:
+    """A result as published on ``results``; ``seq`` is the journal entry that produced it. Seats come with the
+    players' names (``players`` by seat) so a consumer needs no other topic to write them."""
+    names = list(players)
+
+    def name(seat: int | None) -> str | None:
+        return names[seat] if seat is not None else None
+
     if isinstance(result, HandResult):
         return {
             "schema": SCHEMA_VERSION,
             "seq": seq,
             "type": "hand_result",
             "hand": f"{round_name(result.round)}-{result.honba}",
+            "hand_id": f"{round_name(result.round)}-{result.honba}#{result.hand_number + 1}",
+            "round": round_name(result.round),
+            "honba": result.honba,
+            "sticks": result.sticks,
+            "dealer": result.dealer,
+            "players": names,
             "result": result.kind,
             "draw": result.draw,
-            "summary": result.describe(),
+            "summary": result.describe(tuple(names)),
+            "dora": [t.mjai for t in result.dora],
+            "ura": [t.mjai for t in result.ura],
             "wins": [
-                {"seat": w.seat, "from": w.from_seat, "han": w.han, "fu": w.fu, "limit": w.limit or None,
-                 "points": w.points, "pao": w.pao, "yaku": [{"name": n, "han": v} for n, v in w.yaku]}
+                {"seat": w.seat, "name": name(w.seat), "from": w.from_seat, "from_name": name(w.from_seat),
+                 "han": w.han, "fu": w.fu, "limit": w.limit or None, "points": w.points, "pao": w.pao,
+                 "pao_name": name(w.pao), "yaku": [{"name": n, "han": v} for n, v in w.yaku],
+                 "hand": [t.mjai for t in w.hand], "win_tile": w.win_tile.mjai if w.win_tile is not None else None,
+                 "melds": [{"kind": m.kind, "tiles": [t.mjai for t in m.tiles],
+                            "called": m.called.mjai if m.called is not None else None, "from": m.from_seat}
+                           for m in w.melds]}
                 for w in result.wins
             ],
             "tenpai": list(result.tenpai) if result.tenpai is not None else None,
             "chombo": result.chombo,
+            "chombo_name": name(result.chombo),
             "deltas": list(result.deltas),
             "riichi_deposits": list(result.deposits),
             "scores": list(result.scores),
@@ -106,10 +174,11 @@ def result_payload(result: HandResult | GameResult | RiichiAccepted, seq: int) -
             "schema": SCHEMA_VERSION,
             "seq": seq,
             "type": "game_result",
+            "players": names,
             "scores": list(result.scores),
             "leftover_sticks": result.leftover_sticks,
-            "ranking": [{"seat": s.seat, "place": s.place, "points": s.points, "uma": s.uma, "oka": s.oka,
-                         "penalty": s.penalty, "result": s.result} for s in result.standings],
+            "ranking": [{"seat": s.seat, "name": names[s.seat], "place": s.place, "points": s.points, "uma": s.uma,
+                         "oka": s.oka, "penalty": s.penalty, "result": s.result} for s in result.standings],
         }
     return {"schema": SCHEMA_VERSION, "seq": seq, "type": "riichi_accepted", "seat": result.seat,
-            "scores": list(result.scores)}
+            "name": names[result.seat], "scores": list(result.scores)}
