@@ -106,3 +106,30 @@ def test_one_time_format_and_one_tile_notation():
     assert to_dict(from_dict(old)) == wire_event("tsumo", old)
     payload = event_payload(Entry(9, 1.5, "panel", "discard", to_dict(Discard(2, t("5pr"), riichi=True))))
     assert validate("events", payload) == [] and payload["ts"] == "1970-01-01T00:00:01.500Z"
+
+
+def test_state_carries_the_all_last_conditions_only_in_the_last_hand():
+    from hardware_sims.generator import generate_game
+    from tablesvc.engine.engine import Engine
+    from tablesvc.rules.conditions import all_last_conditions, describe
+    from tablesvc.rules.ruleset import get_ruleset
+
+    record = generate_game(21)
+    engine = Engine()
+    seen_last = False
+    for n, event in enumerate(record.events, 1):
+        engine.apply(event)
+        st = engine.state
+        payload = state_payload(st, n)
+        h = st.hand
+        if st.phase.value == "game_over" or (h.round if h is not None else st.round) < 7:
+            assert payload["conditions"] is None and payload["conditions_detail"] is None
+            continue
+        seen_last = True
+        want = all_last_conditions(get_ruleset(st.rules), 7, st.scores, 3 if h is None else h.dealer,
+                                   honba=st.honba if h is None else h.honba,
+                                   sticks=st.sticks if h is None else h.sticks)
+        assert payload["conditions"] == describe(want, st.players)
+        assert [d["place"] for d in payload["conditions_detail"]] == [c.place for c in want]
+        assert validate("state", payload) == []
+    assert seen_last

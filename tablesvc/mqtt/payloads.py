@@ -21,11 +21,13 @@ from typing import Any
 
 from tablesvc.engine.events import EVENT_TYPES, from_dict, to_dict
 from tablesvc.engine.results import GameResult, HandResult, RiichiAccepted, round_name
-from tablesvc.engine.state import GameState
+from tablesvc.engine.state import GameState, Phase
 from tablesvc.journal import Entry
 from tablesvc.mqtt.topics import SCHEMA_VERSION
+from tablesvc.rules.conditions import Price, SeatConditions, all_last_conditions, describe, target_line
+from tablesvc.rules.ruleset import UnknownRuleSetError, get_ruleset
 
-__all__ = ["event_payload", "hand_id", "iso_time", "result_payload", "state_payload", "status_payload",
+__all__ = ["all_last", "event_payload", "hand_id", "iso_time", "result_payload", "state_payload", "status_payload",
            "wire_event"]
 
 _WINDS = "ESWN"
@@ -93,7 +95,7 @@ def state_payload(state: GameState, seq: int, *, ts: float | None = None,
             info.update(riichi=False, discards=[], melds=[], concealed=0, dead=False)
         seats.append(info)
     last = state.results[-1] if state.results else None
-    conditions = None  # the all-last conditions: filled in below when the game is in its last hand
+    conditions = all_last(state)
     last_seq = result_seqs[len(state.results) - 1] if result_seqs and len(result_seqs) == len(state.results) else seq
     return {
         "schema": SCHEMA_VERSION,
@@ -114,8 +116,41 @@ def state_payload(state: GameState, seq: int, *, ts: float | None = None,
         "last_result": result_payload(last, last_seq, players) if last is not None else None,
         "final": (result_payload(state.final, final_seq if final_seq is not None else seq, players)
                   if isinstance(state.final, GameResult) else None),
-        "conditions": conditions[0] if conditions is not None else None,
-        "conditions_detail": conditions[1] if conditions is not None else None,
+        "conditions": describe(conditions, players) if conditions is not None else None,
+        "conditions_detail": [_condition_detail(c, players) for c in conditions] if conditions is not None else None,
+    }
+
+
+def all_last(state: GameState) -> tuple[SeatConditions, ...] | None:
+    """The all-last conditions of the hand being played (or about to be dealt), when it can end the game."""
+    if state.phase not in (Phase.BETWEEN_HANDS, Phase.DEALING, Phase.PLAYING):
+        return None
+    h = state.hand
+    try:
+        rules = get_ruleset(state.rules)
+    except UnknownRuleSetError:  # the engine refused such a game at its start: nothing to say
+        return None
+    return all_last_conditions(
+        rules, state.round if h is None else h.round, state.scores, state.dealer if h is None else h.dealer,
+        honba=state.honba if h is None else h.honba, sticks=state.sticks if h is None else h.sticks,
+        penalties=state.penalties, dead=tuple(s.dead for s in h.seats) if h is not None else (False,) * 4)
+
+
+def _condition_detail(c: SeatConditions, players: Sequence[str]) -> dict[str, Any]:
+    def price(p: Price) -> dict[str, Any]:
+        return {"han": p.han, "fu": p.fu, "limit": p.limit.value or None}
+
+    return {
+        "seat": c.seat, "name": players[c.seat], "place": c.place, "dealer": c.dealer,
+        "dealer_keeps": c.dealer_keeps, "dead": c.dead,
+        "targets": [{
+            "place": t.place,
+            "tsumo": ({**price(t.tsumo.price), "points": t.tsumo.points, "text": t.tsumo.text}
+                      if t.tsumo is not None else None),
+            "ron": [{"from": r.from_seat, "from_name": players[r.from_seat], **price(r.price), "points": r.points,
+                     "text": f"{r.value} from {players[r.from_seat]}"} for r in t.ron],
+            "draw": t.draw, "draw_noten": list(t.draw_noten), "text": target_line(t, players),
+        } for t in c.targets],
     }
 
 
