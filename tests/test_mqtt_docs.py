@@ -26,3 +26,78 @@ def test_topic_tree_refuses_wildcards_and_builds_names():
     for bad in ("a/b", "+", "#", " x"):
         with pytest.raises(ValueError, match="cannot be part of an MQTT topic"):
             TopicTree("tablesvc", bad, "t1")
+
+
+# ---------------------------------------------------------------- schemas and field tables
+
+import json  # noqa: E402
+
+from tablesvc.commands import COMMAND_SCHEMA  # noqa: E402
+from tablesvc.mqtt.topics import SCHEMA_FILES  # noqa: E402
+from tests.feed_schemas import SCHEMAS, schema_name, validate  # noqa: E402
+from tests.schema_fields import field_paths  # noqa: E402
+
+
+def _schema(name: str) -> dict:
+    return json.loads((SCHEMAS / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def _doc_tables() -> dict[str, list[str]]:
+    """Each field table of docs/mqtt.md by the schema its marker names: the fields, in order."""
+    tables: dict[str, list[str]] = {}
+    current = None
+    for line in DOC.read_text(encoding="utf-8").splitlines():
+        marker = re.match(r"<!-- schema: ([\w/.#]+) -->", line)
+        if marker:
+            current = tables.setdefault(marker.group(1), [])
+            continue
+        row = re.match(r"\| `([\w.\[\]]+)` \|", line)
+        if current is not None and row:
+            current.append(row.group(1))
+        elif current is not None and not line.startswith("|"):
+            current = None if line.strip() else current
+    return tables
+
+
+def _documented_locations() -> dict[str, dict]:
+    """Every object the schemas describe with fields: a topic's schema, or one of its definitions."""
+    found = {}
+    for path in sorted(SCHEMAS.rglob("*.json")):
+        name = path.relative_to(SCHEMAS).with_suffix("").as_posix()
+        schema = _schema(name)
+        if schema.get("properties"):
+            found[f"{name}.json"] = schema
+        for key, sub in schema.get("$defs", {}).items():
+            if isinstance(sub, dict) and sub.get("properties"):
+                found[f"{name}.json#{key}"] = sub
+    return found
+
+
+def test_every_topic_has_a_schema_and_the_command_schema_is_the_code():
+    for topic in TOPICS:
+        assert SCHEMA_FILES[topic.name] == schema_name(topic.name)
+        schema = _schema(SCHEMA_FILES[topic.name])
+        assert schema["$id"] == f"urn:tablesvc:schema:{SCHEMA_FILES[topic.name]}"
+    written = {k: v for k, v in _schema("cmd").items() if k != "$id"}
+    assert written == json.loads(json.dumps(COMMAND_SCHEMA))  # docs/schemas/cmd.json is COMMAND_SCHEMA
+
+
+def test_every_field_of_every_schema_is_documented_and_nothing_else():
+    tables = _doc_tables()
+    locations = _documented_locations()
+    assert set(tables) == set(locations), "a schema object without a field table in docs/mqtt.md, or the reverse"
+    for where, schema in locations.items():
+        assert tables[where] == field_paths(schema), f"docs/mqtt.md's table for {where} is not its schema's fields"
+
+
+def test_the_schemas_refuse_what_the_feed_must_never_say():
+    good = {"schema": 1, "ts": "2026-11-23T23:12:11.042Z", "source": "T1", "error": "no", "detail": None}
+    assert validate("errors", good) == []
+    assert validate("errors", {**good, "ts": 1795994531.04})  # epoch numbers are not the feed's time format
+    assert validate("errors", {**good, "ts": "2026-11-23T23:12:11+00:00"})  # nor ISO without ms and Z
+    event = {"schema": 1, "seq": 3, "ts": good["ts"], "source": "T1", "kind": "discard",
+             "event": {"type": "discard", "seat": 0, "tile": "5mr", "riichi": False, "tsumogiri": None}}
+    assert validate("events", event) == []
+    assert validate("events", {**event, "event": {**event["event"], "tile": "0m"}})  # compact notation
+    tsumo = {"type": "tsumo", "seat": 1, "hand": "234m", "win_tile": "4m", "ura": []}
+    assert validate("events", {**event, "kind": "tsumo", "event": tsumo})  # a hand as a string

@@ -2,14 +2,16 @@
 
 Consumers (overlays, dashboards, scoring screens, AI tools) and this service
 read the same catalogue; ``docs/mqtt.md`` is checked against it by a test.
-Payloads are JSON objects with a ``schema`` version field.
+Payloads are JSON objects with a ``schema`` version field, each described by
+a JSON Schema in ``docs/schemas/`` (the tests check every payload they
+receive against it, and the docs' field tables against the schemas).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["SCHEMA_VERSION", "TOPICS", "TopicSpec", "TopicTree"]
+__all__ = ["SCHEMA_FILES", "SCHEMA_VERSION", "TOPICS", "TopicSpec", "TopicTree"]
 
 SCHEMA_VERSION = 1
 
@@ -27,21 +29,21 @@ TOPICS: tuple[TopicSpec, ...] = (
     TopicSpec("status", "service", True, 1,
               '{"schema", "status": "online"|"offline", "version", "started", "table", "site"}'),
     TopicSpec("state", "service", True, 1,
-              '{"schema", "seq", "hand_id", "phase", "rules", "round", "honba", "sticks", "dealer", "turn", '
-              '"step", "wall", "dora", "seats": [{"seat", "name", "wind", "score", "riichi", "discards": [{"tile", '
-              '"riichi", "called"}], "melds": [{"kind", "tiles", "from"}], "concealed", "dead"}], "last_result", '
-              '"final"}'),
+              '{"schema", "seq", "ts", "hand_id", "phase", "rules", "round", "honba", "sticks", "dealer", "turn", '
+              '"step", "wall", "dora", "seats": [{"seat", "name", "wind", "score", "riichi", "discards", "melds", '
+              '"concealed", "dead"}], "last_result", "final", "conditions", "conditions_detail"}'),
     TopicSpec("events", "service", False, 1,
               '{"schema", "seq", "ts", "source", "kind", "event"}: every journal entry, gap-free seq'),
     TopicSpec("results", "service", False, 1,
-              '{"schema", "seq", "type": "hand_result"|"game_result"|"results_replaced", ...}: yaku, han, fu, '
-              "payments, deltas; final ranking with uma; after a correction, every result again"),
+              '{"schema", "seq", "type": "hand_result"|"game_result"|"results_replaced", ...}: names, winning '
+              "hand, yaku, han, fu, payments, deltas; final ranking with uma; after a correction, every result "
+              "again"),
     TopicSpec("mjai", "service", False, 1, "one mjai event (JSON object) per message"),
     TopicSpec("errors", "service", False, 1,
               '{"schema", "ts", "source", "error", "detail"}: an observation or command the engine refused, '
               "with its reason"),
     TopicSpec("devices/<name>", "service", True, 1,
-              '{"schema", "name", "connected", "state", "frames_ok", "frames_bad": {reason: count}, '
+              '{"schema", "name", "ts", "connected", "state", "frames_ok", "frames_bad": {reason: count}, '
               '"lines_per_second", "last_seen", "reconnects"} (cameras: "fps", "frames", "errors")'),
     TopicSpec("cmd", "referee", False, 1,
               '{"command", "transaction", "token", ...}: start_game, undo, amend, event, chombo, dead_hand, '
@@ -50,6 +52,9 @@ TOPICS: tuple[TopicSpec, ...] = (
               '{"schema", "status": "ok"|"error", "command", "transaction", "data", "error"} (or on the '
               "MQTT 5 response topic)"),
 )
+
+SCHEMA_FILES: dict[str, str] = {t.name: "devices" if t.name.startswith("devices/") else t.name for t in TOPICS}
+"""Each topic's JSON Schema, ``docs/schemas/<file>.json`` (``devices/<name>`` share one)."""
 
 
 class TopicTree:
