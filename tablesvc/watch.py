@@ -4,7 +4,8 @@ Pure bookkeeping (:class:`Watcher` turns messages into a text screen) kept
 apart from the connection, so it is tested with payloads alone. Every table
 under the prefix appears as its retained status and state arrive; a table
 whose service died shows ``offline`` (its Last Will), a device that went
-silent shows in red words.
+silent shows in red words. The marks it uses are explained by :data:`LEGEND`,
+printed under every screen.
 """
 
 from __future__ import annotations
@@ -14,11 +15,16 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["TableView", "Watcher", "result_line"]
+__all__ = ["LEGEND", "TableView", "Watcher", "meld_text", "result_line"]
+
+LEGEND = ("marks: > whose move  * riichi discard (laid sideways)  (5m) discard taken by a call  "
+          "[5m] called tile of a meld, <Ann from whom  R in riichi  D dead hand  ! refused input")
 
 
 def result_line(result: dict[str, Any], names: list[str] | None = None) -> str:
     """One line for a ``results`` payload: a hand result or the final ranking."""
+
+    names = result.get("players") or names  # results name the players themselves
 
     def name(seat: int | None) -> str:
         if seat is None:
@@ -26,9 +32,11 @@ def result_line(result: dict[str, Any], names: list[str] | None = None) -> str:
         return names[seat] if names and 0 <= seat < len(names) else f"seat {seat}"
 
     if result.get("type") == "game_result":
-        places = ", ".join(f"{r['place']}. {name(r['seat'])} {r['points']} ({r['result']:+d})"
+        places = ", ".join(f"{r['place']}. {r.get('name') or name(r['seat'])} {r['points']} ({r['result']:+d})"
                            for r in result.get("ranking", []))
         return f"final: {places}"
+    if result.get("type") == "results_replaced":
+        return f"results corrected: {len(result.get('results', []))} hand(s) again"
     hand = result.get("hand", "?")
     deltas = " ".join(f"{d:+d}" if d else "0" for d in result.get("deltas", []))
     if result.get("result") == "win":
@@ -110,24 +118,44 @@ class Watcher:
             view.errors.append(f"{data.get('source')}: {data.get('error')}")
         return None
 
-    def render(self) -> str:
+    def render(self, *, legend: bool = True) -> str:
+        """Every table, then (by default) the legend of the marks used."""
         if not self.tables:
             return f"waiting for tables under {self.prefix}/ ..."
         blocks = [self._render(v) for _, v in sorted(self.tables.items())]
-        return "\n\n".join(blocks)
+        return "\n\n".join(blocks + ([LEGEND] if legend else []))
 
     @staticmethod
     def _render(v: TableView) -> str:
         lines = [f"{v.site}/{v.table}  [{v.status}]" + (f"  tablesvc {v.version}" if v.version else "")]
         s = v.state
         if s is not None:
-            lines.append(f"  {s.get('round')}-{s.get('honba')}  sticks {s.get('sticks')}  wall {s.get('wall')}  "
+            names = v.names() or []
+            wall = f"  wall {s['wall']}" if s.get("wall") is not None else ""
+            lines.append(f"  {s.get('round')}-{s.get('honba')}  sticks {s.get('sticks')}{wall}  "
                          f"dora {' '.join(s.get('dora', []))}  {s.get('phase')}")
             for seat in s.get("seats", []):
-                riichi = " riichi" if seat.get("riichi") else ""
-                pond = " ".join(d["tile"] + ("*" if d.get("riichi") else "") for d in seat.get("discards", [])[-8:])
-                lines.append(f"  {seat.get('wind')} {seat.get('name', ''):<12} {seat.get('score'):>6}{riichi:<7} "
+                turn = ">" if s.get("turn") == seat.get("seat") and s.get("phase") == "playing" else " "
+                flags = ("R" if seat.get("riichi") else "") + ("D" if seat.get("dead") else "")
+                pond = " ".join(_pond_tile(d) for d in seat.get("discards", [])[-10:])
+                lines.append(f" {turn}{seat.get('wind')} {seat.get('name', ''):<12} {seat.get('score'):>6} {flags:<2} "
                              f"{pond}")
+                melds = seat.get("melds") or []
+                if melds:
+                    lines.append(f"      melds: {'; '.join(meld_text(m, names) for m in melds)}")
+            conditions = s.get("conditions")
+            if conditions:
+                lines.append("  all last:")
+                for seat, said in enumerate(conditions):
+                    for line in said:
+                        lines.append(f"    {names[seat] if seat < len(names) else seat}: {line}")
+            final = s.get("final")
+            if final:
+                lines.append("  final ranking:")
+                for r in final.get("ranking", []):
+                    penalty = f"  penalty {r['penalty']}" if r.get("penalty") else ""
+                    lines.append(f"    {r['place']}. {r.get('name', r['seat'])!s:<12} {r['points']:>6}  "
+                                 f"uma {r['uma']:+d}  result {r['result']:+d}{penalty}")
         for name, d in sorted(v.devices.items()):
             state = "ok" if d.get("connected") else f"DOWN ({d.get('state', '')})"
             bad = sum((d.get("frames_bad") or {}).values()) if isinstance(d.get("frames_bad"), dict) else 0
@@ -136,6 +164,25 @@ class Watcher:
         lines.extend(f"  > {e}" for e in v.events)
         lines.extend(f"  ! {e}" for e in v.errors)
         return "\n".join(lines)
+
+
+def _pond_tile(d: dict[str, Any]) -> str:
+    tile = str(d.get("tile", "?")) + ("*" if d.get("riichi") else "")
+    return f"({tile})" if d.get("called") else tile
+
+
+def meld_text(meld: dict[str, Any], names: list[str] | None = None) -> str:
+    """``pon [P] P P <Ann``: the called tile in brackets, from whom; a concealed kan as its four tiles."""
+    tiles = [str(t) for t in meld.get("tiles", [])]
+    called = meld.get("called")
+    if called is not None and called in tiles:
+        i = tiles.index(called)
+        tiles[i] = f"[{called}]"
+    source = meld.get("from")
+    who = ""
+    if source is not None:
+        who = f" <{names[source] if names and 0 <= source < len(names) else f'seat {source}'}"
+    return f"{meld.get('kind', '?')} {' '.join(tiles)}{who}"
 
 
 def _brief(event: dict[str, Any]) -> str:

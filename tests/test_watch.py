@@ -45,3 +45,48 @@ def test_final_ranking_line():
                                                            {"seat": 0, "place": 2, "points": 30000, "result": 0}]},
                        ["A", "B", "C", "D"])
     assert line == "final: 1. C 41000 (+41000), 2. A 30000 (+0)"
+
+
+def test_melds_names_called_discards_final_ranking_and_the_legend():
+    """Payloads built by the service's own code from a real engine game, as the feed carries them."""
+    from tablesvc.engine.events import EndGame, SetScores
+    from tablesvc.mqtt.payloads import result_payload, state_payload
+    from tablesvc.watch import LEGEND
+    from tests.scenario import Table
+    from tests.test_engine_scenarios import DRAGON_PONS
+
+    players = ("Ann", "Bob", "Cid", "Dan")
+    tb = Table()
+    tb.state.players = players
+    tb.start_hand()
+    tb.play(DRAGON_PONS)  # Bob pons white from Ann, green from Cid, red from Dan
+    w = Watcher()
+    feed(w, "tablesvc/club/t1/state", state_payload(tb.state, 20))
+    screen = w.render()
+    assert "melds: pon [P] P P <Ann; pon [F] F F <Cid; pon [C] C C <Dan" in screen
+    assert "(P)" in screen and "(F)" in screen and "(C)" in screen  # Ann's, Cid's, Dan's discards taken
+    bob = next(line for line in screen.splitlines() if "Bob" in line and "melds" not in line)
+    assert bob.startswith(" >S Bob")  # Bob (South) is to discard after his last pon
+    assert screen.endswith(LEGEND) and "[5m] called tile" in LEGEND and "(5m) discard taken" in LEGEND
+    tb.send(SetScores((29000, 41000, 30000, 20000)), EndGame())
+    final = result_payload(tb.state.final, 21, players)
+    line = feed(w, "tablesvc/club/t1/results", final)
+    # result = points - 30000 + uma (30000, 10000, -10000, -30000)
+    assert line == "club/t1  final: 1. Bob 41000 (+41000), 2. Cid 30000 (+10000), 3. Ann 29000 (-11000), " \
+                   "4. Dan 20000 (-40000)"
+    feed(w, "tablesvc/club/t1/state", state_payload(tb.state, 21))
+    screen = w.render(legend=False)
+    assert "final ranking:" in screen and "    1. Bob           41000  uma +30000  result +41000" in screen
+    assert "wall None" not in screen  # between hands and after the game there is no wall to count
+    assert LEGEND not in screen
+
+
+def test_all_last_conditions_are_shown_with_names():
+    w = Watcher()
+    feed(w, "tablesvc/club/t1/state", {"round": "S4", "honba": 0, "sticks": 0, "wall": 60, "dora": ["1m"],
+                                       "phase": "playing", "turn": 3, "seats": [
+                                           {"seat": s, "name": n, "wind": "ESWN"[(s + 1) % 4], "score": 30000,
+                                            "discards": [], "melds": []} for s, n in enumerate(["Ann", "Bob",
+                                                                                                 "Cid", "Dan"])],
+                                       "conditions": [[], ["1st with a mangan tsumo or 3900 from Ann"], [], []]})
+    assert "    Bob: 1st with a mangan tsumo or 3900 from Ann" in w.render()
