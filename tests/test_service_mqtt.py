@@ -154,6 +154,17 @@ def test_a_whole_game_arrives_complete_and_in_order(service, mosquitto):
     assert sum(x["result"] for x in final[0]["ranking"]) == 0
     state = sub.of("state")[-1]
     assert state["phase"] == "game_over" and state["seq"] == last
+    # names beside seats; each result keeps the seq of the entry that ended its hand, in the state too
+    names = list(record.players)
+    assert all(r["players"] == names and all(w["name"] == names[w["seat"]] for w in r["wins"]) for r in hands)
+    kinds = {e["seq"]: e["kind"] for e in sub.of("events")}
+    assert {kinds[r["seq"]] for r in hands} <= {"ron", "tsumo", "exhaustive_draw", "abortive_draw", "chombo"}
+    assert state["last_result"]["seq"] == hands[-1]["seq"] and state["final"]["seq"] == final[0]["seq"]
+    assert [x["name"] for x in final[0]["ranking"]] == [names[x["seat"]] for x in final[0]["ranking"]]
+    # the all-last conditions appear in the last hand (South 4) only
+    states = sub.of("state")
+    assert any(s["conditions"] for s in states)
+    assert all(s["conditions"] is None for s in states if s["round"] < "S4" and s["round"][0] in "ES")
     mjai = sub.of("mjai")
     assert mjai[0]["type"] == "start_game" and mjai[-1]["type"] == "end_game"
     assert sum(1 for m in mjai if m["type"] == "start_kyoku") == len(record.hands)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 
 from tablesvc.rules.game_end import game_ends, may_be_last_hand
 from tablesvc.rules.payments import (
@@ -154,7 +154,7 @@ def all_last_conditions(
     return _conditions(rules, round_index, tuple(scores), dealer, honba, sticks, tuple(penalties), tuple(dead))
 
 
-@cache
+@lru_cache(maxsize=64)  # the same position is asked for at every state of a hand; a few hands are kept
 def _conditions(rules: RuleSet, round_index: int, scores: tuple[int, ...], dealer: int, honba: int, sticks: int,
                 penalties: tuple[int, ...], dead: tuple[bool, ...]) -> tuple[SeatConditions, ...]:
     game = _Game(rules, round_index, scores, dealer, honba, sticks, penalties)
