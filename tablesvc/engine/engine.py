@@ -246,7 +246,7 @@ class Engine:
             if t in missing:
                 missing.remove(t)
             else:
-                raise Rejected(f"{_seat_name(seat)} does not hold {t.mjai} (hand {''.join(x.compact for x in hand)})")
+                raise Rejected(f"{_seat_name(seat)} does not hold {t.mjai} (hand {' '.join(x.mjai for x in hand)})")
 
     # ------------------------------------------------------------ game flow
 
@@ -366,7 +366,7 @@ class Engine:
         s = h.seats[e.seat]
         if s.hand is not None and e.tile not in s.hand:
             raise Rejected(
-                f"{_seat_name(e.seat)} does not hold {e.tile.mjai} (hand {''.join(x.compact for x in s.hand)})"
+                f"{_seat_name(e.seat)} does not hold {e.tile.mjai} (hand {' '.join(x.mjai for x in s.hand)})"
             )
         if self.rules.kuikae_forbidden and e.tile.kind in s.kuikae:
             raise Rejected(f"kuikae: right after that call {_seat_name(e.seat)} may not discard {e.tile.mjai}")
@@ -602,8 +602,8 @@ class Engine:
             if s.hand is not None:
                 tracked = sorted((*s.hand, win_tile) if add_win_tile else s.hand, key=_sort_key)
                 if sorted(concealed, key=_sort_key) != tracked:
-                    raise Rejected(f"{who} shows {''.join(t.compact for t in concealed)} but holds "
-                                   f"{''.join(t.compact for t in tracked)}")
+                    raise Rejected(f"{who} shows {' '.join(t.mjai for t in concealed)} but holds "
+                                   f"{' '.join(t.mjai for t in tracked)}")
         elif s.hand is not None:
             concealed = [*s.hand, win_tile] if add_win_tile else list(s.hand)
         else:

@@ -149,7 +149,7 @@ def all_last_conditions(
     """Every player's conditions in a hand of ``round_index`` with these ``scores`` (riichi sticks of this
     hand already paid), ``honba`` counters and ``sticks`` riichi sticks on the table; None when this hand
     is not one that can end the game (before South 4)."""
-    if not may_be_last_hand(rules, round_index):
+    if not may_be_last_hand(round_index):
         return None
     return _conditions(rules, round_index, tuple(scores), dealer, honba, sticks, tuple(penalties), tuple(dead))
 

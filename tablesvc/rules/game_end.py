@@ -38,8 +38,7 @@ def game_ends(rules: RuleSet, round_played: int, scores: Sequence[int], dealer: 
     return reached or round_played >= WEST_LAST_ROUND
 
 
-def may_be_last_hand(rules: RuleSet, round_index: int) -> bool:
-    """A hand of this round can end the game by its result alone (busting aside): South 4, a repeat of it,
-    and every hand of the extension round."""
-    del rules  # every preset ends at South 4 at the earliest; kept so a rule set with a shorter game can say so
+def may_be_last_hand(round_index: int) -> bool:
+    """A hand of this round can end the game by its result alone (busting aside): South 4, its repeats,
+    and every hand of the extension round. (Every preset plays East and South: no rule set ends earlier.)"""
     return round_index >= LAST_ROUND

@@ -185,7 +185,7 @@ class Hand:
                 raise InvalidHandError(f"the winning tile {self.win_tile.mjai} is not in the hand as a {red}five")
             raise InvalidHandError(
                 f"the winning tile {self.win_tile.mjai} is not among the concealed tiles "
-                f"{''.join(t.compact for t in self.concealed)}: with {len(self.melds)} meld(s) the concealed tiles "
+                f"{' '.join(t.mjai for t in self.concealed)}: with {len(self.melds)} meld(s) the concealed tiles "
                 f"are {expected}, the winning tile included"
             )
 
