@@ -11,7 +11,8 @@ Non-dealer rons 4b: 1000 1300 1600 2000 2300 2600 2900 3200 3600 3900 4500 5200 
 
 from __future__ import annotations
 
-import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tablesvc.rules.conditions import all_last_conditions, describe
 from tablesvc.rules.ruleset import get_ruleset
@@ -126,6 +127,22 @@ def test_ties_are_broken_by_seat_order_under_tenhou():
     assert text["Cid"][1] == "2nd with a haneman tsumo, a haneman from Ann or Dan or 5200 from Bob"
 
 
+def test_under_tenhou_a_bigger_hand_is_not_always_as_good():
+    # Tenhou: Ann 25000, Bob 25000, Cid 30300, Dan (dealer) 19700. The game ends only with someone at 30000.
+    text, _ = lines("tenhou", [25000, 25000, 30300, 19700])
+    # Bob 2nd: a 300/500 tsumo leaves Cid at exactly 30000 (pays 300): the game ends, Bob 26100 is 2nd. A
+    # 400/700 takes Cid to 29900 and nobody has 30000: play goes on into West, no place is decided. Bob's
+    # own 30000 needs 2n + d >= 5000: 1300/2600 (30200), which is 1st. By ron from Ann or Dan 1000 ends it
+    # (Cid keeps 30300); from Cid any ron takes Cid under 30000, so Bob needs 30000 himself: 5200.
+    # A draw (dealer noten): Bob alone tenpai has 28000 and Cid pays 1000 (29300): nobody at 30000, play
+    # goes on. Bob and Cid tenpai: Cid 31800 ends it, Bob 26500 over Ann 23500: 2nd. Bob, Ann and Cid
+    # tenpai: Bob and Ann 26000 each, Ann (seat 0) ranks higher: 3rd. So: tenpai with Ann noten.
+    assert text["Bob"] == [
+        "1st with 1300/2600 tsumo, 5800 from Ann or Dan or 5200 from Cid",
+        "2nd with 300/500 tsumo, 1000 from Ann or Dan, 5200 from Cid or tenpai at a draw with Ann noten",
+    ]
+
+
 def test_two_han_minimum_and_only_in_the_last_hand():
     ema = get_ruleset("ema2012")
     # before South 4 there is no all-last position
@@ -142,27 +159,27 @@ def test_two_han_minimum_and_only_in_the_last_hand():
     assert [r.points for r in ema2016[1].targets[0].ron] == [1000] * 3
 
 
-@pytest.mark.parametrize("rules", ["ema2012", "ema2016", "ema2025", "tenhou"])
-def test_every_condition_is_the_cheapest_that_works(rules):
-    """Cross-check against the definition: the named hand reaches the place, the next cheaper one does not."""
+@settings(max_examples=40, deadline=None)
+@given(rules=st.sampled_from(["ema2012", "ema2016", "ema2025", "tenhou"]),
+       shifts=st.lists(st.integers(-150, 150), min_size=3, max_size=3),
+       honba=st.integers(0, 6), sticks=st.integers(0, 3), dealer=st.integers(0, 3))
+def test_every_condition_is_the_cheapest_that_works(rules, shifts, honba, sticks, dealer):
+    """Against the definition, by a plain scan of every hand value: the named hand reaches the place, every
+    cheaper one does not, and where no hand is named not even a yakuman does."""
     from tablesvc.rules.conditions import _Game
 
     ruleset = get_ruleset(rules)
-    scores = (26000, 31000, 24500, 38500) if ruleset.start_points == 30000 else (22000, 27000, 20500, 30500)
-    conditions = all_last_conditions(ruleset, SOUTH_4, scores, 3, honba=1, sticks=1)
-    game = _Game(ruleset, SOUTH_4, scores, 3, 1, 1, (0, 0, 0, 0))
-    checked = 0
+    start = ruleset.start_points - 1000 * sticks // 4 // 100 * 100
+    scores = [start + 100 * x for x in shifts]
+    scores.append(4 * ruleset.start_points - 1000 * sticks - sum(scores))
+    conditions = all_last_conditions(ruleset, SOUTH_4, scores, dealer, honba=honba, sticks=sticks)
+    game = _Game(ruleset, SOUTH_4, tuple(scores), dealer, honba, sticks, (0, 0, 0, 0))
     for c in conditions:
         for target in c.targets:
-            for price, from_seat, prices in [(target.tsumo.price if target.tsumo else None, None, game.tsumo_prices),
-                                             *[(r.price, r.from_seat, game.ron_prices) for r in target.ron]]:
-                if price is None:
-                    continue
-                reached = game.outcome(c.seat, price, from_seat)
-                assert reached is not None and reached <= target.place
-                cheaper = [p for p in prices if p.base < price.base]
-                if cheaper:
-                    below = game.outcome(c.seat, cheaper[-1], from_seat)
-                    assert below is None or below > target.place
-                checked += 1
-    assert checked >= 6
+            named = {None: target.tsumo.price if target.tsumo else None}
+            named |= {r.from_seat: r.price for r in target.ron}
+            for from_seat in [None, *(o for o in range(4) if o != c.seat)]:
+                prices = game.tsumo_prices if from_seat is None else game.ron_prices
+                works = [p for p in prices if (got := game.outcome(c.seat, p, from_seat)) is not None
+                         and got <= target.place]
+                assert named.get(from_seat) == (works[0] if works else None), (c.seat, target.place, from_seat)

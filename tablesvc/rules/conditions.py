@@ -201,7 +201,9 @@ class _Game:
         return self.place(after, seat) if after is not None else None
 
     def cheapest(self, seat: int, from_seat: int | None, places: Sequence[int]) -> dict[int, Price]:
-        """For each place, the cheapest hand that reaches it (places no hand reaches are left out)."""
+        """For each place, the cheapest hand that reaches it (places no hand reaches are left out). Every
+        value is tried in order: a bigger hand is not always as good (under Tenhou a small tsumo can leave a
+        rival at 30000 and end the game, a bigger one take them under it and play on into West)."""
         found: dict[int, Price] = {}
         for price in self.tsumo_prices if from_seat is None else self.ron_prices:
             reached = self.outcome(seat, price, from_seat)
