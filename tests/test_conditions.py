@@ -134,12 +134,14 @@ def test_under_tenhou_a_bigger_hand_is_not_always_as_good():
     # 400/700 takes Cid to 29900 and nobody has 30000: play goes on into West, no place is decided. Bob's
     # own 30000 needs 2n + d >= 5000: 1300/2600 (30200), which is 1st. By ron from Ann or Dan 1000 ends it
     # (Cid keeps 30300); from Cid any ron takes Cid under 30000, so Bob needs 30000 himself: 5200.
-    # A draw (dealer noten): Bob alone tenpai has 28000 and Cid pays 1000 (29300): nobody at 30000, play
-    # goes on. Bob and Cid tenpai: Cid 31800 ends it, Bob 26500 over Ann 23500: 2nd. Bob, Ann and Cid
-    # tenpai: Bob and Ann 26000 each, Ann (seat 0) ranks higher: 3rd. So: tenpai with Ann noten.
+    # A draw (Dan tenpai keeps the deal): Bob alone tenpai has 28000 and Cid pays 1000 (29300): nobody at
+    # 30000, play goes on, no place. Bob and Cid tenpai: Cid 31800 ends it, Bob 26500 over Ann 23500: 2nd.
+    # Bob and Ann: 26500 each, Cid 28800, play goes on. Bob, Ann and Cid: Bob and Ann 26000 each, Ann
+    # (seat 0) ranks higher: 3rd. Only one draw does it, and it is said as it is.
     assert text["Bob"] == [
         "1st with 1300/2600 tsumo, 5800 from Ann or Dan or 5200 from Cid",
-        "2nd with 300/500 tsumo, 1000 from Ann or Dan, 5200 from Cid or tenpai at a draw with Ann noten",
+        "2nd with 300/500 tsumo, 1000 from Ann or Dan, 5200 from Cid or tenpai at a draw with Cid tenpai and "
+        "Ann and Dan noten",
     ]
 
 
@@ -183,3 +185,25 @@ def test_every_condition_is_the_cheapest_that_works(rules, shifts, honba, sticks
                 works = [p for p in prices if (got := game.outcome(c.seat, p, from_seat)) is not None
                          and got <= target.place]
                 assert named.get(from_seat) == (works[0] if works else None), (c.seat, target.place, from_seat)
+            # the draw: every exhaustive draw the condition covers reaches the place; with none named, none does
+            covered = [ok for tenpai, ok in _draws(game, c.seat, target.place).items()
+                       if all(not tenpai[s] for s in target.draw_noten) and all(tenpai[s] for s in target.draw_tenpai)
+                       and (target.draw != "tenpai alone" or sum(tenpai) == 1)]
+            assert (all(covered) and covered) if target.draw else not any(_draws(game, c.seat, target.place).values())
+
+
+def _draws(game, seat: int, place: int) -> dict[tuple[bool, ...], bool]:
+    """Every exhaustive draw with ``seat`` tenpai, but those after which the dealer keeps the deal: whether
+    the game ends with ``seat`` at ``place`` or better (plain enumeration, for the check above)."""
+    from tablesvc.rules.game_end import game_ends
+    from tablesvc.rules.payments import settle_exhaustive_draw
+
+    out = {}
+    for mask in range(16):
+        tenpai = tuple(bool(mask >> s & 1) or s == seat for s in range(4))
+        after = [x + d for x, d in zip(game.scores, settle_exhaustive_draw(tenpai).deltas, strict=True)]
+        ends = game_ends(game.rules, SOUTH_4, after, game.dealer, tenpai[game.dealer])
+        if not ends and tenpai[game.dealer]:
+            continue
+        out[tenpai] = ends and game.place(after, seat, leftover=game.sticks) <= place
+    return out

@@ -149,7 +149,8 @@ def _condition_detail(c: SeatConditions, players: Sequence[str]) -> dict[str, An
                       if t.tsumo is not None else None),
             "ron": [{"from": r.from_seat, "from_name": players[r.from_seat], **price(r.price), "points": r.points,
                      "text": f"{r.value} from {players[r.from_seat]}"} for r in t.ron],
-            "draw": t.draw, "draw_noten": list(t.draw_noten), "text": target_line(t, players),
+            "draw": t.draw, "draw_noten": list(t.draw_noten), "draw_tenpai": list(t.draw_tenpai),
+            "text": target_line(t, players),
         } for t in c.targets],
     }
 

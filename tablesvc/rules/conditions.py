@@ -108,13 +108,15 @@ class RonNeed:
 class Target:
     """What gets a player to ``place`` (outright) when the game ends on this hand. ``draw``: ``"tenpai"``
     (tenpai at an exhaustive draw is enough, whoever else is), ``"tenpai, one rival noten"`` (with the
-    seats in ``draw_noten`` noten), ``"tenpai alone"``, or None."""
+    seat in ``draw_noten`` noten), ``"tenpai alone"``, ``"tenpai, as listed"`` (with exactly the seats in
+    ``draw_tenpai`` tenpai too and those in ``draw_noten`` noten), or None."""
 
     place: int
     tsumo: TsumoNeed | None
     ron: tuple[RonNeed, ...]
     draw: str | None = None
     draw_noten: tuple[int, ...] = ()
+    draw_tenpai: tuple[int, ...] = ()
 
     @property
     def reachable(self) -> bool:
@@ -216,31 +218,36 @@ class _Game:
                 break
         return found
 
-    def draw(self, seat: int, place: int, dead: tuple[bool, ...]) -> tuple[str | None, tuple[int, ...]]:
-        """Whether tenpai at an exhaustive draw reaches ``place``: for every other tenpai, with one rival
-        noten, or only alone."""
+    def draw(self, seat: int, place: int, dead: tuple[bool, ...]) -> tuple[str | None, tuple[int, ...],
+                                                                       tuple[int, ...]]:
+        """Whether tenpai at an exhaustive draw reaches ``place``: (kind, seats that must be noten, other seats
+        that must be tenpai). A draw after which the dealer keeps the deal is left aside (the game goes on
+        by the dealer's hand); one after which the game goes on otherwise (Tenhou, nobody at 30000) fails."""
         if dead[seat]:
-            return None, ()
-        outcomes: list[tuple[tuple[bool, ...], bool]] = []
+            return None, (), ()
+        outcomes: dict[tuple[bool, ...], bool] = {}
         others = [s for s in range(4) if s != seat]
         for flags in itertools.product((False, True), repeat=3):
             tenpai = [True] * 4
             for s, f in zip(others, flags, strict=True):
                 tenpai[s] = f and not dead[s]
-            if tuple(tenpai) in (o for o, _ in outcomes):
-                continue
             after = self.ends(settle_exhaustive_draw(tenpai), tenpai[self.dealer])
-            if after is not None:
-                outcomes.append((tuple(tenpai), self.place(after, seat, leftover=self.sticks) <= place))
-        if not outcomes or not any(ok for _, ok in outcomes):
-            return None, ()
-        if all(ok for _, ok in outcomes):
-            return "tenpai", ()
+            if after is None and tenpai[self.dealer]:
+                continue
+            outcomes[tuple(tenpai)] = after is not None and self.place(after, seat, leftover=self.sticks) <= place
+        if not any(outcomes.values()):
+            return None, (), ()
+        if all(outcomes.values()):
+            return "tenpai", (), ()
         for rival in others:
-            relevant = [ok for tenpai, ok in outcomes if not tenpai[rival]]
+            relevant = [ok for tenpai, ok in outcomes.items() if not tenpai[rival]]
             if relevant and all(relevant):
-                return "tenpai, one rival noten", (rival,)
-        return "tenpai alone", tuple(others)
+                return "tenpai, one rival noten", (rival,), ()
+        if outcomes.get(tuple(s == seat for s in range(4))):
+            return "tenpai alone", tuple(others), ()
+        fewest = min((t for t, ok in outcomes.items() if ok), key=sum)
+        return ("tenpai, as listed", tuple(s for s in others if not fewest[s]),
+                tuple(s for s in others if fewest[s]))
 
     def seat(self, seat: int, dead: tuple[bool, ...]) -> SeatConditions:
         now = self.place(self.scores, seat, leftover=self.sticks)
@@ -259,8 +266,7 @@ class _Game:
                 need = TsumoNeed(tsumo[p], min(shares.values()), 0 if is_dealer else max(shares.values()))
             ron = tuple(RonNeed(o, found[p], ron_points(found[p].base, is_dealer))
                         for o, found in rons.items() if p in found)
-            draw, noten = self.draw(seat, p, dead)
-            targets.append(Target(p, need, ron, draw, noten))
+            targets.append(Target(p, need, ron, *self.draw(seat, p, dead)))
         return SeatConditions(seat, now, is_dealer, keeps, False, tuple(targets))
 
 
@@ -297,7 +303,7 @@ def describe(conditions: Sequence[SeatConditions], players: Sequence[str]) -> li
         for target in c.targets:
             if c.dealer_keeps and not target.reachable:
                 continue  # the dealer plays on instead: not out of reach
-            need = (target.tsumo, target.ron, target.draw, target.draw_noten)
+            need = (target.tsumo, target.ron, target.draw, target.draw_noten, target.draw_tenpai)
             if need != previous:  # a hand that reaches a better place reaches this one: said once
                 lines.append(target_line(target, players))
             previous = need
@@ -320,6 +326,11 @@ def target_line(target: Target, players: Sequence[str]) -> str:
             draw = "tenpai at a draw"
         elif target.draw == "tenpai alone":
             draw = "tenpai alone at a draw"
+        elif target.draw == "tenpai, as listed":
+            both = ([f"{' and '.join(players[s] for s in target.draw_tenpai)} tenpai"] if target.draw_tenpai
+                    else []) + ([f"{' and '.join(players[s] for s in target.draw_noten)} noten"]
+                                if target.draw_noten else [])
+            draw = f"tenpai at a draw with {' and '.join(both)}"
         else:
             draw = f"tenpai at a draw with {' and '.join(players[s] for s in target.draw_noten)} noten"
         parts.append(draw)
