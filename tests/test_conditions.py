@@ -63,6 +63,9 @@ def test_non_dealer_places_by_tsumo_ron_and_draw():
                                                                              (2, 4500, Limit.NONE),
                                                                              (3, 4500, Limit.NONE)]
     assert detail[3].dealer_keeps and all(not t.reachable for t in detail[3].targets)
+    # a limit is named by its own han: Cid's haneman is 6 han, not the first han count that reaches it
+    _, tenhou = lines("tenhou", [31000, 29000, 20000, 20000])
+    assert (tenhou[2].targets[0].tsumo.price.han, tenhou[2].targets[0].tsumo.price.fu) == (6, 0)
 
 
 def test_counters_and_riichi_sticks_on_the_table_are_collected():

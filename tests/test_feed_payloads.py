@@ -40,7 +40,7 @@ def test_a_ron_with_melds_names_winner_discarder_and_liable_player():
     tb.state.players = PLAYERS
     tb.start_hand()
     tb.play(DRAGON_PONS + " 2:d5s")
-    tb.ron(1, "234m55s")
+    tb.ron(1, "234m55s", ura="9m")  # indicators given, but the winner was not in riichi: none is shown
     payload = result_payload(tb.last_result, 40, PLAYERS)
     assert validate("results", payload) == []
     (win,) = payload["wins"]

@@ -706,7 +706,8 @@ class Engine:
         )
         dealer_wins = h.dealer in seats
         return self._finish(h, kind="win", settlement=settlement, wins=win_results, dealer_continues=dealer_wins,
-                            honba=h.honba + 1 if dealer_wins else 0, sticks=0, ura=e.ura)
+                            honba=h.honba + 1 if dealer_wins else 0, sticks=0,
+                            ura=e.ura if any(h.seats[s].riichi for s in seats) else ())
 
     @staticmethod
     def _bonus(settlement: Settlement, seat: int) -> int:
@@ -734,7 +735,7 @@ class Engine:
         return self._finish(h, kind="win", settlement=settlement,
                             wins=(self._win_result(h, e.seat, None, value, points, pao, concealed, win_tile),),
                             dealer_continues=dealer_wins, honba=h.honba + 1 if dealer_wins else 0, sticks=0,
-                            ura=e.ura)
+                            ura=e.ura if s.riichi else ())
 
     # ------------------------------------------------------------ draws
 

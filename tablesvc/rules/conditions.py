@@ -47,6 +47,7 @@ __all__ = ["Price", "RonNeed", "SeatConditions", "Target", "TsumoNeed", "all_las
            "target_line"]
 
 _ORDINAL = {1: "1st", 2: "2nd", 3: "3rd", 4: "4th"}
+_LIMIT_HAN = {Limit.MANGAN: 5, Limit.HANEMAN: 6, Limit.BAIMAN: 8, Limit.SANBAIMAN: 11, Limit.YAKUMAN: 13}
 
 
 @dataclass(frozen=True)
@@ -284,7 +285,10 @@ def _prices(rules: RuleSet, *, tsumo: bool, min_han: int) -> tuple[Price, ...]:
     prices: dict[int, Price] = {}
     for han, fu in sorted(combos, key=lambda c: (c[1] == 0, c[1], c[0])):
         base, limit, _ = base_points(han, fu, rules)
-        prices.setdefault(base, Price(han, fu if limit is Limit.NONE else 0, limit, base))
+        if limit is Limit.NONE:
+            prices.setdefault(base, Price(han, fu, limit, base))
+        else:  # a limit is named by its own han (4 han 40 fu is a mangan: 5 han)
+            prices.setdefault(base, Price(_LIMIT_HAN[limit], 0, limit, base))
     prices.setdefault(8000, Price(13, 0, Limit.YAKUMAN, 8000))  # a yakuman, whatever kazoe is worth
     return tuple(sorted(prices.values(), key=lambda p: p.base))
 
