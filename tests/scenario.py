@@ -68,10 +68,11 @@ def deal(*hands: str) -> tuple[tuple[Tile, ...], ...]:
 class Table:
     """An engine at a table: one game, events sent one by one, outputs kept."""
 
-    def __init__(self, rules: str = "ema2012") -> None:
+    def __init__(self, rules: str = "ema2012", **situation: object) -> None:
+        """``situation``: GameStart's round, honba, sticks, scores, dealer, for a game taken up midway."""
         self.engine = Engine()
         self.outputs: list = []
-        self.send(GameStart(rules=rules))
+        self.send(GameStart(rules=rules, **situation))  # type: ignore[arg-type]
         self._filler = itertools.cycle(_FILLER)
 
     # ---------------------------------------------------------------- state

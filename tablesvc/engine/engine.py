@@ -42,7 +42,15 @@ from tablesvc.engine.events import (
     SetScores,
     Tsumo,
 )
-from tablesvc.engine.results import GameResult, HandResult, Output, RiichiAccepted, WinResult, round_name
+from tablesvc.engine.results import (
+    GameResult,
+    HandResult,
+    Output,
+    RiichiAccepted,
+    WinResult,
+    round_index,
+    round_name,
+)
 from tablesvc.engine.state import GameState, HandState, MeldState, Phase, PondTile, SeatState, Step
 from tablesvc.rules.hand import Hand, InvalidHandError, Meld, MeldKind, WinConditions, Wind
 from tablesvc.rules.payments import (
@@ -249,13 +257,38 @@ class Engine:
             rules = get_ruleset(e.rules)
         except UnknownRuleSetError as exc:
             raise Rejected(str(exc)) from None
+        round_, dealer, scores = self._situation(e, rules)
         self.rules = rules
         st.rules = rules.name
         st.players = e.players
-        st.scores = [rules.start_points] * 4
-        st.round = st.honba = st.sticks = st.dealer = 0
+        st.scores = scores
+        st.round, st.honba, st.sticks, st.dealer = round_, e.honba, e.sticks, dealer
+        st.first_dealer = (dealer - round_) % 4
         st.phase = Phase.BETWEEN_HANDS
         return []
+
+    @staticmethod
+    def _situation(e: GameStart, rules: RuleSet) -> tuple[int, int, list[int]]:
+        """The round index, dealer and scores a game starts with, checked against the rules."""
+        try:
+            round_ = round_index(e.round)
+        except ValueError as exc:
+            raise Rejected(str(exc)) from None
+        last = 11 if rules.extension_round else 7
+        if round_ > last:
+            raise Rejected(f"the game cannot start in {e.round}: under {rules.name} it ends after "
+                           f"{round_name(last)} at the latest")
+        if e.honba < 0 or e.sticks < 0:
+            raise Rejected(f"counters and riichi sticks cannot be negative ({e.honba} counters, {e.sticks} sticks)")
+        dealer = round_ % 4 if e.dealer is None else e.dealer
+        if not 0 <= dealer <= 3:
+            raise Rejected(f"the dealer is a seat 0..3, not {dealer}")
+        if e.scores is None:
+            return round_, dealer, [rules.start_points] * 4
+        if rules.busting_ends_game and min(e.scores) < 0:
+            raise Rejected(f"scores {list(e.scores)}: a score below zero has already ended the game under "
+                           f"{rules.name}")
+        return round_, dealer, list(e.scores)
 
     def _dice(self, e: DiceRolled) -> list[Output]:
         self._between_hands("dice are rolled")
@@ -863,7 +896,7 @@ class Engine:
         last = 7  # South 4
         if previous < last:
             return False
-        top = min(range(4), key=lambda s: (-st.scores[s], s))
+        top = min(range(4), key=lambda s: (-st.scores[s], (s - st.first_dealer) % 4))
         reached = st.scores[top] >= rules.return_points
         if dealer_continues:
             return rules.dealer_stops_when_top and top == st.dealer and reached
@@ -873,7 +906,8 @@ class Engine:
 
     def _game_over(self) -> GameResult:
         st = self.state
-        standings = final_standings(st.scores, self.rules, leftover_sticks=st.sticks, penalties=st.penalties)
+        standings = final_standings(st.scores, self.rules, leftover_sticks=st.sticks, penalties=st.penalties,
+                                    first_dealer=st.first_dealer)
         for standing in standings:  # leftover riichi sticks go to first place
             st.scores[standing.seat] = standing.points
         result = GameResult(standings=tuple(standings), scores=_four(st.scores), leftover_sticks=st.sticks)
