@@ -7,32 +7,23 @@ hand's deltas must equal the record's; the final scores too.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import replace as _replace
 from pathlib import Path
 
 from tablesvc.engine.engine import Engine, Rejected
-from tablesvc.engine.events import Event, HandStart
+from tablesvc.engine.events import Event, GameStart, HandStart
 from tablesvc.engine.results import GameResult, HandResult, round_name
 from tablesvc.engine.state import GameState
+from tablesvc.formats.mjai import parse_mjai
 from tablesvc.formats.mjlog import parse_mjlog
-from tablesvc.formats.record import RecordedGame, RecordError
+from tablesvc.formats.record import RecordedGame, RecordError, ReplayReport
+from tablesvc.formats.tenhou6 import parse_tenhou6
 
 __all__ = ["Mismatch", "ReplayReport", "load_record", "replay"]
 
 
 class Mismatch(AssertionError):
     """The engine and the record disagree; the message names the hand and both values."""
-
-
-@dataclass
-class ReplayReport:
-    record: RecordedGame
-    hands: list[HandResult] = field(default_factory=list)
-    final: GameResult | None = None
-    mismatches: list[str] = field(default_factory=list)
-    stopped: str | None = None
-    """Why the replay stopped before the game's end (a record cut short), if it did."""
-    state: GameState | None = None
 
 
 def load_record(path: str | Path, fmt: str | None = None) -> RecordedGame:
@@ -48,12 +39,8 @@ def load_record(path: str | Path, fmt: str | None = None) -> RecordedGame:
     if kind == "mjlog":
         return parse_mjlog(text, str(p))
     if kind == "mjai":
-        from tablesvc.formats.mjai import parse_mjai
-
         return parse_mjai(text, str(p))
     if kind == "tenhou6":
-        from tablesvc.formats.tenhou6 import parse_tenhou6
-
         return parse_tenhou6(text, str(p))
     raise RecordError(f"{p}: unknown format {kind!r} (mjlog, mjai or tenhou6)")
 
@@ -78,11 +65,7 @@ def replay(record: RecordedGame, *, strict: bool = False, rules: str | None = No
     hand_index = -1
     events: list[Event] = record.events
     if rules is not None:
-        from dataclasses import replace
-
-        from tablesvc.engine.events import GameStart
-
-        events = [replace(e, rules=rules) if isinstance(e, GameStart) else e for e in events]
+        events = [_replace(e, rules=rules) if isinstance(e, GameStart) else e for e in events]
 
     def disagree(message: str) -> None:
         if strict:

@@ -41,7 +41,7 @@ Choices where the format is silent:
   draws written without them. Final scores come from ``sc``.
 * Writing: ``title`` is empty; ``rule.disp`` is 般南喰赤 under the tenhou
   preset, else the preset's name; a multiple ron is split as in
-  :func:`tablesvc.formats.mjai.split_win_deltas`; a hand the record stops in
+  :func:`tablesvc.formats.walk.split_win_deltas`; a hand the record stops in
   is written with an empty result. The format has every tile face up: a
   record with unseen tiles, or with a referee's ruling (chombo, dead hand,
   score correction, game ended early), cannot be written.
@@ -52,7 +52,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tablesvc.engine.events import (
     AbortiveDraw,
@@ -76,21 +76,11 @@ from tablesvc.engine.events import (
     Tsumo,
 )
 from tablesvc.engine.results import HandResult, WinResult
-from tablesvc.formats.mjai import (
-    Before,
-    HandResults,
-    HandTracker,
-    guess_tenpai,
-    noten_payment_tenpai,
-    split_win_deltas,
-    walk,
-)
-from tablesvc.formats.record import HandRecord, RecordedGame, RecordError
+from tablesvc.formats.record import HandRecord, RecordedGame, RecordError, ReplayReport
+from tablesvc.formats.tracker import HandTracker, guess_tenpai, noten_payment_tenpai
+from tablesvc.formats.walk import Before, HandResults, split_win_deltas, walk
 from tablesvc.rules.ruleset import UnknownRuleSetError, get_ruleset
 from tablesvc.tiles import Tile
-
-if TYPE_CHECKING:
-    from tablesvc.replay import ReplayReport
 
 __all__ = ["export_tenhou6", "parse_tenhou6", "tile_code", "tile_from_code"]
 
