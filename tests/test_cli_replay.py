@@ -21,7 +21,8 @@ def test_json_has_one_object_per_hand_and_the_final(capsys):
     code, out, _ = run(capsys, GAME, "--json", "--strict")
     assert code == 0
     objects = [json.loads(line) for line in out.splitlines()]
-    hands, final = objects[:-1], objects[-1]
+    assert objects[0] == {"rules": "tenhou", "rules_from": "record"}  # an mjlog is Tenhou's
+    hands, final = objects[1:-1], objects[-1]
     assert len(hands) == 4
     assert hands[3]["round"] == "E4" and len(hands[3]["wins"]) == 2  # the double ron
     assert hands[3]["deltas"] == [9700, 0, 8000, -15700]
@@ -62,8 +63,25 @@ def test_export_then_replay_the_export(capsys, tmp_path, fmt):
     out = tmp_path / f"game.{fmt}"
     code, first, _ = run(capsys, GAME, "--json", "--export", fmt, out)
     assert code == 0 and out.stat().st_size > 0
-    rules = ["--rules", "tenhou"] if fmt == "mjai" else []
-    code, again, _ = run(capsys, out, "--json", "--strict", *rules)
+    code, again, _ = run(capsys, out, "--json", "--strict")  # the export carries the rules and the scores
     assert code == 0
-    assert [json.loads(x)["deltas"] for x in again.splitlines()[:-1]] == [
-        json.loads(x)["deltas"] for x in first.splitlines()[:-1]]
+    assert json.loads(again.splitlines()[0]) == {"rules": "tenhou", "rules_from": "record"}
+    assert [json.loads(x)["deltas"] for x in again.splitlines()[1:-1]] == [
+        json.loads(x)["deltas"] for x in first.splitlines()[1:-1]]
+
+
+def test_a_record_that_does_not_say_its_rules_is_played_under_the_default_and_says_so(capsys, tmp_path):
+    mjai = tmp_path / "game.mjai"
+    assert run(capsys, GAME, "--export", "mjai", mjai)[0] == 0
+    lines = mjai.read_text().splitlines()
+    start = json.loads(lines[0])
+    assert start == {"type": "start_game", "names": start["names"], "rules": "tenhou"}
+    del start["rules"]  # as other programs write it
+    bare = tmp_path / "bare.mjai"
+    bare.write_text("\n".join([json.dumps(start), *lines[1:]]) + "\n")
+    code, out, _ = run(capsys, bare)
+    assert code == 0
+    assert out.splitlines()[0] == ("rules: ema2012 (the default: the record does not say which rules it was "
+                                   "played under; --rules chooses)")
+    code, out, _ = run(capsys, bare, "--rules", "tenhou", "--strict")
+    assert code == 0 and out.splitlines()[0] == "rules: tenhou (--rules)"

@@ -18,10 +18,16 @@ a JSON array of events (the form mjai.app sends to bots).
 
 Where the formats leave room, these are the choices made:
 
-* Rules: mjai does not say which rules were played. ``rules`` is "tenhou"
-  only for a ``start_game`` carrying a tenhou.net ``uri`` (gimite's converter
-  of Tenhou logs); otherwise the record's ``rules`` stays None and GameStart
-  keeps its default. ``tablesvc replay --rules`` chooses.
+* Rules: mjai does not say which rules were played. Our own exports write
+  the rule set's name in ``start_game`` as ``rules`` (a preset, house rules
+  after it), and it is read back. Otherwise ``rules`` is "tenhou" for a
+  ``start_game`` carrying a tenhou.net ``uri`` (gimite's converter of Tenhou
+  logs), else the record's ``rules`` stays None and GameStart keeps its
+  default; ``tablesvc replay`` says which rules it plays under, and
+  ``--rules`` chooses.
+* The game is taken up where the first ``start_kyoku`` stands (round,
+  counters, sticks, dealer, scores), so a log that starts at any hand
+  replays from there.
 * Tenpai at an exhaustive draw, first found of: gimite's ``tenpais`` flags;
   the ``tehais`` shown (gimite shows the tenpai hands and writes a noten hand
   as ``?``); the ``deltas`` where they are noten payments (tenpai = paid);
@@ -38,7 +44,8 @@ Where the formats leave room, these are the choices made:
   deltas; None where they are not given. ``end_game`` ``scores`` are the
   final scores where given.
 
-Writing (:func:`export_mjai`) follows the servers: every ``dahai`` has
+Writing (:func:`export_mjai`) follows the servers: ``start_game`` carries
+``names`` and the ``rules`` the game was played under; every ``dahai`` has
 ``tsumogiri``; a riichi is ``reach``, ``dahai``, then ``reach_accepted``
 (with ``deltas`` and ``scores``) just before the next ``tsumo`` or call, and
 only if the discard was not won on; a concealed kan's new ``dora`` follows
@@ -87,9 +94,10 @@ from tablesvc.engine.events import (
 )
 from tablesvc.engine.results import GameResult, HandResult, Output, RiichiAccepted
 from tablesvc.engine.state import Phase
-from tablesvc.formats.record import HandRecord, RecordedGame, RecordError, ReplayReport
+from tablesvc.formats.record import HandRecord, RecordedGame, RecordError, ReplayReport, take_up_at_first_hand
 from tablesvc.formats.tracker import HandTracker, guess_tenpai, noten_payment_tenpai
 from tablesvc.formats.walk import Before, HandResults, split_win_deltas, walk
+from tablesvc.rules.ruleset import UnknownRuleSetError, get_ruleset
 from tablesvc.tiles import Tile
 
 __all__ = ["MJAI_TILES", "export_mjai", "parse_mjai"]
@@ -252,6 +260,14 @@ class _Reader:
         uri = ev.get("uri")
         if isinstance(uri, str) and "tenhou.net" in uri:
             self.game.rules = "tenhou"
+        rules = ev.get("rules")
+        if rules is not None:  # our own exports name the rule set
+            if not isinstance(rules, str):
+                raise self.fail("start_game", f"rules must be a rule set's name, not {rules!r}")
+            try:
+                self.game.rules = get_ruleset(rules).name
+            except UnknownRuleSetError as exc:
+                raise self.fail("start_game", f"rules: {exc}") from None
         self._start()
 
     def _start(self) -> None:
@@ -441,6 +457,7 @@ class _Reader:
 
     def finish(self) -> RecordedGame:
         self.flush_wins()
+        take_up_at_first_hand(self.game)
         return self.game
 
 
@@ -543,7 +560,7 @@ def export_mjai(record: RecordedGame, report: ReplayReport) -> str:
     for step in walk(record, report):
         e, b, i = step.event, step.before, step.index
         if isinstance(e, GameStart):
-            out.append({"type": "start_game", "names": list(e.players)})
+            out.append({"type": "start_game", "names": list(e.players), "rules": e.rules})
             continue
         if isinstance(e, DiceRolled):
             continue

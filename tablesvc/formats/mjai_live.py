@@ -51,7 +51,7 @@ class MjaiStream:
                 out.append({"type": "reach_accepted", "actor": o.seat, "deltas": deltas, "scores": list(o.scores)})
         e = event
         if isinstance(e, GameStart):
-            out.append({"type": "start_game", "names": list(e.players)})
+            out.append({"type": "start_game", "names": list(e.players), "rules": e.rules})
         elif isinstance(e, HandStart):
             self._hands = e.hands
         elif isinstance(e, DoraRevealed):

@@ -31,7 +31,7 @@ from tablesvc.engine.events import (
     RonClaim,
     Tsumo,
 )
-from tablesvc.formats.record import HandRecord, RecordedGame, RecordError
+from tablesvc.formats.record import HandRecord, RecordedGame, RecordError, take_up_at_first_hand
 from tablesvc.tiles import Tile
 
 __all__ = ["decode_meld", "parse_mjlog"]
@@ -190,6 +190,7 @@ def parse_mjlog(text: str, source: str = "<mjlog>") -> RecordedGame:
             v = [int(float(x)) for x in owari.split(",")]
             game.final_scores = (v[0] * 100, v[2] * 100, v[4] * 100, v[6] * 100)
     flush_wins()
+    take_up_at_first_hand(game)
     return game
 
 

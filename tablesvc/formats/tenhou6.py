@@ -76,7 +76,7 @@ from tablesvc.engine.events import (
     Tsumo,
 )
 from tablesvc.engine.results import HandResult, WinResult
-from tablesvc.formats.record import HandRecord, RecordedGame, RecordError, ReplayReport
+from tablesvc.formats.record import HandRecord, RecordedGame, RecordError, ReplayReport, take_up_at_first_hand
 from tablesvc.formats.tracker import HandTracker, guess_tenpai, noten_payment_tenpai
 from tablesvc.formats.walk import Before, HandResults, split_win_deltas, walk
 from tablesvc.rules.ruleset import UnknownRuleSetError, get_ruleset
@@ -543,6 +543,7 @@ def parse_tenhou6(text: str, source: str = "<tenhou6>") -> RecordedGame:
     sc = data.get("sc")
     if isinstance(sc, list) and len(sc) == 8 and all(isinstance(x, int | float) for x in sc):
         game.final_scores = (int(sc[0]), int(sc[2]), int(sc[4]), int(sc[6]))
+    take_up_at_first_hand(game)
     return game
 
 
