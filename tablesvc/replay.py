@@ -7,6 +7,8 @@ hand's deltas must equal the record's; the final scores too.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import fields, is_dataclass
 from dataclasses import replace as _replace
 from pathlib import Path
 
@@ -18,6 +20,8 @@ from tablesvc.formats.mjai import parse_mjai
 from tablesvc.formats.mjlog import parse_mjlog
 from tablesvc.formats.record import RecordedGame, RecordError, ReplayReport
 from tablesvc.formats.tenhou6 import parse_tenhou6
+from tablesvc.rules.ruleset import PRESETS, UnknownRuleSetError, get_ruleset
+from tablesvc.tiles import Tile
 
 __all__ = ["Mismatch", "ReplayReport", "load_record", "replay"]
 
@@ -66,6 +70,7 @@ def replay(record: RecordedGame, *, strict: bool = False, rules: str | None = No
     events: list[Event] = record.events
     if rules is not None:
         events = [_replace(e, rules=rules) if isinstance(e, GameStart) else e for e in events]
+    _check_red_fives(record, events)
 
     def disagree(message: str) -> None:
         if strict:
@@ -103,6 +108,41 @@ def replay(record: RecordedGame, *, strict: bool = False, rules: str | None = No
             record.hands):
         disagree(f"the engine ended the game after {_where(record, hand_index)} but the record goes on")
     return report
+
+
+def _check_red_fives(record: RecordedGame, events: list[Event]) -> None:
+    """A record with red fives cannot be played under rules without them; say so, and which presets have them."""
+    start = next((e for e in events if isinstance(e, GameStart)), None)
+    if start is None:
+        return
+    try:
+        ruleset = get_ruleset(start.rules)
+    except UnknownRuleSetError:
+        return  # the engine refuses the start_game with the reason
+    if ruleset.red_fives:
+        return
+    hand = 0
+    for index, event in enumerate(events):
+        hand += isinstance(event, HandStart)
+        red = next((t for t in _tiles_of(event) if t.red), None)
+        if red is not None:
+            where = f"hand {hand}, event {index} ({event.type})" if hand else f"event {index} ({event.type})"
+            having = ", ".join(name for name, preset in PRESETS.items() if preset.red_fives)
+            raise RecordError(f"{record.source}: the record uses red fives ({red.mjai} at {where}) and "
+                              f"{ruleset.name} plays without them: replay it under a rule set that has red fives "
+                              f"({having}; --rules chooses)")
+
+
+def _tiles_of(value: object) -> Iterator[Tile]:
+    """Every tile an event (or a part of one) holds."""
+    if isinstance(value, Tile):
+        yield value
+    elif isinstance(value, tuple | list):
+        for v in value:
+            yield from _tiles_of(v)
+    elif is_dataclass(value) and not isinstance(value, type):
+        for f in fields(value):
+            yield from _tiles_of(getattr(value, f.name))
 
 
 def _check_start(state: GameState, expected, disagree) -> None:

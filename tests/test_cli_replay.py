@@ -85,3 +85,14 @@ def test_a_record_that_does_not_say_its_rules_is_played_under_the_default_and_sa
                                    "played under; --rules chooses)")
     code, out, _ = run(capsys, bare, "--rules", "tenhou", "--strict")
     assert code == 0 and out.splitlines()[0] == "rules: tenhou (--rules)"
+
+
+def test_red_fives_under_rules_without_them_say_so_and_name_the_presets_that_have_them(capsys):
+    code, out, err = run(capsys, GAME, "--rules", "ema2016")
+    assert code == 1 and out == ""
+    assert "the record uses red fives (5sr at hand 1, event 2 (hand_start)) and ema2016 plays without them" in err
+    assert "(ema2012, tenhou; --rules chooses)" in err
+    assert "rather than" not in err and "write 5, not 0" not in err  # the advice for typed hands
+    # house rules that take red fives away are named as played
+    code, _, err = run(capsys, GAME, "--rules", "tenhou; red_fives=no")
+    assert code == 1 and "tenhou; red_fives=no plays without them" in err
