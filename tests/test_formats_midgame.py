@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import xml.etree.ElementTree as ET
+from collections import Counter
 
 import pytest
 
@@ -21,7 +22,7 @@ from tablesvc.engine.events import GameStart
 from tablesvc.formats.mjai import export_mjai, parse_mjai
 from tablesvc.formats.mjlog import parse_mjlog
 from tablesvc.formats.record import RecordError
-from tablesvc.formats.tenhou6 import export_tenhou6, parse_tenhou6
+from tablesvc.formats.tenhou6 import export_tenhou6, parse_tenhou6, tile_from_code
 from tablesvc.replay import Mismatch, load_record, replay
 from tests.conftest import MJLOG_DIR
 
@@ -172,8 +173,6 @@ def test_hand_written_tenhou6_south_4_hand_ends_the_game_with_the_right_uma():
 
 
 def _tiles(codes):
-    from tablesvc.formats.tenhou6 import tile_from_code
-
     return [tile_from_code(c).mjai for c in codes]
 
 
@@ -224,3 +223,49 @@ def test_mjai_start_game_rules_are_checked():
         parse_mjai("\n".join(json.dumps(x) for x in bad), "bad.mjai")
 
 
+
+
+def _mjlog_ids(*groups: list[int]) -> list[list[int]]:
+    """Tenhou 136 ids for tenhou.net/6 codes, one copy each time: id = kind x 4 + copy, copy 0 of a five red."""
+    used: Counter = Counter()
+    out = []
+    for codes in groups:
+        ids = []
+        for code in codes:
+            tile = tile_from_code(code)
+            if tile.red:
+                ids.append(tile.kind * 4)
+                continue
+            copy = used[tile.kind] + (1 if tile.kind in (4, 13, 22) else 0)
+            used[tile.kind] += 1
+            ids.append(tile.kind * 4 + copy)
+        out.append(ids)
+    return out
+
+
+def _s4_mjlog() -> str:
+    """The South 4 hand above as Tenhou's server writes it (scores in hundreds, ids for tiles)."""
+    *hands, (draw,), (dora,) = _mjlog_ids(*HANDS, [34], [41])
+    hai = {f"hai{s}": ",".join(map(str, hands[s])) for s in range(4)}
+    shown = sorted([*hands[0], draw])
+    return (
+        '<mjloggm ver="2.3"><GO type="169" lobby="0"/>'
+        '<UN n0="A" n1="B" n2="C" n3="D" dan="0,0,0,0" rate="1500,1500,1500,1500" sx="M,M,M,M"/>'
+        '<TAIKYOKU oya="0"/>'
+        f'<INIT seed="7,1,1,2,3,{dora}" ten="240,300,200,250" oya="3" hai0="{hai["hai0"]}" hai1="{hai["hai1"]}" '
+        f'hai2="{hai["hai2"]}" hai3="{hai["hai3"]}"/>'
+        f'<W{draw}/><G{draw}/>'
+        f'<AGARI ba="1,1" hai="{",".join(map(str, shown))}" machi="{draw}" ten="30,2000,0" yaku="7,1,8,1" '
+        f'doraHai="{dora}" who="0" fromWho="3" sc="240,33,300,0,200,0,250,-23" '
+        'owari="273,7.3,300,40.0,200,-30.0,227,-17.3"/></mjloggm>'
+    )
+
+
+def test_hand_written_mjlog_south_4_hand_ends_the_game_with_the_right_uma():
+    game = parse_mjlog(_s4_mjlog(), "s4.mjlog")
+    assert game.events[0] == GameStart(players=("A", "B", "C", "D"), rules="tenhou", round="S4", honba=1,
+                                       sticks=1, scores=(24000, 30000, 20000, 25000), dealer=3)
+    report = replay(game, strict=True)
+    assert [h.deltas for h in report.hands] == [(3300, 0, 0, -2300)]
+    assert report.final.scores == (27300, 30000, 20000, 22700)
+    assert [(s.seat, s.place, s.result) for s in report.final.standings] == RESULTS
