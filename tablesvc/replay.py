@@ -62,7 +62,9 @@ def replay(record: RecordedGame, *, strict: bool = False, rules: str | None = No
     """Play ``record``; with ``strict`` raise :class:`Mismatch` at the first disagreement.
 
     Without ``strict`` disagreements are collected in the report. An event
-    the engine refuses always stops the replay with the engine's reason.
+    the engine refuses always stops the replay with the engine's reason. A
+    record with red fives under rules without them is refused before it
+    starts (:class:`RecordError`), naming the presets that have them.
     """
     engine = Engine()
     report = ReplayReport(record=record, state=engine.state)

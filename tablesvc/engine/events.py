@@ -68,8 +68,9 @@ class GameStart(Event):
     instead: ``round`` (``"S2"``), ``honba``, riichi ``sticks`` on the table,
     each seat's ``scores`` and the ``dealer`` seat (default: the seat that
     deals this round when seat 0 dealt East 1). The engine then plays on as
-    if it had seen the earlier hands: the first dealer, who breaks ties and
-    whose last deal ends the game, is the seat that dealt East 1.
+    if it had seen the earlier hands: the deal rotates from there, South 4
+    (or the West round, under rules that play it) ends the game, and the
+    seat that dealt East 1, which the dealer and round imply, breaks ties.
     """
 
     type: ClassVar[str] = "start_game"
