@@ -72,6 +72,7 @@ class Table:
         """``situation``: GameStart's round, honba, sticks, scores, dealer, for a game taken up midway."""
         self.engine = Engine()
         self.outputs: list = []
+        self.events: list[Event] = []  # every event accepted, in order (a record of the game)
         self.send(GameStart(rules=rules, **situation))  # type: ignore[arg-type]
         self._filler = itertools.cycle(_FILLER)
 
@@ -100,6 +101,7 @@ class Table:
         out: list = []
         for event in events:
             out += self.engine.apply(event)
+            self.events.append(event)
         self.outputs += out
         return out
 

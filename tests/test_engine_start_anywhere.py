@@ -7,16 +7,32 @@ camera mode, as in test_engine_scenarios.py.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tablesvc.engine.engine import Engine
 from tablesvc.engine.events import GameStart, from_dict, to_dict
 from tablesvc.engine.results import GameResult, HandResult, round_index, round_name
 from tablesvc.engine.state import Phase
+from tablesvc.formats.mjai import export_mjai, parse_mjai
+from tablesvc.formats.record import RecordedGame
+from tablesvc.replay import replay
 from tests.scenario import Table, assert_unchanged_after
 
 # 234m 567m 345p 88p + 56s shown with 4s: pinfu and tanyao, 2 han 30 fu (see test_engine_scenarios.py)
 PINFU_TANYAO = "234m567m345p88p456s"
+
+
+def _south_2_game() -> Table:
+    tb = Table(round="S2", honba=2, sticks=1, scores=(31000, 28000, 35000, 25000))
+    tb.draw_hand((True, False, False, False))
+    tb.draw_hand((False, False, True, False))
+    tb.draw_hand((False, False, False, False))
+    tb.start_hand()
+    tb.play("3:d1m 0:d9p 1:d3m 2:d6m 3:d4s")
+    tb.ron(0, PINFU_TANYAO)
+    return tb
 
 
 def test_south_2_with_two_counters_and_a_stick_ends_after_south_4_with_the_right_uma() -> None:
@@ -68,6 +84,20 @@ def test_south_2_with_two_counters_and_a_stick_ends_after_south_4_with_the_right
         (1, 3, -10000, -14000),
         (3, 4, -30000, -40500),
     ]
+
+
+def test_a_game_taken_up_midway_exports_to_mjai_and_replays_exactly() -> None:
+    """The export writes each hand's situation; the import takes the game up at the first one."""
+    tb = _south_2_game()
+    record = RecordedGame(source="s2", events=list(tb.events))
+    report = replay(record)
+    text = export_mjai(record, report)
+    first = json.loads(text.splitlines()[1])
+    assert (first["bakaze"], first["kyoku"], first["honba"], first["kyotaku"], first["oya"], first["scores"]) == (
+        "S", 2, 2, 1, 1, [31000, 28000, 35000, 25000])
+    again = replay(parse_mjai(text, "s2.mjai"), strict=True)  # the rules come with the file
+    assert [h.deltas for h in again.hands] == [h.deltas for h in report.hands]
+    assert again.final.standings == report.final.standings
 
 
 def test_the_given_dealer_makes_the_first_dealer_who_breaks_ties() -> None:

@@ -53,8 +53,11 @@ the ``ankan`` at once, an open or added kan's comes just before that
 player's next ``dahai`` (after the replacement ``tsumo``), or before the next
 ``tsumo`` when a second kan came first (Tenhou's order, and Mortal's
 server's); ``hora`` carries ``pai``, ``ura_markers``, ``deltas`` and
-``scores``, one per winner; ``ryukyoku`` carries gimite's ``reason``,
-``tenpais``, ``tehais``, ``deltas`` and ``scores``; ``end_kyoku`` ends each
+``scores``, one per winner (and gimite's ``hora_tehais``, the concealed
+tiles without the winning one, where the deal was not seen and the winner
+showed the hand, so that a camera game replays); ``ryukyoku`` carries
+gimite's ``reason``, ``tenpais``, ``tehais``, ``deltas`` and ``scores``;
+``end_kyoku`` ends each
 hand and ``end_game`` (with the final ``scores``) the game. Deltas and scores
 are the engine's; a multiple ron is split per winner as Tenhou writes it
 (:func:`split_win_deltas`). A kan dora the record reveals earlier than a
@@ -663,8 +666,15 @@ def _write_win(out: list[dict[str, Any]], e: Ron | Tsumo, b: Before, result: Han
             pai = e.win_tile or b.drawn
             target = e.seat
         ura = _names(e.ura) if b.riichi[win.seat] else []
-        out.append({"type": "hora", "actor": win.seat, "target": target, "pai": pai.mjai if pai else UNKNOWN,
-                    "ura_markers": ura, "deltas": list(row), "scores": scores})
+        line = {"type": "hora", "actor": win.seat, "target": target, "pai": pai.mjai if pai else UNKNOWN,
+                "ura_markers": ura, "deltas": list(row), "scores": scores}
+        shown = (e.hand if isinstance(e, Tsumo)
+                 else next((c.hand for c in e.claims if c.seat == win.seat), None))
+        if b.hands[win.seat] is None and shown is not None and pai is not None and pai in shown:
+            concealed = list(shown)  # the deal was not seen: the hand shown at the win is all there is
+            concealed.remove(pai)
+            line["hora_tehais"] = _shown(concealed)
+        out.append(line)
 
 
 def _write_draw(out: list[dict[str, Any]], e: ExhaustiveDraw | AbortiveDraw | Chombo, b: Before,
