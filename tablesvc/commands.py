@@ -14,7 +14,7 @@ from __future__ import annotations
 import hmac
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,10 +24,12 @@ from tablesvc.engine.engine import Rejected
 from tablesvc.engine.events import Chombo, DeadHand, EndGame, Event, EventFormatError, GameStart, SetScores, from_dict
 from tablesvc.mqtt.topics import SCHEMA_VERSION
 
-__all__ = ["COMMAND_SCHEMA", "CommandError", "Commands", "Reply"]
+__all__ = ["COMMAND_SCHEMA", "SITUATION", "CommandError", "Commands", "Reply"]
 
 log = logging.getLogger(__name__)
 
+SITUATION = ("round", "honba", "sticks", "scores", "dealer")
+"""The start_game fields that take a game up midway (GameStart's), given together."""
 _SEAT = {"type": "integer", "minimum": 0, "maximum": 3}
 _REASON = {"type": "string", "maxLength": 500}
 _COMMANDS: dict[str, dict[str, Any]] = {
@@ -37,6 +39,12 @@ _COMMANDS: dict[str, dict[str, Any]] = {
                         "minItems": 4, "maxItems": 4},
             # a preset, optionally with house rules after it: "ema2016; kiriage=yes" (the engine checks them)
             "rules": {"type": "string", "minLength": 1, "maxLength": 500},
+            # a game taken up midway (docs/engine.md); the engine checks the situation against the rules
+            "round": {"type": "string", "pattern": "^[ESWNeswn][1-4]$"},
+            "honba": {"type": "integer", "minimum": 0},
+            "sticks": {"type": "integer", "minimum": 0},
+            "scores": {"type": "array", "items": {"type": "integer"}, "minItems": 4, "maxItems": 4},
+            "dealer": _SEAT,
         },
     },
     "undo": {"properties": {"count": {"type": "integer", "minimum": 1, "maximum": 100}}},
@@ -89,13 +97,15 @@ class Commands:
 
     def __init__(self, *, submit: Callable[[Event, str], int], undo: Callable[[int, str], int],
                  amend: Callable[[int, Event, str], int], tokens: tuple[str, ...] = (),
-                 default_rules: str = "ema2012", default_players: tuple[str, str, str, str] | None = None) -> None:
+                 default_rules: str = "ema2012", default_players: tuple[str, str, str, str] | None = None,
+                 default_start: Mapping[str, Any] | None = None) -> None:
         self._submit = submit
         self._undo = undo
         self._amend = amend
         self._tokens = tokens
         self._rules = default_rules
         self._players = default_players or ("East", "South", "West", "North")
+        self._start = dict(default_start or {})
 
     def handle(self, raw: bytes, source: str = "cmd") -> Reply:
         """Parse, check and carry out one command; never raises."""
@@ -132,7 +142,12 @@ class Commands:
         name = c["command"]
         if name == "start_game":
             players = tuple(c.get("players", self._players))
-            seq = self._submit(GameStart(players=players, rules=c.get("rules", self._rules)), source)  # type: ignore[arg-type]
+            # a situation given with the command replaces the configured one as a whole
+            situation = {k: c[k] for k in SITUATION if k in c} or dict(self._start)
+            if "scores" in situation:
+                situation["scores"] = tuple(situation["scores"])
+            event = GameStart(players=players, rules=c.get("rules", self._rules), **situation)  # type: ignore[arg-type]
+            seq = self._submit(event, source)
         elif name == "undo":
             seq = self._undo(int(c.get("count", 1)), source)
         elif name == "amend":

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tablesvc.engine.engine import Engine, Rejected
+from tablesvc.engine.events import GameStart
 from tablesvc.mqtt.link import BrokerURL
 from tablesvc.mqtt.topics import TopicTree
 from tablesvc.rules.ruleset import UnknownRuleSetError, get_ruleset
@@ -69,6 +71,8 @@ class Config:
     camera: CameraConfig | None = None
     command_tokens: tuple[str, ...] = field(default=(), repr=False)
     source: str = "<config>"
+    start: dict[str, Any] = field(default_factory=dict)
+    """``[start]``: the situation a ``start_game`` without one takes the game up in (GameStart's fields)."""
 
     @property
     def topics(self) -> TopicTree:
@@ -81,6 +85,7 @@ _SECTIONS = {
     "serial": {"name", "url", "heartbeat_timeout"},
     "camera": {"name", "source", "calibration", "tiles", "model"},
     "commands": {"tokens"},
+    "start": {"round", "honba", "sticks", "scores", "dealer"},
 }
 
 
@@ -248,4 +253,35 @@ def parse_config(text: str, path: str = "<config>", *, base: Path | None = None)
         if not all(isinstance(x, str) and len(x) >= 8 for x in raw):
             raise c.fail("commands", "tokens", "each token is a string of at least 8 characters")
         tokens = tuple(raw)
-    return Config(table=table, mqtt=mqtt, serial=tuple(serial), camera=camera, command_tokens=tokens, source=path)
+    start = _start(c, data.get("start"), table.rules)
+    return Config(table=table, mqtt=mqtt, serial=tuple(serial), camera=camera, command_tokens=tokens, source=path,
+                  start=start)
+
+
+def _start(c: _Checker, data: Any, rules: str) -> dict[str, Any]:
+    """``[start]``, checked by the engine itself against the table's rules."""
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise c.fail("start", None, "a section with round, honba, sticks, scores and dealer")
+    c.known(data, "start")
+    start: dict[str, Any] = {}
+    for key, kind in (("round", str), ("honba", int), ("sticks", int), ("dealer", int)):
+        if key in data:
+            start[key] = c.get(data, "start", key, kind)
+    if "scores" in data:
+        scores = c.get(data, "start", "scores", list)
+        if len(scores) != 4 or not all(isinstance(x, int) and not isinstance(x, bool) for x in scores):
+            raise c.fail("start", "scores", f"four whole numbers, seat 0 to seat 3, not {scores!r}")
+        start["scores"] = tuple(scores)
+    for key in ("honba", "sticks"):
+        if start.get(key, 0) < 0:
+            raise c.fail("start", key, f"cannot be negative, not {start[key]}")
+    try:
+        Engine().apply(GameStart(rules=rules, **start))
+    except Rejected as exc:
+        message = str(exc)
+        key = ("round" if "a round is" in message or "start in" in message
+               else "dealer" if "dealer" in message else "scores" if "scores" in message else None)
+        raise c.fail("start", key, message) from None
+    return start

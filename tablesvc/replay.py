@@ -7,32 +7,27 @@ hand's deltas must equal the record's; the final scores too.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import fields, is_dataclass
+from dataclasses import replace as _replace
 from pathlib import Path
 
 from tablesvc.engine.engine import Engine, Rejected
-from tablesvc.engine.events import Event, HandStart
+from tablesvc.engine.events import Event, GameStart, HandStart
 from tablesvc.engine.results import GameResult, HandResult, round_name
 from tablesvc.engine.state import GameState
+from tablesvc.formats.mjai import parse_mjai
 from tablesvc.formats.mjlog import parse_mjlog
-from tablesvc.formats.record import RecordedGame, RecordError
+from tablesvc.formats.record import RecordedGame, RecordError, ReplayReport
+from tablesvc.formats.tenhou6 import parse_tenhou6
+from tablesvc.rules.ruleset import PRESETS, UnknownRuleSetError, get_ruleset
+from tablesvc.tiles import Tile
 
 __all__ = ["Mismatch", "ReplayReport", "load_record", "replay"]
 
 
 class Mismatch(AssertionError):
     """The engine and the record disagree; the message names the hand and both values."""
-
-
-@dataclass
-class ReplayReport:
-    record: RecordedGame
-    hands: list[HandResult] = field(default_factory=list)
-    final: GameResult | None = None
-    mismatches: list[str] = field(default_factory=list)
-    stopped: str | None = None
-    """Why the replay stopped before the game's end (a record cut short), if it did."""
-    state: GameState | None = None
 
 
 def load_record(path: str | Path, fmt: str | None = None) -> RecordedGame:
@@ -48,12 +43,8 @@ def load_record(path: str | Path, fmt: str | None = None) -> RecordedGame:
     if kind == "mjlog":
         return parse_mjlog(text, str(p))
     if kind == "mjai":
-        from tablesvc.formats.mjai import parse_mjai
-
         return parse_mjai(text, str(p))
     if kind == "tenhou6":
-        from tablesvc.formats.tenhou6 import parse_tenhou6
-
         return parse_tenhou6(text, str(p))
     raise RecordError(f"{p}: unknown format {kind!r} (mjlog, mjai or tenhou6)")
 
@@ -71,18 +62,17 @@ def replay(record: RecordedGame, *, strict: bool = False, rules: str | None = No
     """Play ``record``; with ``strict`` raise :class:`Mismatch` at the first disagreement.
 
     Without ``strict`` disagreements are collected in the report. An event
-    the engine refuses always stops the replay with the engine's reason.
+    the engine refuses always stops the replay with the engine's reason. A
+    record with red fives under rules without them is refused before it
+    starts (:class:`RecordError`), naming the presets that have them.
     """
     engine = Engine()
     report = ReplayReport(record=record, state=engine.state)
     hand_index = -1
     events: list[Event] = record.events
     if rules is not None:
-        from dataclasses import replace
-
-        from tablesvc.engine.events import GameStart
-
-        events = [replace(e, rules=rules) if isinstance(e, GameStart) else e for e in events]
+        events = [_replace(e, rules=rules) if isinstance(e, GameStart) else e for e in events]
+    _check_red_fives(record, events)
 
     def disagree(message: str) -> None:
         if strict:
@@ -120,6 +110,41 @@ def replay(record: RecordedGame, *, strict: bool = False, rules: str | None = No
             record.hands):
         disagree(f"the engine ended the game after {_where(record, hand_index)} but the record goes on")
     return report
+
+
+def _check_red_fives(record: RecordedGame, events: list[Event]) -> None:
+    """A record with red fives cannot be played under rules without them; say so, and which presets have them."""
+    start = next((e for e in events if isinstance(e, GameStart)), None)
+    if start is None:
+        return
+    try:
+        ruleset = get_ruleset(start.rules)
+    except UnknownRuleSetError:
+        return  # the engine refuses the start_game with the reason
+    if ruleset.red_fives:
+        return
+    hand = 0
+    for index, event in enumerate(events):
+        hand += isinstance(event, HandStart)
+        red = next((t for t in _tiles_of(event) if t.red), None)
+        if red is not None:
+            where = f"hand {hand}, event {index} ({event.type})" if hand else f"event {index} ({event.type})"
+            having = ", ".join(name for name, preset in PRESETS.items() if preset.red_fives)
+            raise RecordError(f"{record.source}: the record uses red fives ({red.mjai} at {where}) and "
+                              f"{ruleset.name} plays without them: replay it under a rule set that has red fives "
+                              f"({having}; --rules chooses)")
+
+
+def _tiles_of(value: object) -> Iterator[Tile]:
+    """Every tile an event (or a part of one) holds."""
+    if isinstance(value, Tile):
+        yield value
+    elif isinstance(value, tuple | list):
+        for v in value:
+            yield from _tiles_of(v)
+    elif is_dataclass(value) and not isinstance(value, type):
+        for f in fields(value):
+            yield from _tiles_of(getattr(value, f.name))
 
 
 def _check_start(state: GameState, expected, disagree) -> None:

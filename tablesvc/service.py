@@ -89,7 +89,7 @@ class TableService:
         self.link.set_will(*self.publisher.status(False))  # the Last Will: 'offline', retained
         self.commands = Commands(submit=self._submit_command, undo=self._undo, amend=self._amend,
                                  tokens=config.command_tokens, default_rules=config.table.rules,
-                                 default_players=config.table.players)
+                                 default_players=config.table.players, default_start=config.start)
         self.mjai = MjaiStream()
         self.drivers: list[Any] = []
         self.reader: Any = None

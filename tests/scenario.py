@@ -68,10 +68,12 @@ def deal(*hands: str) -> tuple[tuple[Tile, ...], ...]:
 class Table:
     """An engine at a table: one game, events sent one by one, outputs kept."""
 
-    def __init__(self, rules: str = "ema2012") -> None:
+    def __init__(self, rules: str = "ema2012", **situation: object) -> None:
+        """``situation``: GameStart's round, honba, sticks, scores, dealer, for a game taken up midway."""
         self.engine = Engine()
         self.outputs: list = []
-        self.send(GameStart(rules=rules))
+        self.events: list[Event] = []  # every event accepted, in order (a record of the game)
+        self.send(GameStart(rules=rules, **situation))  # type: ignore[arg-type]
         self._filler = itertools.cycle(_FILLER)
 
     # ---------------------------------------------------------------- state
@@ -99,6 +101,7 @@ class Table:
         out: list = []
         for event in events:
             out += self.engine.apply(event)
+            self.events.append(event)
         self.outputs += out
         return out
 

@@ -21,7 +21,8 @@ def test_json_has_one_object_per_hand_and_the_final(capsys):
     code, out, _ = run(capsys, GAME, "--json", "--strict")
     assert code == 0
     objects = [json.loads(line) for line in out.splitlines()]
-    hands, final = objects[:-1], objects[-1]
+    assert objects[0] == {"rules": "tenhou", "rules_from": "record"}  # an mjlog is Tenhou's
+    hands, final = objects[1:-1], objects[-1]
     assert len(hands) == 4
     assert hands[3]["round"] == "E4" and len(hands[3]["wins"]) == 2  # the double ron
     assert hands[3]["deltas"] == [9700, 0, 8000, -15700]
@@ -57,13 +58,46 @@ def test_unreadable_file(capsys, tmp_path):
     assert code == 1 and "cannot read" in err
 
 
+# a double ron; a game into the West round; one whose last hand is S4-3 with a stick (every complete game:
+# tests/test_formats_roundtrip.py, in-process)
+ROUND_TRIP = [GAME.name, "2020060723gm-00a9-0000-58807e27.mjlog", "2016081523gm-00a9-0000-122c42dc.mjlog"]
+
+
+@pytest.mark.parametrize("name", ROUND_TRIP)
 @pytest.mark.parametrize("fmt", ["mjai", "tenhou6"])
-def test_export_then_replay_the_export(capsys, tmp_path, fmt):
+def test_export_then_replay_the_export(capsys, tmp_path, fmt, name):
     out = tmp_path / f"game.{fmt}"
-    code, first, _ = run(capsys, GAME, "--json", "--export", fmt, out)
+    code, first, _ = run(capsys, MJLOG_DIR / name, "--json", "--export", fmt, out)
     assert code == 0 and out.stat().st_size > 0
-    rules = ["--rules", "tenhou"] if fmt == "mjai" else []
-    code, again, _ = run(capsys, out, "--json", "--strict", *rules)
+    code, again, _ = run(capsys, out, "--json", "--strict")  # the export carries the rules and the scores
     assert code == 0
-    assert [json.loads(x)["deltas"] for x in again.splitlines()[:-1]] == [
-        json.loads(x)["deltas"] for x in first.splitlines()[:-1]]
+    assert json.loads(again.splitlines()[0]) == {"rules": "tenhou", "rules_from": "record"}
+    assert again.splitlines()[1:] == first.splitlines()[1:]  # every hand and the final ranking
+
+
+def test_a_record_that_does_not_say_its_rules_is_played_under_the_default_and_says_so(capsys, tmp_path):
+    mjai = tmp_path / "game.mjai"
+    assert run(capsys, GAME, "--export", "mjai", mjai)[0] == 0
+    lines = mjai.read_text().splitlines()
+    start = json.loads(lines[0])
+    assert start == {"type": "start_game", "names": start["names"], "rules": "tenhou"}
+    del start["rules"]  # as other programs write it
+    bare = tmp_path / "bare.mjai"
+    bare.write_text("\n".join([json.dumps(start), *lines[1:]]) + "\n")
+    code, out, _ = run(capsys, bare)
+    assert code == 0
+    assert out.splitlines()[0] == ("rules: ema2012 (the default: the record does not say which rules it was "
+                                   "played under; --rules chooses)")
+    code, out, _ = run(capsys, bare, "--rules", "tenhou", "--strict")
+    assert code == 0 and out.splitlines()[0] == "rules: tenhou (--rules)"
+
+
+def test_red_fives_under_rules_without_them_say_so_and_name_the_presets_that_have_them(capsys):
+    code, out, err = run(capsys, GAME, "--rules", "ema2016")
+    assert code == 1 and out == ""
+    assert "the record uses red fives (5sr at hand 1, event 2 (hand_start)) and ema2016 plays without them" in err
+    assert "(ema2012, tenhou; --rules chooses)" in err
+    assert "rather than" not in err and "write 5, not 0" not in err  # the advice for typed hands
+    # house rules that take red fives away are named as played
+    code, _, err = run(capsys, GAME, "--rules", "tenhou; red_fives=no")
+    assert code == 1 and "tenhou; red_fives=no plays without them" in err

@@ -103,3 +103,33 @@ def test_referee_commands_reach_the_engine():
 def test_schema_lists_every_command():
     assert set(COMMAND_SCHEMA["properties"]["command"]["enum"]) == {
         "start_game", "undo", "amend", "event", "chombo", "dead_hand", "set_scores", "end_game"}
+
+
+def test_start_game_takes_the_situation_of_a_game_taken_up_midway():
+    r, c = commands()
+    reply = send(c, {"command": "start_game", "round": "S2", "honba": 2, "sticks": 1,
+                     "scores": [31000, 28000, 35000, 25000], "dealer": 1})
+    assert reply["status"] == "ok", reply
+    assert r.calls[0][1] == GameStart(rules="ema2012", round="S2", honba=2, sticks=1,
+                                      scores=(31000, 28000, 35000, 25000), dealer=1)
+    st = r.engine.state
+    assert (st.round, st.honba, st.sticks, st.dealer, st.scores) == (5, 2, 1, 1, [31000, 28000, 35000, 25000])
+
+
+def test_start_game_situation_is_checked_by_schema_and_engine():
+    _, c = commands()
+    assert "round" in send(c, {"command": "start_game", "round": "S5"})["error"]
+    assert "honba" in send(c, {"command": "start_game", "honba": -1})["error"]
+    reply = send(c, {"command": "start_game", "round": "W1"})
+    assert reply["status"] == "error" and "cannot start in W1" in reply["error"]
+
+
+def test_configured_situation_applies_unless_the_command_gives_one():
+    r = Recorder()
+    c = Commands(submit=r.submit, undo=r.undo, amend=r.amend, default_start={"round": "E3", "honba": 1})
+    assert send(c, {"command": "start_game"})["status"] == "ok"
+    assert (r.calls[0][1].round, r.calls[0][1].honba) == ("E3", 1)
+    r2 = Recorder()
+    c2 = Commands(submit=r2.submit, undo=r2.undo, amend=r2.amend, default_start={"round": "E3", "honba": 1})
+    assert send(c2, {"command": "start_game", "round": "S1"})["status"] == "ok"
+    assert (r2.calls[0][1].round, r2.calls[0][1].honba) == ("S1", 0)  # the command's situation as a whole

@@ -157,3 +157,25 @@ def test_check_reads_the_camera_files_as_the_service_will(tmp_path, capsys):
     calibration.write_text('{"version": 1}')
     assert main(["run", "--config", str(path), "--check"]) == 2
     assert "camera.json: not a calibration written by 'tablesvc vision calibrate'" in capsys.readouterr().err
+
+
+START = '\n[start]\nround = "S2"\nhonba = 2\nsticks = 1\nscores = [31000, 28000, 35000, 25000]\n'
+
+
+def test_start_section_gives_the_situation_a_game_is_taken_up_in():
+    config = parse_config(GOOD + START)
+    assert config.start == {"round": "S2", "honba": 2, "sticks": 1, "scores": (31000, 28000, 35000, 25000)}
+    assert parse_config(GOOD).start == {}  # East 1, the preset's points
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (('round = "S2"', 'round = "S9"'), r"line \d+: \[start\] round: a round is a wind and a number"),
+    (('round = "S2"', 'round = "W1"'), r"\[start\] round: the game cannot start in W1: under ema2016"),
+    (('honba = 2', 'honba = -1'), r"\[start\] honba: cannot be negative"),
+    (('sticks = 1', 'sticks = 1\ndealer = 7'), r"\[start\] dealer: the dealer is a seat 0..3, not 7"),
+    (('scores = [31000, 28000, 35000, 25000]', 'scores = [1, 2]'), r"\[start\] scores: four whole numbers"),
+    (('sticks = 1', 'stick = 1'), r"\[start\] stick: unknown key"),
+])
+def test_bad_start_names_the_key(change, message):
+    with pytest.raises(ConfigError, match=message):
+        parse_config(GOOD + START.replace(*change), "table.toml")

@@ -104,8 +104,8 @@ def test_mjai_export_reads_back_and_plays_the_same(path):
     record, report = _played(path)
     text = export_mjai(record, report)
     again = parse_mjai(text, f"{path.stem}.mjai")
-    assert again.rules is None  # mjai does not say; the replay is told
-    report2 = replay(again, strict=True, rules=record.rules)  # strict: every hora/ryukyoku delta agrees
+    assert again.rules == record.rules == "tenhou"  # our start_game says
+    report2 = replay(again, strict=True)  # strict: every hora/ryukyoku delta agrees
     assert _hands(report2) == _hands(report)
     assert _final(report2) == _final(report)
     assert [h.deltas for h in again.hands] == [h.deltas for h in record.hands]
@@ -173,7 +173,7 @@ def _mjai_lines(mjlog_dir, name):
 @pytest.mark.skipif(not FILES, reason=NO_DATA)
 def test_mjai_export_follows_the_protocol(mjlog_dir):
     record, report, lines = _mjai_lines(mjlog_dir, KNOWN_GAME)
-    assert lines[0] == {"type": "start_game", "names": list(record.players)}
+    assert lines[0] == {"type": "start_game", "names": list(record.players), "rules": "tenhou"}
     start = lines[1]
     assert list(start) == ["type", "bakaze", "dora_marker", "kyoku", "honba", "kyotaku", "oya", "scores", "tehais"]
     assert (start["bakaze"], start["kyoku"], start["honba"], start["kyotaku"], start["oya"]) == ("E", 1, 0, 0, 0)
@@ -421,7 +421,8 @@ def test_mjai_events_map_to_ours():
     game = parse_mjai(text, "g")
     assert game.players == ("A", "B", "C", "D") and game.rules is None
     events = game.events
-    assert events[0] == GameStart(players=("A", "B", "C", "D"))  # the default rules: mjai does not say
+    # the default rules (mjai does not say), taken up where the first start_kyoku stands
+    assert events[0] == GameStart(players=("A", "B", "C", "D"), scores=(25000, 25000, 25000, 25000), dealer=0)
     assert isinstance(events[1], HandStart) and events[1].hands[0] == tuple(parse_tiles(DEAL[0]))
     assert events[2] == DoraRevealed(tile=Tile.of(0))
     assert events[3] == Draw(seat=0, tile=parse_tiles("C")[0])

@@ -16,6 +16,12 @@ NAME = "replay"
 
 _EPILOG = """\
 formats: Tenhou mjlog XML, mjai JSON lines, tenhou.net/6 JSON (detected from the content).
+A record that starts at any hand (a log cut at the front, a single hand) is taken up
+where its first hand stands: round, counters, sticks, dealer and scores.
+
+The first line says which rules the game is played under and why: the record's own,
+--rules, or the default where the record does not say (with --json, an object
+{"rules", "rules_from": "record"|"option"|"default"} before the hands).
 
 A hand's deltas are what its result moved (win or draw payments, counters, riichi sticks
 collected); each riichi deposit of the hand is listed apart, as the recorded logs do.
@@ -56,6 +62,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"tablesvc replay: {exc}", file=sys.stderr)
         return 1
     players = report.state.players if report.state else record.players
+    rules, origin = _rules_played(report, record.rules, args.rules)
+    print(json.dumps({"rules": rules, "rules_from": origin}) if args.json else
+          f"rules: {rules} ({_ORIGIN[origin]})")
     for hand in report.hands:
         print(json.dumps(_hand_json(hand)) if args.json else _hand_line(hand, players))
     if report.final is not None:
@@ -67,6 +76,16 @@ def run(args: argparse.Namespace) -> int:
     if args.export:
         return _export(args.export[0], Path(args.export[1]), report)
     return 0
+
+
+_ORIGIN = {"option": "--rules", "record": "the record's own",
+           "default": "the default: the record does not say which rules it was played under; --rules chooses"}
+
+
+def _rules_played(report: ReplayReport, recorded: str | None, option: str | None) -> tuple[str, str]:
+    """The rule set the replay played under, and where it came from: option, record or default."""
+    played = report.state.rules if report.state is not None else (option or recorded or "ema2012")
+    return played, "option" if option else "record" if recorded else "default"
 
 
 def _export(fmt: str, out: Path, report: ReplayReport) -> int:

@@ -49,6 +49,7 @@ from tablesvc.engine.results import (
     RiichiAccepted,
     ShownMeld,
     WinResult,
+    round_index,
     round_name,
 )
 from tablesvc.engine.state import GameState, HandState, MeldState, Phase, PondTile, SeatState, Step
@@ -258,13 +259,38 @@ class Engine:
             rules = get_ruleset(e.rules)
         except UnknownRuleSetError as exc:
             raise Rejected(str(exc)) from None
+        round_, dealer, scores = self._situation(e, rules)
         self.rules = rules
         st.rules = rules.name
         st.players = e.players
-        st.scores = [rules.start_points] * 4
-        st.round = st.honba = st.sticks = st.dealer = 0
+        st.scores = scores
+        st.round, st.honba, st.sticks, st.dealer = round_, e.honba, e.sticks, dealer
+        st.first_dealer = (dealer - round_) % 4
         st.phase = Phase.BETWEEN_HANDS
         return []
+
+    @staticmethod
+    def _situation(e: GameStart, rules: RuleSet) -> tuple[int, int, list[int]]:
+        """The round index, dealer and scores a game starts with, checked against the rules."""
+        try:
+            round_ = round_index(e.round)
+        except ValueError as exc:
+            raise Rejected(str(exc)) from None
+        last = 11 if rules.extension_round else 7
+        if round_ > last:
+            raise Rejected(f"the game cannot start in {e.round}: under {rules.name} it ends after "
+                           f"{round_name(last)} at the latest")
+        if e.honba < 0 or e.sticks < 0:
+            raise Rejected(f"counters and riichi sticks cannot be negative ({e.honba} counters, {e.sticks} sticks)")
+        dealer = round_ % 4 if e.dealer is None else e.dealer
+        if not 0 <= dealer <= 3:
+            raise Rejected(f"the dealer is a seat 0..3, not {dealer}")
+        if e.scores is None:
+            return round_, dealer, [rules.start_points] * 4
+        if rules.busting_ends_game and min(e.scores) < 0:
+            raise Rejected(f"scores {list(e.scores)}: a score below zero has already ended the game under "
+                           f"{rules.name}")
+        return round_, dealer, list(e.scores)
 
     def _dice(self, e: DiceRolled) -> list[Output]:
         self._between_hands("dice are rolled")
@@ -872,11 +898,13 @@ class Engine:
 
     def _game_ends(self, previous: int, dealer_continues: bool) -> bool:
         dealer = self.state.dealer if dealer_continues else (self.state.dealer - 1) % 4
-        return game_ends(self.rules, previous, self.state.scores, dealer, dealer_continues)
+        return game_ends(self.rules, previous, self.state.scores, dealer, dealer_continues,
+                         first_dealer=self.state.first_dealer)
 
     def _game_over(self) -> GameResult:
         st = self.state
-        standings = final_standings(st.scores, self.rules, leftover_sticks=st.sticks, penalties=st.penalties)
+        standings = final_standings(st.scores, self.rules, leftover_sticks=st.sticks, penalties=st.penalties,
+                                    first_dealer=st.first_dealer)
         for standing in standings:  # leftover riichi sticks go to first place
             st.scores[standing.seat] = standing.points
         result = GameResult(standings=tuple(standings), scores=_four(st.scores), leftover_sticks=st.sticks)

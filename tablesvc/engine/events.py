@@ -62,11 +62,27 @@ class Event:
 
 @dataclass(frozen=True)
 class GameStart(Event):
-    """Seating is settled: player names by seat (seat 0 is the first East)."""
+    """Seating is settled: player names by seat, and the situation the engine takes the game up in.
+
+    By default the game starts at East 1 with seat 0 the first East, no
+    counters, no sticks and the rule set's starting points. A table switched
+    on during a game (or a record cut at the front) gives the situation
+    instead: ``round`` (``"S2"``), ``honba``, riichi ``sticks`` on the table,
+    each seat's ``scores`` and the ``dealer`` seat (default: the seat that
+    deals this round when seat 0 dealt East 1). The engine then plays on as
+    if it had seen the earlier hands: the deal rotates from there, South 4
+    (or the West round, under rules that play it) ends the game, and the
+    seat that dealt East 1, which the dealer and round imply, breaks ties.
+    """
 
     type: ClassVar[str] = "start_game"
     players: tuple[str, str, str, str] = ("East", "South", "West", "North")
     rules: str = "ema2012"
+    round: str = "E1"
+    honba: int = 0
+    sticks: int = 0
+    scores: tuple[int, int, int, int] | None = None
+    dealer: int | None = None
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ from typing import Any
 from tablesvc.rules.payments import Standing
 from tablesvc.tiles import Tile
 
-__all__ = ["GameResult", "HandResult", "Output", "RiichiAccepted", "ShownMeld", "WinResult", "round_name"]
+__all__ = ["GameResult", "HandResult", "Output", "RiichiAccepted", "ShownMeld", "WinResult", "round_index",
+           "round_name"]
 
 _WINDS = "ESWN"
 
@@ -16,6 +17,14 @@ _WINDS = "ESWN"
 def round_name(round_index: int) -> str:
     """``E1``..``E4``, ``S1``..``S4``, ``W1``.. for a round index 0.."""
     return f"{_WINDS[(round_index // 4) % 4]}{round_index % 4 + 1}"
+
+
+def round_index(name: str) -> int:
+    """The round index of ``E1``..``N4`` (``S2`` -> 5); ValueError names what a round looks like."""
+    text = name.strip().upper() if isinstance(name, str) else ""
+    if len(text) != 2 or text[0] not in _WINDS or text[1] not in "1234":
+        raise ValueError(f"a round is a wind and a number, E1..E4, S1..S4, W1..W4 or N1..N4, not {name!r}")
+    return _WINDS.index(text[0]) * 4 + int(text[1]) - 1
 
 
 class Output:

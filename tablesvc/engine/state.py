@@ -119,6 +119,7 @@ class GameState:
     honba: int = 0
     sticks: int = 0
     dealer: int = 0
+    first_dealer: int = 0  # the seat that dealt (or would have dealt) East 1: breaks ties at the end
     dice: tuple[int, int] | None = None  # rolled for the coming hand
     hand: HandState | None = None
     hand_number: int = 0  # hands played (replays of a chombo included)

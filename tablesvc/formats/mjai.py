@@ -18,10 +18,16 @@ a JSON array of events (the form mjai.app sends to bots).
 
 Where the formats leave room, these are the choices made:
 
-* Rules: mjai does not say which rules were played. ``rules`` is "tenhou"
-  only for a ``start_game`` carrying a tenhou.net ``uri`` (gimite's converter
-  of Tenhou logs); otherwise the record's ``rules`` stays None and GameStart
-  keeps its default. ``tablesvc replay --rules`` chooses.
+* Rules: mjai does not say which rules were played. Our own exports write
+  the rule set's name in ``start_game`` as ``rules`` (a preset, house rules
+  after it), and it is read back. Otherwise ``rules`` is "tenhou" for a
+  ``start_game`` carrying a tenhou.net ``uri`` (gimite's converter of Tenhou
+  logs), else the record's ``rules`` stays None and GameStart keeps its
+  default; ``tablesvc replay`` says which rules it plays under, and
+  ``--rules`` chooses.
+* The game is taken up where the first ``start_kyoku`` stands (round,
+  counters, sticks, dealer, scores), so a log that starts at any hand
+  replays from there.
 * Tenpai at an exhaustive draw, first found of: gimite's ``tenpais`` flags;
   the ``tehais`` shown (gimite shows the tenpai hands and writes a noten hand
   as ``?``); the ``deltas`` where they are noten payments (tenpai = paid);
@@ -38,7 +44,8 @@ Where the formats leave room, these are the choices made:
   deltas; None where they are not given. ``end_game`` ``scores`` are the
   final scores where given.
 
-Writing (:func:`export_mjai`) follows the servers: every ``dahai`` has
+Writing (:func:`export_mjai`) follows the servers: ``start_game`` carries
+``names`` and the ``rules`` the game was played under; every ``dahai`` has
 ``tsumogiri``; a riichi is ``reach``, ``dahai``, then ``reach_accepted``
 (with ``deltas`` and ``scores``) just before the next ``tsumo`` or call, and
 only if the discard was not won on; a concealed kan's new ``dora`` follows
@@ -46,8 +53,11 @@ the ``ankan`` at once, an open or added kan's comes just before that
 player's next ``dahai`` (after the replacement ``tsumo``), or before the next
 ``tsumo`` when a second kan came first (Tenhou's order, and Mortal's
 server's); ``hora`` carries ``pai``, ``ura_markers``, ``deltas`` and
-``scores``, one per winner; ``ryukyoku`` carries gimite's ``reason``,
-``tenpais``, ``tehais``, ``deltas`` and ``scores``; ``end_kyoku`` ends each
+``scores``, one per winner (and gimite's ``hora_tehais``, the concealed
+tiles without the winning one, where the deal was not seen and the winner
+showed the hand, so that a camera game replays); ``ryukyoku`` carries
+gimite's ``reason``, ``tenpais``, ``tehais``, ``deltas`` and ``scores``;
+``end_kyoku`` ends each
 hand and ``end_game`` (with the final ``scores``) the game. Deltas and scores
 are the engine's; a multiple ron is split per winner as Tenhou writes it
 (:func:`split_win_deltas`). A kan dora the record reveals earlier than a
@@ -62,13 +72,9 @@ written (:class:`RecordError`).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any
 
-from mahjong.shanten import Shanten
-
-from tablesvc.engine.engine import Engine, Rejected, implied_draw
 from tablesvc.engine.events import (
     AbortiveDraw,
     AddedKan,
@@ -81,7 +87,6 @@ from tablesvc.engine.events import (
     DoraRevealed,
     Draw,
     EndGame,
-    Event,
     ExhaustiveDraw,
     GameStart,
     HandStart,
@@ -91,12 +96,12 @@ from tablesvc.engine.events import (
     Tsumo,
 )
 from tablesvc.engine.results import GameResult, HandResult, Output, RiichiAccepted
-from tablesvc.engine.state import GameState, MeldState, Phase, Step
-from tablesvc.formats.record import HandRecord, RecordedGame, RecordError
-from tablesvc.tiles import Tile, tiles_to_34
-
-if TYPE_CHECKING:
-    from tablesvc.replay import ReplayReport
+from tablesvc.engine.state import Phase
+from tablesvc.formats.record import HandRecord, RecordedGame, RecordError, ReplayReport, take_up_at_first_hand
+from tablesvc.formats.tracker import HandTracker, guess_tenpai, noten_payment_tenpai
+from tablesvc.formats.walk import Before, HandResults, split_win_deltas, walk
+from tablesvc.rules.ruleset import UnknownRuleSetError, get_ruleset
+from tablesvc.tiles import Tile
 
 __all__ = ["MJAI_TILES", "export_mjai", "parse_mjai"]
 
@@ -107,7 +112,6 @@ MJAI_TILES: dict[str, Tile] = {
 
 UNKNOWN = "?"
 _WINDS = "ESWN"
-_SHANTEN = Shanten()
 
 # ryukyoku reasons as gimite's server writes them, with the spellings other programs use
 _REASONS = {
@@ -157,115 +161,6 @@ _CALL_KINDS = {"chi": ("chi", 2), "pon": ("pon", 2), "daiminkan": ("kan", 3)}
 def _sort_key(t: Tile) -> tuple[int, bool]:
     """Kind order with a red five before the plain ones (Tenhou id order)."""
     return (t.kind, not t.red)
-
-
-def shanten(tiles: Sequence[Tile]) -> int:
-    return _SHANTEN.calculate_shanten(tiles_to_34(tiles))
-
-
-# ====================================================================== tenpai at a draw
-
-
-def noten_payment_tenpai(deltas: Sequence[int]) -> tuple[bool, bool, bool, bool] | None:
-    """Who was tenpai, where ``deltas`` are exactly noten payments (3000 shared); else None."""
-    ready = [d > 0 for d in deltas]
-    k = sum(ready)
-    if not 1 <= k <= 3:
-        return None
-    gain, loss = 3000 // k, -(3000 // (4 - k))
-    if all(d == (gain if r else loss) for d, r in zip(deltas, ready, strict=True)):
-        return (ready[0], ready[1], ready[2], ready[3])
-    return None
-
-
-def guess_tenpai(riichi: Sequence[bool], hands: Sequence[Sequence[Tile] | None], *,
-                 all_or_none: bool) -> tuple[bool, bool, bool, bool]:
-    """Tenpai where the record does not say: riichi players, and known hands that are ready.
-
-    With ``all_or_none`` (no money moved at an exhaustive draw: all four were
-    tenpai or none) the answer is all four when a riichi player or four ready
-    hands say so, otherwise none.
-    """
-    ready = [riichi[s] or (hands[s] is not None and shanten(hands[s]) == 0) for s in range(4)]  # type: ignore[arg-type]
-    if all_or_none:
-        every = any(riichi) or all(ready)
-        return (every, every, every, every)
-    return (ready[0], ready[1], ready[2], ready[3])
-
-
-class HandTracker:
-    """Just enough of a hand to settle what a record leaves out: hands, riichi, wall, kans."""
-
-    def __init__(self, hands: Sequence[Sequence[Tile] | None] | None = None) -> None:
-        self.hands: list[list[Tile] | None] = [list(h) if h is not None else None for h in (hands or [None] * 4)]
-        self.riichi = [False] * 4
-        self.draws = 0
-        self.kans: list[int] = []
-        self.first_discards: list[Tile] = []
-        self.interrupted = False
-        self.last: tuple[str, int] | None = None  # (what, seat) of the last move
-        self.last_discarder: int | None = None
-
-    def _take(self, seat: int, tiles: Sequence[Tile]) -> None:
-        hand = self.hands[seat]
-        if hand is None:
-            return
-        for t in tiles:
-            if t in hand:
-                hand.remove(t)
-            else:  # the record disagrees with itself; the engine will say where
-                self.hands[seat] = None
-                return
-
-    def draw(self, seat: int, tile: Tile | None) -> None:
-        self.draws += 1
-        hand = self.hands[seat]
-        if hand is not None:
-            if tile is None:
-                self.hands[seat] = None
-            else:
-                hand.append(tile)
-        self.last = ("draw", seat)
-
-    def discard(self, seat: int, tile: Tile, riichi: bool) -> None:
-        self._take(seat, [tile])
-        if riichi:
-            self.riichi[seat] = True
-        if not self.interrupted and len(self.first_discards) < 4:
-            self.first_discards.append(tile)
-        self.last = ("riichi" if riichi else "discard", seat)
-        self.last_discarder = seat
-
-    def call(self, seat: int, own: Sequence[Tile], kan: bool) -> None:
-        self._take(seat, own)
-        self.interrupted = True
-        if kan:
-            self.kans.append(seat)
-        self.last = ("call", seat)
-
-    def kan(self, seat: int, tiles: Sequence[Tile]) -> None:
-        self._take(seat, tiles)
-        self.interrupted = True
-        self.kans.append(seat)
-        self.last = ("kan", seat)
-        self.last_discarder = seat
-
-    def abort_kind(self) -> str | None:
-        """The abortive draw the hand shows, for a ``ryukyoku`` that gives no reason."""
-        if self.draws >= 70:
-            return None
-        if self.last is not None and self.last[0] == "draw":
-            return "nine_terminals"
-        if sum(self.riichi) == 4:
-            return "four_riichi"
-        if len(self.kans) >= 4 and len(set(self.kans)) > 1:
-            return "four_kans"
-        kinds = {t.kind for t in self.first_discards}
-        if len(self.first_discards) == 4 and len(kinds) == 1 and self.first_discards[0].is_wind:
-            return "four_winds"
-        if self.last is not None and self.last[0] in ("discard", "riichi", "kan"):
-            return "triple_ron"  # tiles are left and a discard passed: the one draw the rules leave
-        return None
 
 
 # ====================================================================== reading
@@ -368,6 +263,14 @@ class _Reader:
         uri = ev.get("uri")
         if isinstance(uri, str) and "tenhou.net" in uri:
             self.game.rules = "tenhou"
+        rules = ev.get("rules")
+        if rules is not None:  # our own exports name the rule set
+            if not isinstance(rules, str):
+                raise self.fail("start_game", f"rules must be a rule set's name, not {rules!r}")
+            try:
+                self.game.rules = get_ruleset(rules).name
+            except UnknownRuleSetError as exc:
+                raise self.fail("start_game", f"rules: {exc}") from None
         self._start()
 
     def _start(self) -> None:
@@ -557,6 +460,7 @@ class _Reader:
 
     def finish(self) -> RecordedGame:
         self.flush_wins()
+        take_up_at_first_hand(self.game)
         return self.game
 
 
@@ -580,128 +484,6 @@ def parse_mjai(text: str, source: str = "<mjai>") -> RecordedGame:
     if not reader.started:
         raise RecordError(f"{source}: no mjai events (start_game, start_kyoku ...)")
     return reader.finish()
-
-
-# ====================================================================== walking a record for export
-
-
-@dataclass
-class Before:
-    """What an exporter needs to know of the state just before an event."""
-
-    phase: Phase
-    round: int
-    honba: int
-    sticks: int
-    dealer: int
-    scores: tuple[int, int, int, int]
-    implied_draw: int | None = None
-    """The seat whose draw the engine infers before this event (the record did not see it)."""
-    drawn: Tile | None = None
-    """The tile the event's seat has drawn, where seen."""
-    riichi: tuple[bool, ...] = (False, False, False, False)
-    hands: tuple[tuple[Tile, ...] | None, ...] = (None, None, None, None)
-    counts: tuple[int, ...] = (13, 13, 13, 13)
-    claimed: Tile | None = None
-    """For a Ron: the tile won on (the last discard, or the tile of an added kan)."""
-    pon: MeldState | None = None
-    """For an AddedKan: the pon it extends."""
-
-
-@dataclass
-class WalkStep:
-    index: int
-    event: Event
-    before: Before
-    outputs: list[Output]
-
-
-def _capture(state: GameState, event: Event) -> Before:
-    h = state.hand
-    if h is None:
-        return Before(phase=state.phase, round=state.round, honba=state.honba, sticks=state.sticks,
-                      dealer=state.dealer, scores=_four(state.scores))
-    seat = getattr(event, "seat", None)
-    implied = implied_draw(state, event)
-    b = Before(phase=state.phase, round=h.round, honba=h.honba, sticks=h.sticks, dealer=h.dealer,
-               scores=_four(state.scores), implied_draw=implied,
-               drawn=h.seats[seat].drawn if seat is not None and 0 <= seat <= 3 and implied is None else None,
-               riichi=tuple(s.riichi for s in h.seats))
-    if isinstance(event, Ron | ExhaustiveDraw | AbortiveDraw | Tsumo):
-        b.hands = tuple(tuple(s.hand) if s.hand is not None else None for s in h.seats)
-        b.counts = tuple(s.count for s in h.seats)
-    if isinstance(event, Ron):
-        if h.step is Step.CHANKAN and h.kakan is not None:
-            b.claimed = h.kakan[1]
-        elif h.last_discard is not None:
-            b.claimed = h.last_discard[1]
-    if isinstance(event, AddedKan) and seat is not None and 0 <= seat <= 3:
-        pon = next((m for m in h.seats[seat].melds if m.kind == "pon" and m.tiles[0].kind == event.tile.kind), None)
-        if pon is not None:
-            b.pon = MeldState(pon.kind, list(pon.tiles), pon.called, pon.from_seat)
-    return b
-
-
-def walk(record: RecordedGame, report: ReplayReport | None) -> Iterator[WalkStep]:
-    """The record's events with the state before each and the engine's outputs, under the report's rules."""
-    rules = report.state.rules if report is not None and report.state is not None else None
-    engine = Engine()
-    for index, event in enumerate(record.events):
-        if rules is not None and isinstance(event, GameStart) and event.rules != rules:
-            event = replace(event, rules=rules)
-        before = _capture(engine.state, event)
-        try:
-            outputs = engine.apply(event)
-        except Rejected as exc:
-            raise RecordError(f"{record.source}: cannot export: event {index} ({event.type}) refused: {exc}") from None
-        yield WalkStep(index, event, before, outputs)
-
-
-def split_win_deltas(result: HandResult, from_seat: int | None) -> list[tuple[int, int, int, int]]:
-    """One delta row per winner, in the engine's order (turn order from the discarder).
-
-    The engine settles a multiple ron as one. As Tenhou writes it, each
-    winner's row has what that winner gained, paid by the discarder, except
-    the riichi sticks, which the first winner takes from the table. The last
-    row is the rest, so the rows always add up to the hand's deltas (a pao
-    share of a winner other than the last shows in the last row).
-    """
-    if len(result.wins) <= 1 or from_seat is None:
-        return [result.deltas]
-    rows = []
-    rest = list(result.deltas)
-    sticks = 1000 * (result.sticks + len(result.deposits))
-    for n, w in enumerate(result.wins[:-1]):
-        row = [0, 0, 0, 0]
-        gain = result.deltas[w.seat]
-        row[w.seat] += gain
-        row[from_seat] -= gain - (sticks if n == 0 else 0)
-        rows.append(_four(row))
-        rest = [a - b for a, b in zip(rest, row, strict=True)]
-    rows.append(_four(rest))
-    return rows
-
-
-def _four(v: Sequence[int]) -> tuple[int, int, int, int]:
-    return (v[0], v[1], v[2], v[3])
-
-
-class HandResults:
-    """The engine's hand results in order: the report's where it has them, else the walk's."""
-
-    def __init__(self, report: ReplayReport | None) -> None:
-        self.report = report
-        self.count = 0
-
-    def next(self, outputs: list[Output]) -> HandResult | None:
-        own = next((o for o in outputs if isinstance(o, HandResult)), None)
-        if own is None:
-            return None
-        result = own
-        if self.report is not None and self.count < len(self.report.hands):
-            result = self.report.hands[self.count]
-        self.count += 1
-        return result
 
 
 # ====================================================================== writing
@@ -781,7 +563,7 @@ def export_mjai(record: RecordedGame, report: ReplayReport) -> str:
     for step in walk(record, report):
         e, b, i = step.event, step.before, step.index
         if isinstance(e, GameStart):
-            out.append({"type": "start_game", "names": list(e.players)})
+            out.append({"type": "start_game", "names": list(e.players), "rules": e.rules})
             continue
         if isinstance(e, DiceRolled):
             continue
@@ -884,8 +666,15 @@ def _write_win(out: list[dict[str, Any]], e: Ron | Tsumo, b: Before, result: Han
             pai = e.win_tile or b.drawn
             target = e.seat
         ura = _names(e.ura) if b.riichi[win.seat] else []
-        out.append({"type": "hora", "actor": win.seat, "target": target, "pai": pai.mjai if pai else UNKNOWN,
-                    "ura_markers": ura, "deltas": list(row), "scores": scores})
+        line = {"type": "hora", "actor": win.seat, "target": target, "pai": pai.mjai if pai else UNKNOWN,
+                "ura_markers": ura, "deltas": list(row), "scores": scores}
+        shown = (e.hand if isinstance(e, Tsumo)
+                 else next((c.hand for c in e.claims if c.seat == win.seat), None))
+        if b.hands[win.seat] is None and shown is not None and pai is not None and pai in shown:
+            concealed = list(shown)  # the deal was not seen: the hand shown at the win is all there is
+            concealed.remove(pai)
+            line["hora_tehais"] = _shown(concealed)
+        out.append(line)
 
 
 def _write_draw(out: list[dict[str, Any]], e: ExhaustiveDraw | AbortiveDraw | Chombo, b: Before,

@@ -31,15 +31,11 @@ from tablesvc.engine.events import (
     Tsumo,
 )
 from tablesvc.engine.results import GameResult, HandResult, Output, RiichiAccepted
-from tablesvc.engine.state import GameState, Phase
-from tablesvc.formats.mjai import _WINDS, UNKNOWN, Before, _capture, _names, _write_draw, _write_win
+from tablesvc.engine.state import Phase
+from tablesvc.formats.mjai import _WINDS, UNKNOWN, _names, _write_draw, _write_win
+from tablesvc.formats.walk import Before, capture
 
 __all__ = ["MjaiStream", "capture"]
-
-
-def capture(state: GameState, event: Event) -> Before:
-    """What the stream needs to know of the state just before ``event`` is applied."""
-    return _capture(state, event)
 
 
 class MjaiStream:
@@ -55,7 +51,7 @@ class MjaiStream:
                 out.append({"type": "reach_accepted", "actor": o.seat, "deltas": deltas, "scores": list(o.scores)})
         e = event
         if isinstance(e, GameStart):
-            out.append({"type": "start_game", "names": list(e.players)})
+            out.append({"type": "start_game", "names": list(e.players), "rules": e.rules})
         elif isinstance(e, HandStart):
             self._hands = e.hands
         elif isinstance(e, DoraRevealed):

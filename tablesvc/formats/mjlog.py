@@ -7,6 +7,11 @@ declared, step 2 = stick placed), ``DORA`` (kan dora), ``AGARI`` and
 ``RYUUKYOKU`` with the points moved (``sc``, in hundreds), ``owari`` with the
 final scores. There is no public specification; the meld bit layout below is
 the one every open Tenhou log reader uses.
+
+A file cut at the front is taken up where its first ``INIT`` stands. An
+attribute that is no number, a tile id outside 0..135 or a seat outside 0..3
+is refused as :class:`RecordError` naming the element (``element 12
+<AGARI>: who must be a seat 0..3, not 7``).
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from tablesvc.engine.events import (
     RonClaim,
     Tsumo,
 )
-from tablesvc.formats.record import HandRecord, RecordedGame, RecordError
+from tablesvc.formats.record import HandRecord, RecordedGame, RecordError, take_up_at_first_hand
 from tablesvc.tiles import Tile
 
 __all__ = ["decode_meld", "parse_mjlog"]
@@ -41,8 +46,33 @@ _DISCARD = "DEFG"
 _ABORTS = {"yao9": "nine_terminals", "kaze4": "four_winds", "reach4": "four_riichi", "kan4": "four_kans"}
 
 
+def _number(text: str | None, what: str) -> int:
+    try:
+        return int(text)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be a whole number, not {text!r}") from None
+
+
+def _numbers(text: str | None, what: str, count: int | None = None) -> list[int]:
+    """Comma-separated whole numbers (``sc`` and ``owari`` may write them with a decimal point)."""
+    try:
+        values = [int(float(x)) for x in text.split(",")] if text else []
+    except ValueError:
+        raise ValueError(f"{what} must be numbers separated by commas, not {text!r}") from None
+    if count is not None and len(values) < count:
+        raise ValueError(f"{what} must be {count} numbers, not {text!r}")
+    return values
+
+
+def _seat(el: ET.Element, name: str = "who") -> int:
+    seat = _number(el.get(name, "0"), name)
+    if not 0 <= seat <= 3:
+        raise ValueError(f"{name} must be a seat 0..3, not {seat}")
+    return seat
+
+
 def _ids(text: str | None) -> list[int]:
-    return [int(x) for x in text.split(",")] if text else []
+    return _numbers(text, "tile ids")
 
 
 def _tiles(ids: list[int]) -> tuple[Tile, ...]:
@@ -81,13 +111,13 @@ def decode_meld(who: int, m: int) -> Event:
 
 
 def _scores(text: str) -> tuple[int, int, int, int]:
-    v = [int(x) * 100 for x in text.split(",")]
+    v = [x * 100 for x in _numbers(text, "ten", 4)]
     return (v[0], v[1], v[2], v[3])
 
 
 def _sc(text: str) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]]:
     """(scores before, deltas) from an ``sc`` attribute (pairs in hundreds)."""
-    v = [int(float(x)) * 100 for x in text.split(",")]
+    v = [x * 100 for x in _numbers(text, "sc", 8)]
     return (v[0], v[2], v[4], v[6]), (v[1], v[3], v[5], v[7])
 
 
@@ -110,7 +140,7 @@ def parse_mjlog(text: str, source: str = "<mjlog>") -> RecordedGame:
         if not pending_wins:
             return
         first = pending_wins[0]
-        who, from_who = int(first.get("who", 0)), int(first.get("fromWho", 0))
+        who, from_who = _seat(first), _seat(first, "fromWho")
         deltas = [0, 0, 0, 0]
         for agari in pending_wins:
             _, d = _sc(agari.get("sc", "0,0,0,0,0,0,0,0"))
@@ -118,41 +148,43 @@ def parse_mjlog(text: str, source: str = "<mjlog>") -> RecordedGame:
         ura = _tiles(_ids(first.get("doraHaiUra")))
         if who == from_who:
             events.append(Tsumo(seat=who, hand=_tiles(_ids(first.get("hai"))),
-                                win_tile=Tile.from_id(int(first.get("machi", 0))), ura=ura))
+                                win_tile=Tile.from_id(_number(first.get("machi", "0"), "machi")), ura=ura))
         else:
-            claims = tuple(RonClaim(seat=int(a.get("who", 0)), hand=_tiles(_ids(a.get("hai")))) for a in pending_wins)
+            claims = tuple(RonClaim(seat=_seat(a), hand=_tiles(_ids(a.get("hai")))) for a in pending_wins)
             events.append(Ron(from_seat=from_who, claims=claims, ura=ura))
         _close_hand(game, (deltas[0], deltas[1], deltas[2], deltas[3]))
         pending_wins.clear()
 
-    for el in root:
+    def read(el: ET.Element) -> None:
+        nonlocal started, riichi_next, last_draw
         tag = el.tag
-        if tag != "AGARI":
-            flush_wins()
         if tag == "UN" and el.get("n0") is not None:
             names = tuple(unquote(el.get(f"n{i}", "")) or f"Player {i + 1}" for i in range(4))
             game.players = (names[0], names[1], names[2], names[3])
         elif tag == "INIT":
-            seed = _ids(el.get("seed"))
+            seed = _numbers(el.get("seed"), "seed")
             if len(seed) != 6:
-                raise RecordError(f"{source}: INIT seed {el.get('seed')!r} is not 6 numbers")
+                raise ValueError(f"seed {el.get('seed')!r} is not 6 numbers (round, counters, sticks, dice, dora)")
+            round_, honba, sticks, d1, d2, dora = seed
+            hands = tuple(_tiles(_ids(el.get(f"hai{i}"))) for i in range(4))
+            hand = HandRecord(round=round_, honba=honba, sticks=sticks, dealer=_seat(el, "oya"),
+                              scores=_scores(el.get("ten", "0,0,0,0")))
+            first_dora = Tile.from_id(dora)
             if not started:
                 events.append(GameStart(players=game.players, rules="tenhou"))
                 started = True
-            round_, honba, sticks, d1, d2, dora = seed
-            hands = tuple(_tiles(_ids(el.get(f"hai{i}"))) for i in range(4))
-            game.hands.append(HandRecord(round=round_, honba=honba, sticks=sticks, dealer=int(el.get("oya", 0)),
-                                         scores=_scores(el.get("ten", "0,0,0,0"))))
+            game.hands.append(hand)
             events.append(DiceRolled(dice=(d1 + 1, d2 + 1)))
             events.append(HandStart(hands=(hands[0], hands[1], hands[2], hands[3])))
-            events.append(DoraRevealed(tile=Tile.from_id(dora)))
+            events.append(DoraRevealed(tile=first_dora))
             riichi_next = [False] * 4
             last_draw = [None] * 4
-        elif tag[0] in _DRAW and tag[1:].isdigit():
+        elif tag[:1] in _DRAW and tag[1:].isdigit():
             seat = _DRAW.index(tag[0])
+            tile = Tile.from_id(int(tag[1:]))
             last_draw[seat] = int(tag[1:])
-            events.append(Draw(seat=seat, tile=Tile.from_id(int(tag[1:]))))
-        elif tag[0] in _DISCARD and tag[1:].isdigit():
+            events.append(Draw(seat=seat, tile=tile))
+        elif tag[:1] in _DISCARD and tag[1:].isdigit():
             seat = _DISCARD.index(tag[0])
             tile_id = int(tag[1:])
             events.append(Discard(seat=seat, tile=Tile.from_id(tile_id), riichi=riichi_next[seat],
@@ -160,11 +192,11 @@ def parse_mjlog(text: str, source: str = "<mjlog>") -> RecordedGame:
             riichi_next[seat] = False
             last_draw[seat] = None
         elif tag == "N":
-            events.append(decode_meld(int(el.get("who", 0)), int(el.get("m", 0))))
+            events.append(decode_meld(_seat(el), _number(el.get("m", "0"), "m")))
         elif tag == "REACH" and el.get("step") == "1":
-            riichi_next[int(el.get("who", 0))] = True
+            riichi_next[_seat(el)] = True
         elif tag == "DORA":
-            events.append(DoraRevealed(tile=Tile.from_id(int(el.get("hai", 0)))))
+            events.append(DoraRevealed(tile=Tile.from_id(_number(el.get("hai", "0"), "hai"))))
         elif tag == "AGARI":
             pending_wins.append(el)
             if game.hands:
@@ -183,13 +215,33 @@ def parse_mjlog(text: str, source: str = "<mjlog>") -> RecordedGame:
                 seat = next((i for i in range(4) if el.get(f"hai{i}") is not None), None)
                 events.append(AbortiveDraw(kind=_ABORTS[kind], seat=seat if kind == "yao9" else None))
             else:
-                raise RecordError(f"{source}: unknown draw type {kind!r}")
+                raise ValueError(f"unknown draw type {kind!r}")
             _close_hand(game, deltas)
-        if (owari := el.get("owari")) is not None:
+
+    def flush(where: str) -> None:
+        try:
             flush_wins()
-            v = [int(float(x)) for x in owari.split(",")]
-            game.final_scores = (v[0] * 100, v[2] * 100, v[4] * 100, v[6] * 100)
-    flush_wins()
+        except ValueError as exc:  # RecordError included
+            pending_wins.clear()
+            raise RecordError(f"{source}: {where}: {str(exc).removeprefix(source + ': ')}") from None
+
+    agari_at = ""
+    for index, el in enumerate(root, 1):
+        if el.tag != "AGARI":
+            flush(agari_at)
+        elif not pending_wins:
+            agari_at = f"element {index} <AGARI>"
+        try:
+            read(el)
+            if (owari := el.get("owari")) is not None:
+                flush(agari_at)
+                v = _numbers(owari, "owari", 8)
+                game.final_scores = (v[0] * 100, v[2] * 100, v[4] * 100, v[6] * 100)
+        except ValueError as exc:  # RecordError included: a number that is none, a tile id out of range
+            raise RecordError(f"{source}: element {index} <{el.tag}>: {str(exc).removeprefix(source + ': ')}"
+                              ) from None
+    flush(agari_at)
+    take_up_at_first_hand(game)
     return game
 
 

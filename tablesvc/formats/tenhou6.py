@@ -16,7 +16,11 @@ open kan): ``c275226`` chi of 27 with 52 26, ``p474747`` / ``12p1212`` /
 ``discard`` lists what left the hand: numbers, 60 for the tile just drawn,
 ``r`` before a riichi discard (``r60`` too), ``0`` after an open kan (no
 discard), added kans as the pon string with ``k`` + the added tile where the
-``p`` was (``1212k1212``), concealed kans as ``161616a16``. ``result`` is
+``p`` was (``k16161616``, ``41k414141``, ``4646k4646``), concealed kans as
+``161616a16`` (written with the ``a`` at 6; read wherever it stands). These
+are the positions Tenhou's viewer and mjai-reviewer's convlog read; one
+player may make any mix of them in a hand (tests/test_tenhou6_calls.py).
+``result`` is
 ``["和了", deltas, [winner, from, pao, "30符1飜1000点", "立直(1飜)", ...], ...]``
 (one pair per winner), ``["流局", deltas]``, ``["流し満貫", deltas]``, or the
 name alone: 全員聴牌 全員不聴 九種九牌 四風連打 四家立直 四槓散了 三家和了.
@@ -33,6 +37,9 @@ Choices where the format is silent:
 * Rules: "tenhou" when ``rule.disp`` is a 4-player hanchan with open tanyao
   and red fives (南, 喰, 赤, no 三); a preset name there (our own exports of
   other rules) is that preset; otherwise the record's rules stay None.
+* The game is taken up where the first hand in ``log`` stands (round,
+  counters, sticks, scores; the dealer is the round's), so a log of any hand
+  or hands of a game replays from there.
 * Tenpai at ``流局``: the seats paid noten money; with no money moved, all
   four if a riichi player or four ready hands say so, else none. At
   ``流し満貫`` (the payments are the nagashi, not noten money): riichi players
@@ -41,7 +48,7 @@ Choices where the format is silent:
   draws written without them. Final scores come from ``sc``.
 * Writing: ``title`` is empty; ``rule.disp`` is 般南喰赤 under the tenhou
   preset, else the preset's name; a multiple ron is split as in
-  :func:`tablesvc.formats.mjai.split_win_deltas`; a hand the record stops in
+  :func:`tablesvc.formats.walk.split_win_deltas`; a hand the record stops in
   is written with an empty result. The format has every tile face up: a
   record with unseen tiles, or with a referee's ruling (chombo, dead hand,
   score correction, game ended early), cannot be written.
@@ -52,7 +59,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tablesvc.engine.events import (
     AbortiveDraw,
@@ -76,21 +83,11 @@ from tablesvc.engine.events import (
     Tsumo,
 )
 from tablesvc.engine.results import HandResult, WinResult
-from tablesvc.formats.mjai import (
-    Before,
-    HandResults,
-    HandTracker,
-    guess_tenpai,
-    noten_payment_tenpai,
-    split_win_deltas,
-    walk,
-)
-from tablesvc.formats.record import HandRecord, RecordedGame, RecordError
+from tablesvc.formats.record import HandRecord, RecordedGame, RecordError, ReplayReport, take_up_at_first_hand
+from tablesvc.formats.tracker import HandTracker, guess_tenpai, noten_payment_tenpai
+from tablesvc.formats.walk import Before, HandResults, split_win_deltas, walk
 from tablesvc.rules.ruleset import UnknownRuleSetError, get_ruleset
 from tablesvc.tiles import Tile
-
-if TYPE_CHECKING:
-    from tablesvc.replay import ReplayReport
 
 __all__ = ["export_tenhou6", "parse_tenhou6", "tile_code", "tile_from_code"]
 
@@ -553,6 +550,7 @@ def parse_tenhou6(text: str, source: str = "<tenhou6>") -> RecordedGame:
     sc = data.get("sc")
     if isinstance(sc, list) and len(sc) == 8 and all(isinstance(x, int | float) for x in sc):
         game.final_scores = (int(sc[0]), int(sc[2]), int(sc[4]), int(sc[6]))
+    take_up_at_first_hand(game)
     return game
 
 

@@ -133,7 +133,8 @@ def all_last(state: GameState) -> tuple[SeatConditions, ...] | None:
     return all_last_conditions(
         rules, state.round if h is None else h.round, state.scores, state.dealer if h is None else h.dealer,
         honba=state.honba if h is None else h.honba, sticks=state.sticks if h is None else h.sticks,
-        penalties=state.penalties, dead=tuple(s.dead for s in h.seats) if h is not None else (False,) * 4)
+        penalties=state.penalties, dead=tuple(s.dead for s in h.seats) if h is not None else (False,) * 4,
+        first_dealer=state.first_dealer)
 
 
 def _condition_detail(c: SeatConditions, players: Sequence[str]) -> dict[str, Any]:

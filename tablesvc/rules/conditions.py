@@ -148,19 +148,22 @@ def all_last_conditions(
     sticks: int = 0,
     penalties: Sequence[int] = (0, 0, 0, 0),
     dead: Sequence[bool] = (False, False, False, False),
+    first_dealer: int = 0,
 ) -> tuple[SeatConditions, ...] | None:
     """Every player's conditions in a hand of ``round_index`` with these ``scores`` (riichi sticks of this
-    hand already paid), ``honba`` counters and ``sticks`` riichi sticks on the table; None when this hand
+    hand already paid), ``honba`` counters and ``sticks`` riichi sticks on the table (``first_dealer``, the seat
+    that dealt East 1, breaks ties); None when this hand
     is not one that can end the game (before South 4)."""
     if not may_be_last_hand(round_index):
         return None
-    return _conditions(rules, round_index, tuple(scores), dealer, honba, sticks, tuple(penalties), tuple(dead))
+    return _conditions(rules, round_index, tuple(scores), dealer, honba, sticks, tuple(penalties), tuple(dead),
+                       first_dealer)
 
 
 @lru_cache(maxsize=64)  # the same position is asked for at every state of a hand; a few hands are kept
 def _conditions(rules: RuleSet, round_index: int, scores: tuple[int, ...], dealer: int, honba: int, sticks: int,
-                penalties: tuple[int, ...], dead: tuple[bool, ...]) -> tuple[SeatConditions, ...]:
-    game = _Game(rules, round_index, scores, dealer, honba, sticks, penalties)
+                penalties: tuple[int, ...], dead: tuple[bool, ...], first_dealer: int) -> tuple[SeatConditions, ...]:
+    game = _Game(rules, round_index, scores, dealer, honba, sticks, penalties, first_dealer)
     return tuple(game.seat(seat, dead) for seat in range(4))
 
 
@@ -168,8 +171,9 @@ class _Game:
     """The last hand's position, and every outcome of it played through the payment tables."""
 
     def __init__(self, rules: RuleSet, round_index: int, scores: tuple[int, ...], dealer: int, honba: int,
-                 sticks: int, penalties: tuple[int, ...]) -> None:
+                 sticks: int, penalties: tuple[int, ...], first_dealer: int = 0) -> None:
         self.rules = rules
+        self.first_dealer = first_dealer
         self.round = round_index
         self.scores = scores
         self.dealer = dealer
@@ -182,14 +186,16 @@ class _Game:
 
     def place(self, scores: Sequence[int], seat: int, *, leftover: int = 0) -> int:
         """The worst place ``seat`` covers in the final ranking (a tie shared under EMA covers several)."""
-        standings = final_standings(scores, self.rules, leftover_sticks=leftover, penalties=self.penalties)
+        standings = final_standings(scores, self.rules, leftover_sticks=leftover, penalties=self.penalties,
+                                    first_dealer=self.first_dealer)
         mine = next(s.place for s in standings if s.seat == seat)
         return mine + sum(1 for s in standings if s.place == mine) - 1
 
     def ends(self, settlement: Settlement, dealer_continues: bool) -> tuple[int, ...] | None:
         """The scores after the hand when the game ends with it, else None."""
         after = tuple(s + d for s, d in zip(self.scores, settlement.deltas, strict=True))
-        return after if game_ends(self.rules, self.round, after, self.dealer, dealer_continues) else None
+        ends = game_ends(self.rules, self.round, after, self.dealer, dealer_continues, first_dealer=self.first_dealer)
+        return after if ends else None
 
     def outcome(self, seat: int, price: Price, from_seat: int | None) -> int | None:
         """The place ``seat`` ends in after winning this hand (from ``from_seat``, or by tsumo); None when

@@ -21,15 +21,16 @@ WEST_LAST_ROUND = 11
 """West 4: the extension round never goes further."""
 
 
-def game_ends(rules: RuleSet, round_played: int, scores: Sequence[int], dealer: int, dealer_continues: bool) -> bool:
+def game_ends(rules: RuleSet, round_played: int, scores: Sequence[int], dealer: int, dealer_continues: bool, *,
+              first_dealer: int = 0) -> bool:
     """Whether the game is over after a hand of ``round_played`` that left ``scores`` (riichi sticks still on
     the table not counted). ``dealer`` dealt that hand; ``dealer_continues`` says whether they keep the deal.
-    Ties for top are broken by seat order from the first dealer (seat 0)."""
+    Ties for top are broken by seat order from ``first_dealer``, the seat that dealt East 1."""
     if rules.busting_ends_game and min(scores) < 0:
         return True
     if round_played < LAST_ROUND:
         return False
-    top = min(range(4), key=lambda s: (-scores[s], s))
+    top = min(range(4), key=lambda s: (-scores[s], (s - first_dealer) % 4))
     reached = scores[top] >= rules.return_points
     if dealer_continues:
         return rules.dealer_stops_when_top and top == dealer and reached
