@@ -109,7 +109,10 @@ class TableService:
             from drivers.serial_driver import SerialDriver
 
             driver = SerialDriver(serial.name, serial.url, on_observation=self.observe,
-                                  on_health=self._health, heartbeat_timeout=serial.heartbeat_timeout)
+                                  on_health=self._health, heartbeat_timeout=serial.heartbeat_timeout,
+                                  binding=serial.binding,
+                                  on_refused=lambda bad, held, link=serial.name: self.inbox.put(
+                                      ("refused_frame", link, bad, held)))
             driver.start()
             self.drivers.append(driver)
         if self.config.camera is not None:
@@ -225,6 +228,13 @@ class TableService:
             self.publisher.disconnected()
         elif kind == "refused":
             self.publisher.refused(item[1], item[2], self.clock())
+        elif kind == "refused_frame":
+            _, link, bad, held = item
+            more = f" ({held} more like it not reported since the last)" if held else ""
+            log.warning("serial link %s refused a frame (%s): %s%s", link, bad.reason.value, bad.detail, more)
+            self.publisher.error(link, f"refused a frame on the {link} link: {bad.detail}{more}", self.clock(),
+                                 {"device": bad.device, "seq": bad.seq, "reason": bad.reason.value,
+                                  "not_reported": held})
 
     def _safe(self, action: Callable[[], int], source: str) -> None:
         try:

@@ -170,10 +170,14 @@ protocol = "{'3.1.1' if broker else 'auto'}"
 [[serial]]
 name = "table"
 url = "{work / 'ttyTABLE'}"
+kind = "table"
+ids = ["TBL1"]
 
 [[serial]]
 name = "panel"
 url = "{work / 'ttyPANEL'}"
+kind = "panel"
+ids = ["PNL1"]
 """, "<demo>")
     base = config.topics.base
     host, port = url.split("//")[1].rsplit("@", 1)[-1].split(":")
