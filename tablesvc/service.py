@@ -6,8 +6,9 @@ through one queue, so events are applied, journalled and published in one
 order, and nothing else ever touches the engine. Drivers and the MQTT
 client run their own threads and only put things on that queue.
 
-Start order (Frigate's discipline): journal and engine first (the game is
-resumed from disk), then the broker connection (the Last Will is set before
+Start order (Frigate's discipline): the table's lock first (a second
+service on the same table refuses to start, naming the first), then journal
+and engine (the game is resumed from disk), then the broker connection (the Last Will is set before
 anything is published), then the worker, then the devices. Stop in reverse,
 ending with a clean ``offline`` status.
 """
@@ -32,6 +33,7 @@ from tablesvc.engine.state import Phase
 from tablesvc.formats.mjai_live import MjaiStream, capture
 from tablesvc.fusion import UNDO, Fusion
 from tablesvc.journal import Entry, Journal
+from tablesvc.lock import TableLock
 from tablesvc.mqtt.link import IncomingMessage, MqttLink
 from tablesvc.publisher import Publisher
 from tablesvc.table import Accepted, Table
@@ -63,8 +65,15 @@ class TableService:
                  link_factory: Callable[..., MqttLink] = MqttLink) -> None:
         self.config = config
         self.clock = wall_clock
-        self.journal = Journal.for_table(config.table.data_dir, config.table.id, sync=config.table.journal_sync)
-        self.table = Table(self.journal)
+        self.lock = TableLock(config.table.data_dir, config.table.id)
+        self.lock.acquire()  # raises TableLocked naming the service that holds the table
+        try:
+            self.journal = Journal.for_table(config.table.data_dir, config.table.id,
+                                             sync=config.table.journal_sync)
+            self.table = Table(self.journal)
+        except BaseException:
+            self.lock.release()
+            raise
         self.fusion = Fusion(lambda: self.table.state, self._would_accept)
         self.inbox: queue.Queue[Any] = queue.Queue()
         topics = config.topics
@@ -140,6 +149,7 @@ class TableService:
             log.info("stopping with events the broker has not acknowledged; they are sent at the next start")
         self.link.stop(final=self.publisher.status(False))
         self.journal.close()
+        self.lock.release()
 
     # ------------------------------------------------------------ inputs (any thread)
 

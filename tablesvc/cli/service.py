@@ -36,6 +36,7 @@ def add_run(sub: argparse._SubParsersAction) -> None:
 def run_service(args: argparse.Namespace) -> int:
     from tablesvc.config import ConfigError, load_config
     from tablesvc.journal import JournalError
+    from tablesvc.lock import TableLocked
     from tablesvc.service import TableService
 
     try:
@@ -54,7 +55,7 @@ def run_service(args: argparse.Namespace) -> int:
         return 0
     try:
         service = TableService(config)
-    except (JournalError, ValueError, OSError) as exc:
+    except (JournalError, TableLocked, ValueError, OSError) as exc:
         print(f"tablesvc run: {exc}", file=sys.stderr)
         return 1
     stop = threading.Event()
