@@ -7,6 +7,13 @@ topic when the caller gave one, else on ``cmd/reply``. Every failure is
 answered: malformed JSON, an unknown command, a schema violation, a missing
 or wrong token (when the table is configured with tokens), and an event the
 engine refuses, with the engine's reason. None of them changes the game.
+
+Every number has the range a real game allows (a seat 0..3, a score within
+``SCORE_LIMIT``, an undo of 1..100 events ...), every text a length, and the
+whole command a size: a refusal names the field and what it allows, and
+never echoes an absurd value back (``set_scores`` with ``10**400`` is "a
+401-digit number"). JSON's ``NaN``/``Infinity`` and fractions where a whole
+number is due are refused too.
 """
 
 from __future__ import annotations
@@ -16,20 +23,44 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import jsonschema
 
 from tablesvc.engine.engine import Rejected
-from tablesvc.engine.events import Chombo, DeadHand, EndGame, Event, EventFormatError, GameStart, SetScores, from_dict
+from tablesvc.engine.events import (
+    INT_RANGES,
+    MAX_TEXT,
+    Chombo,
+    DeadHand,
+    EndGame,
+    Event,
+    EventFormatError,
+    GameStart,
+    SetScores,
+    from_dict,
+)
 from tablesvc.mqtt.topics import SCHEMA_VERSION
 
-__all__ = ["COMMAND_SCHEMA", "CommandError", "Commands", "Reply"]
+__all__ = ["COMMAND_SCHEMA", "MAX_COMMAND_BYTES", "CommandError", "Commands", "Reply"]
 
 log = logging.getLogger(__name__)
 
-_SEAT = {"type": "integer", "minimum": 0, "maximum": 3}
-_REASON = {"type": "string", "maxLength": 500}
+#: The largest command accepted, in bytes of JSON: the longest real one (a hand-entered event with four hands) is
+#: a few kilobytes.
+MAX_COMMAND_BYTES = 64 * 1024
+#: Transactions are the caller's ids: a text up to this long, or a whole number JSON carries exactly.
+MAX_TRANSACTION = 128
+_SAFE_INT = 2**53 - 1
+
+
+def _whole(low: int, high: int) -> dict[str, Any]:
+    return {"type": "integer", "minimum": low, "maximum": high}
+
+
+_SEAT = _whole(*INT_RANGES["seat"])
+_REASON = {"type": "string", "maxLength": MAX_TEXT}
 _COMMANDS: dict[str, dict[str, Any]] = {
     "start_game": {
         "properties": {
@@ -39,14 +70,14 @@ _COMMANDS: dict[str, dict[str, Any]] = {
             "rules": {"type": "string", "minLength": 1, "maxLength": 500},
         },
     },
-    "undo": {"properties": {"count": {"type": "integer", "minimum": 1, "maximum": 100}}},
-    "amend": {"properties": {"seq": {"type": "integer", "minimum": 1}, "event": {"type": "object"}},
+    "undo": {"properties": {"count": _whole(1, 100)}},
+    "amend": {"properties": {"seq": _whole(1, 2**31 - 1), "event": {"type": "object"}},
               "required": ["seq", "event"]},
     "event": {"properties": {"event": {"type": "object"}}, "required": ["event"]},
     "chombo": {"properties": {"seat": _SEAT, "reason": _REASON}, "required": ["seat"]},
     "dead_hand": {"properties": {"seat": _SEAT, "reason": _REASON}, "required": ["seat"]},
-    "set_scores": {"properties": {"scores": {"type": "array", "items": {"type": "integer"}, "minItems": 4,
-                                             "maxItems": 4}, "reason": _REASON},
+    "set_scores": {"properties": {"scores": {"type": "array", "items": _whole(*INT_RANGES["scores"]),
+                                             "minItems": 4, "maxItems": 4}, "reason": _REASON},
                    "required": ["scores"]},
     "end_game": {"properties": {"reason": _REASON}},
 }
@@ -58,8 +89,9 @@ COMMAND_SCHEMA: dict[str, Any] = {
     "required": ["command"],
     "properties": {
         "command": {"enum": sorted(_COMMANDS)},
-        "transaction": {"type": ["string", "integer"]},
-        "token": {"type": "string"},
+        "transaction": {"anyOf": [{"type": "string", "minLength": 1, "maxLength": MAX_TRANSACTION},
+                                  _whole(-_SAFE_INT, _SAFE_INT)]},
+        "token": {"type": "string", "maxLength": 256},
     },
     "allOf": [
         {"if": {"properties": {"command": {"const": name}}},
@@ -73,6 +105,68 @@ _VALIDATOR = jsonschema.Draft202012Validator(COMMAND_SCHEMA)
 
 class CommandError(ValueError):
     """A command that cannot be carried out; the message goes back to the caller."""
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _parse(raw: bytes) -> dict[str, Any]:
+    """The command object, or :class:`CommandError` saying why not (size, JSON, shape)."""
+    if len(raw) > MAX_COMMAND_BYTES:
+        raise CommandError(f"a command of {len(raw)} bytes; at most {MAX_COMMAND_BYTES}")
+    try:
+        # fractions stay Decimal, so 1.0 is not taken for the whole number 1 (nor 1e400 for infinity)
+        command = json.loads(raw, parse_float=Decimal, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, bad UTF-8, a number of 4300+ digits
+        raise CommandError(f"not JSON: {str(exc)[:200]}") from None
+    if not isinstance(command, dict):
+        raise CommandError("a command is a JSON object with a 'command' field")
+    return command
+
+
+def _echoable(command: dict[str, Any]) -> dict[str, Any]:
+    """The command as far as the reply echoes it: a transaction the schema refused is not sent back."""
+    ok = {k: v for k, v in command.items() if k in ("command", "transaction")}
+    if not _VALIDATOR.is_valid({"command": "end_game", **({"transaction": ok["transaction"]} if "transaction" in ok
+                                                           else {})}):
+        ok.pop("transaction", None)
+    if not isinstance(ok.get("command"), str) or ok["command"] not in _COMMANDS:
+        ok.pop("command", None)
+    return ok
+
+
+def _short(value: Any) -> str:
+    """A value for an error message, never longer than a line: a 401-digit number is not echoed back."""
+    if isinstance(value, Decimal):
+        return str(value)[:40]
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**12:
+        return f"a {len(str(abs(value)))}-digit number"
+    if isinstance(value, str) and len(value) > 40:
+        return f"a text of {len(value)} characters"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _explain(error: jsonschema.ValidationError) -> str:
+    """The first schema error in words: the field, what was there (shortened), and what is allowed."""
+    where = "/".join(str(p) for p in error.absolute_path) or "command"
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    if error.validator in ("minimum", "maximum", "type") and "minimum" in schema and "maximum" in schema:
+        base = error.message if error.validator != "type" else f"{_short(error.instance)} is not a whole number"
+        if len(repr(error.instance)) > 60:
+            base = f"{_short(error.instance)} is out of range"
+        return (f"invalid command at {where}: {base} (allowed: a whole number from {schema['minimum']} to "
+                f"{schema['maximum']})")
+    if error.validator == "maxLength":
+        return f"invalid command at {where}: {_short(error.instance)} is too long (at most {schema['maxLength']})"
+    if error.validator == "anyOf" and where == "transaction":
+        return (f"invalid command at transaction: {_short(error.instance)} is not a transaction id (a text of 1 to "
+                f"{MAX_TRANSACTION} characters, or a whole number within ±{_SAFE_INT})")
+    message = error.message
+    if len(repr(error.instance)) > 60:
+        message = message.replace(repr(error.instance), _short(error.instance))
+    return f"invalid command at {where}: {message[:300]}"
 
 
 @dataclass(frozen=True)
@@ -101,17 +195,11 @@ class Commands:
         """Parse, check and carry out one command; never raises."""
         command: dict[str, Any] = {}
         try:
-            try:
-                command = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                raise CommandError(f"not JSON: {exc}") from None
-            if not isinstance(command, dict):
-                raise CommandError("a command is a JSON object with a 'command' field")
-            errors = sorted(_VALIDATOR.iter_errors(command), key=lambda e: list(e.absolute_path))
+            command = _parse(raw)
+            errors = sorted(_VALIDATOR.iter_errors(command), key=lambda e: [str(p) for p in e.absolute_path])
             if errors:
-                first = errors[0]
-                where = "/".join(str(p) for p in first.absolute_path) or "command"
-                raise CommandError(f"invalid command at {where}: {first.message}")
+                command = _echoable(command)
+                raise CommandError(_explain(errors[0]))
             self._authorise(command)
             data = self._run(command, source)
             return self._reply(command, "ok", data=data)
