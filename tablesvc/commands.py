@@ -14,10 +14,19 @@ whole command a size: a refusal names the field and what it allows, and
 never echoes an absurd value back (``set_scores`` with ``10**400`` is "a
 401-digit number"). JSON's ``NaN``/``Infinity`` and fractions where a whole
 number is due are refused too.
+
+Commands run exactly once per transaction: given a ``recall``/``remember``
+pair (the journal's), a command whose transaction was seen before gets its
+first reply again and is not carried out again, across restarts; the same
+transaction with a different command is refused (two callers numbering
+alike must not receive each other's replies). While a command runs,
+:attr:`Commands.current` holds its (transaction key, digest), so that the
+service journals it with the entry the command writes.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
 import logging
@@ -148,6 +157,12 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _digest(command: dict[str, Any]) -> str:
+    """What a command asks for, without its token: a repeat has the same digest."""
+    what = {k: v for k, v in command.items() if k != "token"}
+    return hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()
+
+
 def _explain(error: jsonschema.ValidationError) -> str:
     """The first schema error in words: the field, what was there (shortened), and what is allowed."""
     where = "/".join(str(p) for p in error.absolute_path) or "command"
@@ -183,7 +198,12 @@ class Commands:
 
     def __init__(self, *, submit: Callable[[Event, str], int], undo: Callable[[int, str], int],
                  amend: Callable[[int, Event, str], int], tokens: tuple[str, ...] = (),
-                 default_rules: str = "ema2012", default_players: tuple[str, str, str, str] | None = None) -> None:
+                 default_rules: str = "ema2012", default_players: tuple[str, str, str, str] | None = None,
+                 recall: Callable[[str], tuple[str, dict[str, Any] | None, int | None] | None] | None = None,
+                 remember: Callable[[str, str, dict[str, Any]], None] | None = None) -> None:
+        self._recall = recall
+        self._remember = remember
+        self.current: tuple[str, str] | None = None  # (transaction key, digest) of the command being carried out
         self._submit = submit
         self._undo = undo
         self._amend = amend
@@ -201,13 +221,60 @@ class Commands:
                 command = _echoable(command)
                 raise CommandError(_explain(errors[0]))
             self._authorise(command)
-            data = self._run(command, source)
-            return self._reply(command, "ok", data=data)
         except (CommandError, Rejected, EventFormatError) as exc:
             return self._reply(command, "error", error=str(exc))
         except Exception as exc:  # every command is answered, even when something unforeseen breaks
             log.exception("command %r failed", command.get("command") if isinstance(command, dict) else None)
             return self._reply(command, "error", error=f"the service could not carry it out: {exc}")
+        return self._once(command, source)
+
+    def _once(self, command: dict[str, Any], source: str) -> Reply:
+        """Carry out a valid, authorised command, unless its transaction was seen before."""
+        key = digest = None
+        try:
+            if "transaction" in command and self._recall is not None:
+                key = json.dumps(command["transaction"])
+                digest = _digest(command)
+                prior = self._recall(key)
+                if prior is not None:
+                    return self._repeat(command, digest, *prior)
+            self.current = (key, digest) if key is not None and digest is not None else None
+            try:
+                data = self._run(command, source)
+            finally:
+                self.current = None
+            reply = self._reply(command, "ok", data=data)
+        except (CommandError, Rejected, EventFormatError) as exc:
+            reply = self._reply(command, "error", error=str(exc))
+        except Exception as exc:  # every command is answered, even when something unforeseen breaks
+            log.exception("command %r failed", command.get("command") if isinstance(command, dict) else None)
+            return self._reply(command, "error", error=f"the service could not carry it out: {exc}")
+        if key is not None and digest is not None and self._remember is not None:
+            try:
+                self._remember(key, digest, reply.payload)
+            except Exception:  # the command's entry, if any, is journalled with its key: a repeat is still known
+                log.exception("cannot remember the reply to transaction %s", key)
+        return reply
+
+    def _repeat(self, command: dict[str, Any], digest: str, first_digest: str, first: dict[str, Any] | None,
+                seq: int | None) -> Reply:
+        if first_digest != digest:
+            return self._reply(command, "error", error=(
+                f"transaction {_short(command['transaction'])} was already used for another command; give each "
+                "command its own transaction id (a UUID)"))
+        log.info("transaction %s seen before: its first reply again, not carried out twice", command["transaction"])
+        if first is None:  # journalled, but the service stopped before it answered
+            return self._reply(command, "ok", data={"seq": seq})
+        return Reply(first)
+
+    @classmethod
+    def refusal(cls, raw: bytes, error: str) -> Reply:
+        """An error reply to a command that is not even read (a retained one), echoing what can be echoed."""
+        try:
+            command = _echoable(_parse(raw))
+        except CommandError:
+            command = {}
+        return cls._reply(command, "error", error=error)
 
     def _authorise(self, command: dict[str, Any]) -> None:
         if not self._tokens:

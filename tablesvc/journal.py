@@ -9,6 +9,12 @@ table, even when it was later corrected.
 
 ``published`` remembers what the MQTT broker acknowledged, so that after an
 outage the service sends what is missing (the service issue uses it).
+
+``commands`` remembers every referee command that came with a transaction
+id, and its reply, so that a command sent again (a retry after a lost reply,
+a restart) is answered with its first reply instead of being carried out
+twice. The entry a command wrote and its transaction are written in one
+SQLite transaction: a crash cannot leave one without the other.
 """
 
 from __future__ import annotations
@@ -35,6 +41,12 @@ CREATE TABLE IF NOT EXISTS entries (
     published INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS commands (
+    key    TEXT PRIMARY KEY,
+    digest TEXT NOT NULL,
+    seq    INTEGER,
+    reply  TEXT
+);
 """
 
 
@@ -85,17 +97,50 @@ class Journal:
             raise JournalError(f"table id {table!r} cannot name a file")
         return cls(Path(data_dir) / f"{table}.sqlite3", sync=sync)
 
-    def append(self, kind: str, body: dict[str, Any], *, source: str, ts: float) -> int:
-        """Write one entry durably; returns its sequence number."""
+    def append(self, kind: str, body: dict[str, Any], *, source: str, ts: float,
+               command: tuple[str, str] | None = None) -> int:
+        """Write one entry durably; returns its sequence number. ``command`` is the (transaction key, digest)
+        of the referee command that wrote it, recorded with the entry, all or nothing."""
         try:
             with self._lock:
-                cur = self._db.execute(
-                    "INSERT INTO entries (ts, source, kind, body) VALUES (?, ?, ?, ?)",
-                    (ts, source, kind, json.dumps(body, separators=(",", ":"))),
-                )
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    cur = self._db.execute(
+                        "INSERT INTO entries (ts, source, kind, body) VALUES (?, ?, ?, ?)",
+                        (ts, source, kind, json.dumps(body, separators=(",", ":"))),
+                    )
+                    seq = int(cur.lastrowid or 0)
+                    if command is not None:
+                        self._db.execute("INSERT OR REPLACE INTO commands (key, digest, seq, reply) VALUES "
+                                         "(?, ?, ?, NULL)", (command[0], command[1], seq))
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    if self._db.in_transaction:
+                        self._db.execute("ROLLBACK")
+                    raise
         except sqlite3.Error as exc:
             raise JournalError(f"cannot write to the journal {self.path}: {exc}") from None
-        return int(cur.lastrowid or 0)
+        return seq
+
+    def recall(self, key: str) -> tuple[str, dict[str, Any] | None, int | None] | None:
+        """The (digest, reply, seq) of the command with this transaction key, or None if never seen.
+        The reply is None when the service stopped between journalling the command and answering it."""
+        with self._lock:
+            row = self._db.execute("SELECT digest, reply, seq FROM commands WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        return row[0], (json.loads(row[1]) if row[1] is not None else None), row[2]
+
+    def remember(self, key: str, digest: str, reply: dict[str, Any]) -> None:
+        """Record the reply a command with this transaction key got (its entry, if any, is already recorded)."""
+        try:
+            with self._lock:
+                self._db.execute(
+                    "INSERT INTO commands (key, digest, reply) VALUES (?, ?, ?) "
+                    "ON CONFLICT(key) DO UPDATE SET reply = excluded.reply",
+                    (key, digest, json.dumps(reply, separators=(",", ":"))))
+        except sqlite3.Error as exc:
+            raise JournalError(f"cannot write to the journal {self.path}: {exc}") from None
 
     def entries(self, after: int = 0, *, unpublished_only: bool = False) -> Iterator[Entry]:
         query = "SELECT seq, ts, source, kind, body, published FROM entries WHERE seq > ?"

@@ -88,12 +88,15 @@ class TableService:
             subscriptions=(topics.cmd,),
             protocol=config.mqtt.protocol,
             ca_file=config.mqtt.ca_file,
+            retain_as_published=True,  # a retained command is known as one when it is sent, too
         )
         self.publisher = Publisher(self.link, topics, self.journal, site=config.table.site, table=config.table.id)
         self.link.set_will(*self.publisher.status(False))  # the Last Will: 'offline', retained
         self.commands = Commands(submit=self._submit_command, undo=self._undo, amend=self._amend,
                                  tokens=config.command_tokens, default_rules=config.table.rules,
-                                 default_players=config.table.players)
+                                 default_players=config.table.players,
+                                 recall=lambda key: self.journal.recall(key),
+                                 remember=lambda key, digest, reply: self.journal.remember(key, digest, reply))
         self.mjai = MjaiStream()
         self.drivers: list[Any] = []
         self.reader: Any = None
@@ -224,6 +227,9 @@ class TableService:
                     self._safe(lambda a=action: self._submit(a.event, a.source), source)
         elif kind == "cmd":
             msg: IncomingMessage = item[1]
+            if msg.retain:
+                self._retained_command(msg)
+                return
             reply = self.commands.handle(msg.payload, source="referee")
             if not reply.ok:
                 log.warning("command refused: %s", reply.payload["error"])
@@ -246,6 +252,18 @@ class TableService:
                                  {"device": bad.device, "seq": bad.seq, "reason": bad.reason.value,
                                   "not_reported": held})
 
+    def _retained_command(self, msg: IncomingMessage) -> None:
+        """A command the broker keeps (published with retain) would be carried out again at every restart:
+        refused, with a reply saying so. An empty one is someone clearing it: nothing to answer."""
+        if not msg.payload:
+            return
+        log.warning("refused a retained command on %s: clear it (an empty retained message)", msg.topic)
+        refusal = Commands.refusal(msg.payload, (
+            "refused: this command was published with the retain flag, so the broker would deliver it again at "
+            f"every restart; publish commands without retain, and clear this one (an empty retained message on "
+            f"{msg.topic})"))
+        self.publisher.reply(refusal.payload, msg.response_topic, msg.correlation_data)
+
     def _safe(self, action: Callable[[], int], source: str) -> None:
         try:
             action()
@@ -265,7 +283,7 @@ class TableService:
     def _submit(self, event: Event, source: str) -> int:
         ts = self.clock()
         before = capture(self.table.state, event)
-        accepted = self.table.submit(event, source=source, ts=ts)
+        accepted = self.table.submit(event, source=source, ts=ts, command=self.commands.current)
         if any(isinstance(o, HandResult | GameResult) for o in accepted.outputs):
             self.fusion.hand_ended()
         try:
@@ -302,13 +320,13 @@ class TableService:
 
     def _undo(self, count: int, source: str) -> int:
         ts = self.clock()
-        accepted = self.table.undo(count, source=source, ts=ts)
+        accepted = self.table.undo(count, source=source, ts=ts, command=self.commands.current)
         self._published(accepted, "undo", {"count": count}, source, ts)
         return accepted.seq
 
     def _amend(self, seq: int, event: Event, source: str) -> int:
         ts = self.clock()
-        accepted = self.table.amend(seq, event, source=source, ts=ts)
+        accepted = self.table.amend(seq, event, source=source, ts=ts, command=self.commands.current)
         self._published(accepted, "amend", {"seq": seq, "event": to_dict(event)}, source, ts)
         return accepted.seq
 

@@ -22,6 +22,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
+from paho.mqtt.subscribeoptions import SubscribeOptions
 
 __all__ = ["BrokerURL", "IncomingMessage", "MqttLink"]
 
@@ -72,6 +73,7 @@ class IncomingMessage:
     payload: bytes
     response_topic: str | None = None
     correlation_data: bytes | None = None
+    retain: bool = False  # the retain flag as received (with retain_as_published, as the sender set it)
 
 
 class MqttLink:
@@ -91,8 +93,12 @@ class MqttLink:
         subscriptions: tuple[str, ...] = (),
         protocol: str = "auto",
         ca_file: str | None = None,
+        retain_as_published: bool = False,
     ) -> None:
+        """``retain_as_published`` (MQTT 5) keeps the sender's retain flag on live messages too, so that a
+        retained command is known as one when it is sent, not only at the next subscription."""
         self.url = url
+        self._retain_as_published = retain_as_published
         self._client_id = client_id
         self._will: tuple[str | None, bytes] = (will_topic, will_payload)
         self._on_connected = on_connected
@@ -209,7 +215,10 @@ class MqttLink:
         self.connects += 1
         log.info("connected to %s (MQTT %s)", self.url, self.protocol)
         for topic in self._subscriptions:
-            client.subscribe(topic, qos=1)
+            if self._v5 and self._retain_as_published:
+                client.subscribe(topic, options=SubscribeOptions(qos=1, retainAsPublished=True))
+            else:
+                client.subscribe(topic, qos=1)
         self.connected.set()
         try:
             self._on_connected()
@@ -254,7 +263,7 @@ class MqttLink:
         response = getattr(props, "ResponseTopic", None) if props is not None else None
         correlation = getattr(props, "CorrelationData", None) if props is not None else None
         try:
-            self._on_message(IncomingMessage(msg.topic, msg.payload, response, correlation))
+            self._on_message(IncomingMessage(msg.topic, msg.payload, response, correlation, bool(msg.retain)))
         except Exception:
             log.exception("error while handling a message on %s", msg.topic)
 
