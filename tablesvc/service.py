@@ -8,7 +8,10 @@ client run their own threads and only put things on that queue.
 
 Start order (Frigate's discipline): the table's lock first (a second
 service on the same table refuses to start, naming the first), then journal
-and engine (the game is resumed from disk), then the broker connection (the Last Will is set before
+and engine (the game is resumed from disk; a damaged journal, or one of
+another table, stops the start with a message; an empty one is compared with
+what the broker retains, so that a lost journal never overwrites a game the
+broker still shows), then the broker connection (the Last Will is set before
 anything is published), then the worker, then the devices. Stop in reverse,
 ending with a clean ``offline`` status.
 """
@@ -32,7 +35,7 @@ from tablesvc.engine.results import GameResult, HandResult
 from tablesvc.engine.state import Phase
 from tablesvc.formats.mjai_live import MjaiStream, capture
 from tablesvc.fusion import UNDO, Fusion
-from tablesvc.journal import Entry, Journal
+from tablesvc.journal import Entry, Journal, JournalDamaged, JournalError
 from tablesvc.lock import TableLock
 from tablesvc.mqtt.link import IncomingMessage, MqttLink
 from tablesvc.publisher import Publisher
@@ -44,6 +47,19 @@ __all__ = ["TableService"]
 log = logging.getLogger(__name__)
 
 _STOP = object()
+
+
+class JournalMissing(JournalError):
+    """The journal is missing or empty while the broker still shows a game of this table."""
+
+
+class _Receipt:
+    """Whether a device event was kept (journalled, or taken into account) by the worker: the driver
+    acknowledges it to the device only then."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.kept = True
 
 
 def _health_payload(health: DeviceHealth | CameraHealth, now: float) -> dict[str, Any]:
@@ -62,15 +78,20 @@ class TableService:
     """One table: give it a :class:`~tablesvc.config.Config`, then :meth:`start` and :meth:`stop`."""
 
     def __init__(self, config: Config, *, wall_clock: Callable[[], float] = time.time,
-                 link_factory: Callable[..., MqttLink] = MqttLink) -> None:
+                 link_factory: Callable[..., MqttLink] = MqttLink, new_game: bool = False,
+                 ack_timeout: float = 10.0) -> None:
+        """``new_game``: the operator's word (``tablesvc run --new-game``) that a damaged journal is set aside
+        and a missing one started afresh even though the broker still shows a game of this table.
+        ``ack_timeout``: how long a device event's acknowledgement waits for the worker at most."""
         self.config = config
         self.clock = wall_clock
+        self.new_game = new_game
+        self.ack_timeout = ack_timeout
+        self.check_timeout = 10.0  # how long an empty journal's start waits for the broker to say what it holds
         self.lock = TableLock(config.table.data_dir, config.table.id)
         self.lock.acquire()  # raises TableLocked naming the service that holds the table
         try:
-            self.journal = Journal.for_table(config.table.data_dir, config.table.id,
-                                             sync=config.table.journal_sync)
-            self.table = Table(self.journal)
+            self.journal, self.table = self._open_journal()
         except BaseException:
             self.lock.release()
             raise
@@ -78,9 +99,10 @@ class TableService:
         self.inbox: queue.Queue[Any] = queue.Queue()
         topics = config.topics
         self.topics = topics
+        self._client_id = config.mqtt.client_id or f"tablesvc-{config.table.site}-{config.table.id}"
         self.link = link_factory(
             config.mqtt.url,
-            client_id=config.mqtt.client_id or f"tablesvc-{config.table.site}-{config.table.id}",
+            client_id=self._client_id,
             on_connected=lambda: self.inbox.put(("resync",)),
             on_message=lambda msg: self.inbox.put(("cmd", msg)),
             on_refused=lambda mid, reason: self.inbox.put(("refused", mid, reason)),
@@ -104,6 +126,43 @@ class TableService:
         self.processed = threading.Condition()
         self.inputs_done = 0
 
+    def _open_journal(self) -> tuple[Journal, Table]:
+        table = self.config.table
+        try:
+            journal = Journal.for_table(table.data_dir, table.id, sync=table.journal_sync, site=table.site)
+            return journal, Table(journal)
+        except JournalDamaged:
+            if not self.new_game:
+                raise
+        path = Journal.path_for(table.data_dir, table.id)
+        aside = Journal.set_aside(path, "damaged")
+        log.warning("--new-game: the damaged journal was kept as %s; a new game starts", aside)
+        journal = Journal.for_table(table.data_dir, table.id, sync=table.journal_sync, site=table.site)
+        return journal, Table(journal)
+
+    def _check_broker(self) -> None:
+        """An empty journal (a new table, or a lost journal) must not overwrite a game the broker still shows."""
+        if self.journal.last_seq > 0 or self.new_game:
+            return
+        from tablesvc.retained import BrokerUnreachable, retained_seq
+
+        mqtt = self.config.mqtt
+        where = f"{self.config.table.site}/{self.config.table.id}"
+        try:
+            held = retained_seq(mqtt.url, self.topics, client_id=f"{self._client_id}-check", protocol=mqtt.protocol,
+                                ca_file=mqtt.ca_file, timeout=self.check_timeout)
+        except BrokerUnreachable as exc:
+            raise JournalMissing(
+                f"the journal {self.journal.path} is empty{' (new)' if self.journal.fresh else ''}, and the broker "
+                f"could not be asked whether it still shows a game of table {where} ({exc}). Start again when the "
+                "broker is up, or with --new-game if this table has no game to keep") from None
+        if held:
+            raise JournalMissing(
+                f"the journal {self.journal.path} is {'missing or empty' if self.journal.fresh else 'empty'}, but "
+                f"the broker still shows a game of table {where} at seq {held}: the journal was lost or "
+                "data_dir is wrong. Restore the journal (or fix data_dir); to give that game up and start a new "
+                "one, run with --new-game")
+
     # ------------------------------------------------------------ lifecycle
 
     def start(self) -> None:
@@ -112,6 +171,7 @@ class TableService:
         state = self.table.state
         log.info("table %s/%s: %d journal entries, game %s", self.config.table.site, self.config.table.id,
                  self.journal.last_seq, state.phase.value)
+        self._check_broker()  # raises JournalMissing before anything is published
         if self.config.camera is not None:
             self.reader = self._camera_reader(self.config.camera)
         self.link.start()
@@ -120,7 +180,7 @@ class TableService:
         for serial in self.config.serial:
             from drivers.serial_driver import SerialDriver
 
-            driver = SerialDriver(serial.name, serial.url, on_observation=self.observe,
+            driver = SerialDriver(serial.name, serial.url, on_observation=self._device_observation,
                                   on_health=self._health, heartbeat_timeout=serial.heartbeat_timeout,
                                   binding=serial.binding,
                                   on_refused=lambda bad, held, link=serial.name: self.inbox.put(
@@ -158,6 +218,21 @@ class TableService:
 
     def observe(self, observation: Observation | CameraObservation) -> None:
         self.inbox.put(("obs", observation))
+
+    def _device_observation(self, observation: Observation) -> bool:
+        """From a serial driver: an event is acknowledged to the device only once the worker has kept it
+        (journalled it, or taken it into account); False when the journal could not take it, so that the
+        device repeats it instead of believing it delivered."""
+        if not observation.is_event:
+            self.inbox.put(("obs", observation))
+            return True
+        receipt = _Receipt()
+        self.inbox.put(("obs", observation, receipt))
+        if not receipt.done.wait(self.ack_timeout):
+            log.warning("device %s seq %d: not handled within %.0f s; acknowledged (it is queued)",
+                        observation.device, observation.seq, self.ack_timeout)
+            return True
+        return receipt.kept
 
     def _frame(self, frame: object) -> None:
         """A camera frame with no calibration or tile set configured: it only keeps the camera's health."""
@@ -219,12 +294,19 @@ class TableService:
         kind = item[0]
         if kind == "obs":
             obs = item[1]
+            receipt: _Receipt | None = item[2] if len(item) > 2 else None
             source = getattr(obs, "device", None) or getattr(obs, "camera", "?")
-            for action in self.fusion.observe(obs):
-                if action.event == UNDO:
-                    self._safe(lambda src=action.source: self._panel_undo(src), action.source)
-                else:
-                    self._safe(lambda a=action: self._submit(a.event, a.source), source)
+            kept = True
+            try:
+                for action in self.fusion.observe(obs):
+                    if action.event == UNDO:
+                        kept &= self._safe(lambda src=action.source: self._panel_undo(src), action.source)
+                    else:
+                        kept &= self._safe(lambda a=action: self._submit(a.event, a.source), source)
+            finally:
+                if receipt is not None:
+                    receipt.kept = kept
+                    receipt.done.set()
         elif kind == "cmd":
             msg: IncomingMessage = item[1]
             if msg.retain:
@@ -264,12 +346,20 @@ class TableService:
             f"{msg.topic})"))
         self.publisher.reply(refusal.payload, msg.response_topic, msg.correlation_data)
 
-    def _safe(self, action: Callable[[], int], source: str) -> None:
+    def _safe(self, action: Callable[[], int], source: str) -> bool:
+        """Carry out one action of an observation; False when the journal could not take it (disk full):
+        then nothing changed, the failure is on ``errors``, and a device is not sent its acknowledgement."""
         try:
             action()
         except Rejected as exc:
             log.warning("refused from %s: %s", source, exc)
             self.publisher.error(source, str(exc), self.clock())
+        except JournalError as exc:
+            log.error("could not journal what %s reported: %s", source, exc)
+            self.publisher.error(source, f"could not journal what {source} reported, so it is not acknowledged "
+                                 f"(a device sends it again): {exc}", self.clock(), {"reason": "journal"})
+            return False
+        return True
 
     # ------------------------------------------------------------ game operations (worker thread)
 
@@ -304,7 +394,7 @@ class TableService:
         archived = self.journal.archive()
         log.info("game over: journal archived as %s", archived)
         self.journal = Journal.for_table(self.config.table.data_dir, self.config.table.id,
-                                         sync=self.config.table.journal_sync)
+                                         sync=self.config.table.journal_sync, site=self.config.table.site)
         self.table = Table(self.journal)
         self.publisher.journal = self.journal
         self.publisher.reset_tracking()

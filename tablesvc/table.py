@@ -10,6 +10,7 @@ correction that would make the game impossible is refused like any event.
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +37,10 @@ class Table:
     def __init__(self, journal: Journal) -> None:
         self.journal = journal
         self._effective: list[tuple[int, Event]] = []  # (journal seq, event) after corrections
-        entries = list(journal.entries())
+        try:
+            entries = list(journal.entries())
+        except (sqlite3.DatabaseError, ValueError) as exc:  # quick_check passed, yet a row cannot be read
+            raise journal.damaged(f"an entry cannot be read: {exc}") from None
         self._effective = self._resolve(entries)
         try:
             self.engine = self._fold(self._effective, startup=True)

@@ -30,6 +30,9 @@ def add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--config", required=True, metavar="FILE", help="the table's TOML configuration")
     p.add_argument("--check", action="store_true",
                    help="only check the configuration (and read the camera's calibration and tile model) and exit")
+    p.add_argument("--new-game", action="store_true",
+                   help="start a new game even though the journal is damaged (it is kept beside as "
+                   "<id>.damaged-<time>.sqlite3) or missing while the broker still shows this table's game")
     p.set_defaults(run=run_service)
 
 
@@ -54,7 +57,7 @@ def run_service(args: argparse.Namespace) -> int:
               f"broker {config.mqtt.url}, {len(config.serial)} serial device(s){camera})")
         return 0
     try:
-        service = TableService(config)
+        service = TableService(config, new_game=args.new_game)
     except (JournalError, TableLocked, ValueError, OSError) as exc:
         print(f"tablesvc run: {exc}", file=sys.stderr)
         return 1
@@ -62,7 +65,7 @@ def run_service(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
         service.start()
-    except (ValueError, OSError) as exc:  # e.g. [camera] model is no tile model
+    except (JournalError, ValueError, OSError) as exc:  # a lost journal; [camera] model is no tile model
         service.stop()
         print(f"tablesvc run: {exc}", file=sys.stderr)
         return 1

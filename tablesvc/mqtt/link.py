@@ -112,6 +112,8 @@ class MqttLink:
         self._ca_file = ca_file
         self._lock = threading.Lock()
         self.connected = threading.Event()
+        self.subscribed = threading.Event()  # the broker acknowledged every subscription of this connection
+        self._subacks = 0
         self.connects = 0
         self._ever_connected = False
         self._stopping = False
@@ -140,6 +142,7 @@ class MqttLink:
         client.on_disconnect = self._disconnected
         client.on_message = self._message
         client.on_publish = self._published
+        client.on_subscribe = self._subscribed
         return client
 
     # ------------------------------------------------------------ lifecycle
@@ -213,6 +216,8 @@ class MqttLink:
             return
         self._ever_connected = True
         self.connects += 1
+        self._subacks = 0
+        self.subscribed.clear()
         log.info("connected to %s (MQTT %s)", self.url, self.protocol)
         for topic in self._subscriptions:
             if self._v5 and self._retain_as_published:
@@ -224,6 +229,12 @@ class MqttLink:
             self._on_connected()
         except Exception:
             log.exception("error while handling the connection to the broker")
+
+    def _subscribed(self, _client: mqtt.Client, _userdata: Any, _mid: int, _codes: Any, _props: Any) -> None:
+        """Retained messages of a subscription follow its SUBACK: after the last one, they are on their way."""
+        self._subacks += 1
+        if self._subacks >= len(self._subscriptions):
+            self.subscribed.set()
 
     def _disconnected(self, _client: mqtt.Client, _userdata: Any, _flags: Any, reason: Any, _props: Any) -> None:
         was = self.connected.is_set()
