@@ -171,9 +171,9 @@ class TableService:
         state = self.table.state
         log.info("table %s/%s: %d journal entries, game %s", self.config.table.site, self.config.table.id,
                  self.journal.last_seq, state.phase.value)
-        self._check_broker()  # raises JournalMissing before anything is published
         if self.config.camera is not None:
             self.reader = self._camera_reader(self.config.camera)
+        self._check_broker()  # raises JournalMissing before anything is published
         self.link.start()
         self._worker = threading.Thread(target=self._run, name="table-worker", daemon=True)
         self._worker.start()
