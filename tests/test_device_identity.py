@@ -172,3 +172,47 @@ def test_bindings_refuse_what_cannot_be_wired():
         LinkBinding(DeviceKind.TABLE, frozenset())
     with pytest.raises(ValueError, match="seats"):
         LinkBinding(DeviceKind.PANEL, frozenset({"P1"}), frozenset({4}))
+
+
+def test_refusals_are_reported_in_bursts_with_the_count_of_those_held_back(tmp_path):
+    """Through the driver on a real pty: the first refusal of a (reason, device) at once, then one per interval
+    carrying how many were counted but not reported since."""
+    import threading
+    import time
+
+    from drivers.serial_driver import SerialDriver
+
+    reports: list[tuple[str, str | None, int]] = []
+    lock = threading.Lock()
+
+    def on_refused(bad, held):
+        with lock:
+            reports.append((bad.reason.value, bad.device, held))
+
+    device = PtyDevice("T1", "table", tmp_path / "tty", heartbeat_interval=0.2)
+    device.start()
+    driver = SerialDriver("table", str(tmp_path / "tty"), on_observation=lambda o: None, on_refused=on_refused,
+                          binding=LinkBinding(DeviceKind.TABLE, frozenset({"T1"})), refusal_interval=1.0)
+    driver.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not driver.health().connected and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for seq in range(5):
+            device.noise(encode("X9", seq, "BTN", 0, "undo"))
+        deadline = time.monotonic() + 10
+        while driver.health().frames_bad["identity"] < 5 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert driver.health().frames_bad["identity"] == 5
+        with lock:
+            assert reports == [("identity", "X9", 0)]
+        time.sleep(1.1)
+        device.noise(encode("X9", 9, "BTN", 0, "undo"))
+        deadline = time.monotonic() + 10
+        while len(reports) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with lock:
+            assert reports == [("identity", "X9", 0), ("identity", "X9", 4)]
+    finally:
+        driver.stop()
+        device.stop()
