@@ -224,7 +224,7 @@ ids = ["PNL1"]
 
     def start(_event: object) -> None:  # the referee starts the game, over MQTT like any referee command
         command = {"command": "start_game", "players": list(record.players), "rules": args.rules,
-                   "transaction": "demo"}
+                   "transaction": f"demo-{seed}-{time.time_ns()}"}  # unique: a journal remembers transactions
         service.inbox.put(("cmd", IncomingMessage(f"{base}/cmd", json.dumps(command).encode())))
 
     try:
