@@ -285,7 +285,7 @@ class SerialDriver(DriverThreads):
 
     def _refused(self, bad: BadFrame, now: float) -> None:
         """Report a refused frame: the first of its (reason, device) at once, then one per interval."""
-        level = logging.WARNING
+        level = logging.INFO  # the receiver of on_refused reports it; held-back ones only at DEBUG
         key = (bad.reason.value, bad.device)
         reported, held = self._refusals.get(key, (float("-inf"), 0))
         if now - reported < self.refusal_interval:

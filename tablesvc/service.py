@@ -35,22 +35,19 @@ from tablesvc.engine.results import GameResult, HandResult
 from tablesvc.engine.state import Phase
 from tablesvc.formats.mjai_live import MjaiStream, capture
 from tablesvc.fusion import UNDO, Fusion
-from tablesvc.journal import Entry, Journal, JournalDamaged, JournalError
+from tablesvc.journal import Entry, Journal, JournalError
 from tablesvc.lock import TableLock
 from tablesvc.mqtt.link import IncomingMessage, MqttLink
 from tablesvc.publisher import Publisher
+from tablesvc.startup import JournalMissing, check_broker, open_journal
 from tablesvc.table import Accepted, Table
 from vision.observations import CameraObservation
 
-__all__ = ["TableService"]
+__all__ = ["JournalMissing", "TableService"]
 
 log = logging.getLogger(__name__)
 
 _STOP = object()
-
-
-class JournalMissing(JournalError):
-    """The journal is missing or empty while the broker still shows a game of this table."""
 
 
 class _Receipt:
@@ -91,7 +88,7 @@ class TableService:
         self.lock = TableLock(config.table.data_dir, config.table.id)
         self.lock.acquire()  # raises TableLocked naming the service that holds the table
         try:
-            self.journal, self.table = self._open_journal()
+            self.journal, self.table = open_journal(config.table, new_game=new_game)
         except BaseException:
             self.lock.release()
             raise
@@ -126,43 +123,6 @@ class TableService:
         self.processed = threading.Condition()
         self.inputs_done = 0
 
-    def _open_journal(self) -> tuple[Journal, Table]:
-        table = self.config.table
-        try:
-            journal = Journal.for_table(table.data_dir, table.id, sync=table.journal_sync, site=table.site)
-            return journal, Table(journal)
-        except JournalDamaged:
-            if not self.new_game:
-                raise
-        path = Journal.path_for(table.data_dir, table.id)
-        aside = Journal.set_aside(path, "damaged")
-        log.warning("--new-game: the damaged journal was kept as %s; a new game starts", aside)
-        journal = Journal.for_table(table.data_dir, table.id, sync=table.journal_sync, site=table.site)
-        return journal, Table(journal)
-
-    def _check_broker(self) -> None:
-        """An empty journal (a new table, or a lost journal) must not overwrite a game the broker still shows."""
-        if self.journal.last_seq > 0 or self.new_game:
-            return
-        from tablesvc.retained import BrokerUnreachable, retained_seq
-
-        mqtt = self.config.mqtt
-        where = f"{self.config.table.site}/{self.config.table.id}"
-        try:
-            held = retained_seq(mqtt.url, self.topics, client_id=f"{self._client_id}-check", protocol=mqtt.protocol,
-                                ca_file=mqtt.ca_file, timeout=self.check_timeout)
-        except BrokerUnreachable as exc:
-            raise JournalMissing(
-                f"the journal {self.journal.path} is empty{' (new)' if self.journal.fresh else ''}, and the broker "
-                f"could not be asked whether it still shows a game of table {where} ({exc}). Start again when the "
-                "broker is up, or with --new-game if this table has no game to keep") from None
-        if held:
-            raise JournalMissing(
-                f"the journal {self.journal.path} is {'missing or empty' if self.journal.fresh else 'empty'}, but "
-                f"the broker still shows a game of table {where} at seq {held}: the journal was lost or "
-                "data_dir is wrong. Restore the journal (or fix data_dir); to give that game up and start a new "
-                "one, run with --new-game")
-
     # ------------------------------------------------------------ lifecycle
 
     def start(self) -> None:
@@ -173,7 +133,8 @@ class TableService:
                  self.journal.last_seq, state.phase.value)
         if self.config.camera is not None:
             self.reader = self._camera_reader(self.config.camera)
-        self._check_broker()  # raises JournalMissing before anything is published
+        if not self.new_game:  # raises JournalMissing before anything is published
+            check_broker(self.config, self.journal, client_id=f"{self._client_id}-check", timeout=self.check_timeout)
         self.link.start()
         self._worker = threading.Thread(target=self._run, name="table-worker", daemon=True)
         self._worker.start()
