@@ -23,8 +23,9 @@ With a ``binding`` (:class:`~drivers.binding.LinkBinding`) the link hears
 only the ids configured for it, and only what their kind may send; each
 refusal is counted in health and handed to ``on_refused`` (the first of a
 kind at once, then at most one report per ``refusal_interval`` seconds per
-device and reason, with the count of those not reported, so a flood of
-spoofed frames cannot become a flood of reports).
+reason (and per device for ``forbidden``; strangers share one), with the
+count of those not reported, so a flood of spoofed frames cannot become a
+flood of reports).
 
 ``on_observation`` may return ``False`` for an event the host could not
 keep (its journal failed): the event's ACK is then withheld, so the device
@@ -286,7 +287,8 @@ class SerialDriver(DriverThreads):
     def _refused(self, bad: BadFrame, now: float) -> None:
         """Report a refused frame: the first of its (reason, device) at once, then one per interval."""
         level = logging.INFO  # the receiver of on_refused reports it; held-back ones only at DEBUG
-        key = (bad.reason.value, bad.device)
+        # strangers share one key: a stream of made-up ids must not become a stream of reports
+        key = (bad.reason.value, None if bad.reason is BadReason.IDENTITY else bad.device)
         reported, held = self._refusals.get(key, (float("-inf"), 0))
         if now - reported < self.refusal_interval:
             self._refusals[key] = (reported, held + 1)
