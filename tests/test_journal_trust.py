@@ -7,6 +7,7 @@ raising ``database or disk is full``).
 
 from __future__ import annotations
 
+import os
 import random
 import signal
 import sqlite3
@@ -220,6 +221,60 @@ ids = ["T1"]
         assert reply["status"] == "error" and "database or disk is full" in reply["error"]
         disk.full = False
         assert service.journal.last_seq == 2
+    finally:
+        sub.close()
+        service.stop()
+        device.stop()
+
+
+@pytest.fixture
+def tiny_disk(tmp_path):
+    """A 1 MiB tmpfs: a real disk that fills up (root and mount rights needed, else skipped)."""
+    where = tmp_path / "disk"
+    where.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(where)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    yield where
+    subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+def test_a_really_full_disk_is_not_acknowledged_either(mosquitto, tmp_path, tiny_disk):
+    device = PtyDevice("T1", "table", tmp_path / "ttyTABLE", heartbeat_interval=0.2, resend_interval=0.5,
+                       max_resends=40)
+    config = parse_config(config_text(mosquitto.url, tiny_disk / "data") + f"""
+[[serial]]
+name = "table"
+url = "{tmp_path / 'ttyTABLE'}"
+kind = "table"
+ids = ["T1"]
+""")
+    service = TableService(config)
+    device.start()
+    service.start()
+    sub = Subscriber(mosquitto.port)
+    filler = tiny_disk / "filler"
+    try:
+        assert service.link.wait_connected(15)
+        send_command(sub, {"command": "start_game", "transaction": "go"})
+        assert sub.wait_for(lambda: sub.of("cmd/reply"))
+        assert service.wait_idle(10)
+        fd = os.open(filler, os.O_WRONLY | os.O_CREAT)  # fill the disk to the last byte
+        try:
+            while os.write(fd, b"\0" * 4096):
+                pass
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+        seq = device.roll_dice(2, 6)
+        assert sub.wait_for(lambda: any(e["detail"] == {"reason": "journal"} for e in sub.of("errors")), 10)
+        assert "full" in next(e for e in sub.of("errors") if e["detail"] == {"reason": "journal"})["error"]
+        assert device.wait_for(lambda: device.resends >= 2, 10) and seq not in device.acked
+        filler.unlink()  # room again
+        assert device.wait_acked(seq, 15)
+        assert service.wait_idle(10)
+        assert [e.body["dice"] for e in service.journal.entries() if e.kind == "dice"] == [[2, 6]]
     finally:
         sub.close()
         service.stop()
