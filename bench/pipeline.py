@@ -87,7 +87,7 @@ def start_broker(url: str | None, work: Path):
 
 
 def service_for(url: str, work: Path, table: str, serial: bool, sync: str = "full") -> TableService:
-    extra = f'[[serial]]\nname = "table"\nurl = "{work / "ttyBENCH"}"\n' if serial else ""
+    extra = f'[[serial]]\nname = "table"\nurl = "{work / "ttyBENCH"}"\nkind = "table"\nids = ["TB"]\n' if serial else ""
     config = parse_config(f'[table]\nsite = "bench"\nid = "{table}"\ndata_dir = "{work / "data"}"\n'
                           f'journal_sync = "{sync}"\n[mqtt]\nurl = "{url}"\n{extra}')
     service = TableService(config)

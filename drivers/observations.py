@@ -70,6 +70,8 @@ class BadReason(StrEnum):
     UNKNOWN = "unknown"  # a well-formed frame with a message this host does not know
     ARGUMENTS = "arguments"  # a known message with missing or invalid arguments
     DUPLICATE = "duplicate"  # a repeated event (same device and seq): acknowledged again, not delivered twice
+    IDENTITY = "identity"  # a good frame from a device id not configured for this link: not answered, not delivered
+    FORBIDDEN = "forbidden"  # a configured device sent what its kind may not (a table's BTN, a panel's other seat)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -22,7 +22,9 @@ Layers, each usable alone:
   :class:`Frame`; :func:`to_observation` turns a device frame into an
   :class:`~drivers.observations.Observation`; :func:`encode` is the inverse;
 - :class:`HostProtocol` is the host end: all of the above plus duplicate
-  detection by (device, seq) and acknowledgements.
+  detection by (device, seq), acknowledgements, and (given a
+  :class:`~drivers.binding.LinkBinding`) the refusal of every frame from an
+  id, or of a message or seat, that the link is not configured for.
 
 A vendor whose hardware speaks something else writes an adapter with the
 same four methods (:class:`ProtocolAdapter`) and hands its factory to the
@@ -37,6 +39,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Protocol
 
+from drivers.binding import LinkBinding
 from drivers.observations import (
     BadReason,
     Button,
@@ -389,14 +392,23 @@ class HostProtocol:
     unknown or whose arguments are bad, so the device stops repeating it.
     The duplicate memory survives reconnects: a device repeats an event
     after a replug with the same seq.
+
+    With a ``binding``, a frame from an id the link is not configured for is
+    refused as :attr:`BadReason.IDENTITY` and not answered (it is nobody
+    this host talks to, and answering an echo would feed it), and a
+    configured device's message, seat or kind that it may not send is
+    refused as :attr:`BadReason.FORBIDDEN` (NAKed when it is an event).
+    Without one (a bare driver in a test or a tool) every id is heard.
     """
 
-    def __init__(self, *, max_line: int = MAX_LINE, duplicate_window: float = DUPLICATE_WINDOW) -> None:
+    def __init__(self, *, max_line: int = MAX_LINE, duplicate_window: float = DUPLICATE_WINDOW,
+                 binding: LinkBinding | None = None) -> None:
         self.framer = LineFramer(max_line)
         self.duplicate_window = duplicate_window
-        self.device_id: str | None = None  # the last device id heard on this link
+        self.binding = binding
+        self.device_id: str | None = None  # the last (configured) device id heard on this link
         self._seen: dict[str, OrderedDict[int, float]] = {}
-        self._out = bytearray()
+        self._out: list[tuple[tuple[str, int] | None, bytes]] = []  # (event acknowledged, frame) to send
         self._tx_seq = 0
 
     @property
@@ -427,9 +439,18 @@ class HostProtocol:
 
     def data_to_send(self) -> bytes:
         """The ACK and NAK frames produced since the last call (empty when none)."""
-        out = bytes(self._out)
+        out = b"".join(frame for _, frame in self._out)
         self._out.clear()
         return out
+
+    def withdraw(self, observation: Observation) -> None:
+        """The host could not keep this event (its journal failed): take back its ACK, not yet sent, and
+        forget its seq, so the device repeats it and the repeat is delivered, not dropped as a duplicate."""
+        key = (observation.device, observation.seq)
+        self._out = [(acked, frame) for acked, frame in self._out if acked != key]
+        seen = self._seen.get(observation.device)
+        if seen is not None:
+            seen.pop(observation.seq, None)
 
     def data_received(self, data: bytes, now: float) -> list[Observation | BadFrame]:
         """Parse received bytes; never raises. Good observations and rejections come in stream order."""
@@ -448,9 +469,17 @@ class HostProtocol:
             frame = decode_frame(chunk)
         except FrameError as error:
             return self._bad(BadFrame(error.reason, error.detail, chunk, now, error.device, error.seq))
+        binding = self.binding
+        if binding is not None:
+            why = binding.refuse_id(frame.device)
+            if why is not None:
+                return self._bad(BadFrame(BadReason.IDENTITY, why, chunk, now, frame.device, frame.seq))
+            why = binding.refuse_message(frame.device, frame.msg)
+            if why is not None:
+                return self._forbidden(frame, why, chunk, now, frame.msg in EVENT_MESSAGES)
         self.device_id = frame.device
         if frame.msg in EVENT_MESSAGES and self._is_duplicate(frame, now):
-            self._reply(frame.device, "ACK", frame.seq)
+            self._reply(frame.device, "ACK", frame.seq, acked=(frame.device, frame.seq))
             return self._bad(
                 BadFrame(BadReason.DUPLICATE, f"repeat of seq {frame.seq}", chunk, now, frame.device, frame.seq)
             )
@@ -459,10 +488,19 @@ class HostProtocol:
         except FrameError as error:
             self._reply(frame.device, "NAK", frame.seq, error.reason.value)
             return self._bad(BadFrame(error.reason, error.detail, chunk, now, frame.device, frame.seq))
+        if binding is not None:
+            why = binding.refuse(observation)
+            if why is not None:
+                return self._forbidden(frame, why, chunk, now, observation.is_event)
         if observation.is_event:
             self._remember(frame, now)
-            self._reply(frame.device, "ACK", frame.seq)
+            self._reply(frame.device, "ACK", frame.seq, acked=(frame.device, frame.seq))
         return observation
+
+    def _forbidden(self, frame: Frame, why: str, chunk: bytes, now: float, is_event: bool) -> BadFrame:
+        if is_event:  # refused for good: the device must not repeat it
+            self._reply(frame.device, "NAK", frame.seq, BadReason.FORBIDDEN.value)
+        return self._bad(BadFrame(BadReason.FORBIDDEN, why, chunk, now, frame.device, frame.seq))
 
     def _bad(self, bad: BadFrame) -> BadFrame:
         log.debug("bad frame (%s): %s %r", bad.reason.value, bad.detail, bad.data[:64])
@@ -487,8 +525,8 @@ class HostProtocol:
         while len(seen) > 1024:  # bound memory against a device that floods events
             seen.popitem(last=False)
 
-    def _reply(self, device: str, msg: str, *args: object) -> None:
-        self._out += self._host_frame(device, msg, *args)
+    def _reply(self, device: str, msg: str, *args: object, acked: tuple[str, int] | None = None) -> None:
+        self._out.append((acked, self._host_frame(device, msg, *args)))
 
     def _host_frame(self, device: str, msg: str, *args: object) -> bytes:
         seq, self._tx_seq = self._tx_seq, (self._tx_seq + 1) % SEQ_MODULO

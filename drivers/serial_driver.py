@@ -18,6 +18,18 @@ that raises is logged.
 Callbacks run in the driver's thread: keep them short (put the observation
 on a queue). ``on_health`` is called when ``connected`` or ``state``
 change, and every ``health_interval`` seconds.
+
+With a ``binding`` (:class:`~drivers.binding.LinkBinding`) the link hears
+only the ids configured for it, and only what their kind may send; each
+refusal is counted in health and handed to ``on_refused`` (the first of a
+kind at once, then at most one report per ``refusal_interval`` seconds per
+reason (and per device for ``forbidden``; strangers share one), with the
+count of those not reported, so a flood of spoofed frames cannot become a
+flood of reports).
+
+``on_observation`` may return ``False`` for an event the host could not
+keep (its journal failed): the event's ACK is then withheld, so the device
+repeats it, rather than acknowledged and lost.
 """
 
 from __future__ import annotations
@@ -31,6 +43,7 @@ from typing import Any
 
 import serial
 
+from drivers.binding import LinkBinding
 from drivers.observations import BadReason, DeviceHealth, Observation
 from drivers.protocol import BadFrame, HostProtocol, ProtocolAdapter
 from drivers.supervision import Backoff, DriverThreads, RateMeter, call_guarded
@@ -61,7 +74,10 @@ class SerialDriver(DriverThreads):
         backoff: tuple[float, float] = (0.2, 5.0),
         health_interval: float = 5.0,
         baudrate: int = 115200,
-        protocol_factory: Callable[[], ProtocolAdapter] = HostProtocol,
+        protocol_factory: Callable[[], ProtocolAdapter] | None = None,
+        binding: LinkBinding | None = None,
+        on_refused: Callable[[BadFrame, int], object] | None = None,
+        refusal_interval: float = 5.0,
         poll_interval: float = 0.1,
         write_timeout: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
@@ -79,7 +95,10 @@ class SerialDriver(DriverThreads):
         self.write_timeout = write_timeout
         self._on_observation = on_observation
         self._on_health = on_health
-        self._protocol = protocol_factory()
+        self._protocol = protocol_factory() if protocol_factory is not None else HostProtocol(binding=binding)
+        self._on_refused = on_refused
+        self.refusal_interval = refusal_interval
+        self._refusals: dict[tuple[str, str | None], tuple[float, int]] = {}  # (reason, id) -> (reported, held)
         self._backoff = Backoff(*backoff)
         self._clock = clock
         self._serial_factory = serial_factory
@@ -251,10 +270,36 @@ class SerialDriver(DriverThreads):
                     self._last_seen = now
                     good = True
         for item in items:
-            if not isinstance(item, BadFrame):
-                call_guarded(log, f"serial driver {self.name}: on_observation", self._on_observation, item)
+            if isinstance(item, BadFrame):
+                if item.reason in (BadReason.IDENTITY, BadReason.FORBIDDEN):
+                    self._refused(item, now)
+                continue
+            kept = call_guarded(log, f"serial driver {self.name}: on_observation", self._on_observation, item)
+            if kept is False and item.is_event:
+                withdraw = getattr(protocol, "withdraw", None)
+                if withdraw is not None:
+                    withdraw(item)
+                log.warning("serial driver %s: %s seq %d not kept by the host; not acknowledged, the device "
+                            "repeats it", self.name, type(item).__name__, item.seq)
         self._write(port, protocol.data_to_send())
         return good
+
+    def _refused(self, bad: BadFrame, now: float) -> None:
+        """Report a refused frame: the first of its (reason, device) at once, then one per interval."""
+        level = logging.INFO  # the receiver of on_refused reports it; held-back ones only at DEBUG
+        # strangers share one key: a stream of made-up ids must not become a stream of reports
+        key = (bad.reason.value, None if bad.reason is BadReason.IDENTITY else bad.device)
+        reported, held = self._refusals.get(key, (float("-inf"), 0))
+        if now - reported < self.refusal_interval:
+            self._refusals[key] = (reported, held + 1)
+            level = logging.DEBUG
+        else:
+            self._refusals[key] = (now, 0)
+            if self._on_refused is not None:
+                call_guarded(log, f"serial driver {self.name}: on_refused", self._on_refused, bad, held)
+        while len(self._refusals) > 256:  # bounded against a stream of made-up ids
+            del self._refusals[next(iter(self._refusals))]
+        log.log(level, "serial driver %s: refused (%s): %s", self.name, bad.reason.value, bad.detail)
 
     @staticmethod
     def _write(port: Any, data: bytes) -> None:

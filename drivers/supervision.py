@@ -13,11 +13,10 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from types import TracebackType
-from typing import Self, TypeVar
+from typing import Self
 
 __all__ = ["Backoff", "DriverThreads", "RateMeter", "call_guarded"]
 
-T = TypeVar("T")
 
 
 class DriverThreads:
@@ -137,9 +136,11 @@ class RateMeter:
         self._samples.clear()
 
 
-def call_guarded(logger: logging.Logger, what: str, callback: Callable[[T], object], value: T) -> None:
-    """Call a user callback; log what it raises instead of letting it kill the driver's thread."""
+def call_guarded(logger: logging.Logger, what: str, callback: Callable[..., object], *values: object) -> object:
+    """Call a user callback and return what it returns; log what it raises (and return None) instead of
+    letting it kill the driver's thread."""
     try:
-        callback(value)
+        return callback(*values)
     except Exception:
         logger.exception("%s callback raised; the driver goes on", what)
+        return None

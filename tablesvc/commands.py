@@ -7,31 +7,72 @@ topic when the caller gave one, else on ``cmd/reply``. Every failure is
 answered: malformed JSON, an unknown command, a schema violation, a missing
 or wrong token (when the table is configured with tokens), and an event the
 engine refuses, with the engine's reason. None of them changes the game.
+
+Every number has the range a real game allows (a seat 0..3, a score within
+``SCORE_LIMIT``, an undo of 1..100 events ...), every text a length, and the
+whole command a size: a refusal names the field and what it allows, and
+never echoes an absurd value back (``set_scores`` with ``10**400`` is "a
+401-digit number"). JSON's ``NaN``/``Infinity`` and fractions where a whole
+number is due are refused too.
+
+Commands run exactly once per transaction: given a ``recall``/``remember``
+pair (the journal's), a command whose transaction was seen before gets its
+first reply again and is not carried out again, across restarts; the same
+transaction with a different command is refused (two callers numbering
+alike must not receive each other's replies). While a command runs,
+:attr:`Commands.current` holds its (transaction key, digest), so that the
+service journals it with the entry the command writes.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import jsonschema
 
 from tablesvc.engine.engine import Rejected
-from tablesvc.engine.events import Chombo, DeadHand, EndGame, Event, EventFormatError, GameStart, SetScores, from_dict
+from tablesvc.engine.events import (
+    INT_RANGES,
+    MAX_TEXT,
+    Chombo,
+    DeadHand,
+    EndGame,
+    Event,
+    EventFormatError,
+    GameStart,
+    SetScores,
+    from_dict,
+)
 from tablesvc.mqtt.topics import SCHEMA_VERSION
 
-__all__ = ["COMMAND_SCHEMA", "SITUATION", "CommandError", "Commands", "Reply"]
+__all__ = ["COMMAND_SCHEMA", "MAX_COMMAND_BYTES", "SITUATION", "CommandError", "Commands", "Reply"]
 
 log = logging.getLogger(__name__)
 
 SITUATION = ("round", "honba", "sticks", "scores", "dealer")
 """The start_game fields that take a game up midway (GameStart's), given together."""
-_SEAT = {"type": "integer", "minimum": 0, "maximum": 3}
-_REASON = {"type": "string", "maxLength": 500}
+
+#: The largest command accepted, in bytes of JSON: the longest real one (a hand-entered event with four hands) is
+#: a few kilobytes.
+MAX_COMMAND_BYTES = 64 * 1024
+#: Transactions are the caller's ids: a text up to this long, or a whole number JSON carries exactly.
+MAX_TRANSACTION = 128
+_SAFE_INT = 2**53 - 1
+
+
+def _whole(low: int, high: int) -> dict[str, Any]:
+    return {"type": "integer", "minimum": low, "maximum": high}
+
+
+_SEAT = _whole(*INT_RANGES["seat"])
+_REASON = {"type": "string", "maxLength": MAX_TEXT}
 _COMMANDS: dict[str, dict[str, Any]] = {
     "start_game": {
         "properties": {
@@ -41,20 +82,20 @@ _COMMANDS: dict[str, dict[str, Any]] = {
             "rules": {"type": "string", "minLength": 1, "maxLength": 500},
             # a game taken up midway (docs/engine.md); the engine checks the situation against the rules
             "round": {"type": "string", "pattern": "^[ESWNeswn][1-4]$"},
-            "honba": {"type": "integer", "minimum": 0},
-            "sticks": {"type": "integer", "minimum": 0},
-            "scores": {"type": "array", "items": {"type": "integer"}, "minItems": 4, "maxItems": 4},
+            "honba": _whole(*INT_RANGES["honba"]),
+            "sticks": _whole(*INT_RANGES["sticks"]),
+            "scores": {"type": "array", "items": _whole(*INT_RANGES["scores"]), "minItems": 4, "maxItems": 4},
             "dealer": _SEAT,
         },
     },
-    "undo": {"properties": {"count": {"type": "integer", "minimum": 1, "maximum": 100}}},
-    "amend": {"properties": {"seq": {"type": "integer", "minimum": 1}, "event": {"type": "object"}},
+    "undo": {"properties": {"count": _whole(1, 100)}},
+    "amend": {"properties": {"seq": _whole(1, 2**31 - 1), "event": {"type": "object"}},
               "required": ["seq", "event"]},
     "event": {"properties": {"event": {"type": "object"}}, "required": ["event"]},
     "chombo": {"properties": {"seat": _SEAT, "reason": _REASON}, "required": ["seat"]},
     "dead_hand": {"properties": {"seat": _SEAT, "reason": _REASON}, "required": ["seat"]},
-    "set_scores": {"properties": {"scores": {"type": "array", "items": {"type": "integer"}, "minItems": 4,
-                                             "maxItems": 4}, "reason": _REASON},
+    "set_scores": {"properties": {"scores": {"type": "array", "items": _whole(*INT_RANGES["scores"]),
+                                             "minItems": 4, "maxItems": 4}, "reason": _REASON},
                    "required": ["scores"]},
     "end_game": {"properties": {"reason": _REASON}},
 }
@@ -66,8 +107,9 @@ COMMAND_SCHEMA: dict[str, Any] = {
     "required": ["command"],
     "properties": {
         "command": {"enum": sorted(_COMMANDS)},
-        "transaction": {"type": ["string", "integer"]},
-        "token": {"type": "string"},
+        "transaction": {"anyOf": [{"type": "string", "minLength": 1, "maxLength": MAX_TRANSACTION},
+                                  _whole(-_SAFE_INT, _SAFE_INT)]},
+        "token": {"type": "string", "maxLength": 256},
     },
     "allOf": [
         {"if": {"properties": {"command": {"const": name}}},
@@ -81,6 +123,74 @@ _VALIDATOR = jsonschema.Draft202012Validator(COMMAND_SCHEMA)
 
 class CommandError(ValueError):
     """A command that cannot be carried out; the message goes back to the caller."""
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _parse(raw: bytes) -> dict[str, Any]:
+    """The command object, or :class:`CommandError` saying why not (size, JSON, shape)."""
+    if len(raw) > MAX_COMMAND_BYTES:
+        raise CommandError(f"a command of {len(raw)} bytes; at most {MAX_COMMAND_BYTES}")
+    try:
+        # fractions stay Decimal, so 1.0 is not taken for the whole number 1 (nor 1e400 for infinity)
+        command = json.loads(raw, parse_float=Decimal, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, bad UTF-8, a number of 4300+ digits
+        raise CommandError(f"not JSON: {str(exc)[:200]}") from None
+    if not isinstance(command, dict):
+        raise CommandError("a command is a JSON object with a 'command' field")
+    return command
+
+
+def _echoable(command: dict[str, Any]) -> dict[str, Any]:
+    """The command as far as the reply echoes it: a transaction the schema refused is not sent back."""
+    ok = {k: v for k, v in command.items() if k in ("command", "transaction")}
+    if not _VALIDATOR.is_valid({"command": "end_game", **({"transaction": ok["transaction"]} if "transaction" in ok
+                                                           else {})}):
+        ok.pop("transaction", None)
+    if not isinstance(ok.get("command"), str) or ok["command"] not in _COMMANDS:
+        ok.pop("command", None)
+    return ok
+
+
+def _short(value: Any) -> str:
+    """A value for an error message, never longer than a line: a 401-digit number is not echoed back."""
+    if isinstance(value, Decimal):
+        return str(value)[:40]
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**12:
+        return f"a {len(str(abs(value)))}-digit number"
+    if isinstance(value, str) and len(value) > 40:
+        return f"a text of {len(value)} characters"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _digest(command: dict[str, Any]) -> str:
+    """What a command asks for, without its token: a repeat has the same digest."""
+    what = {k: v for k, v in command.items() if k != "token"}
+    return hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _explain(error: jsonschema.ValidationError) -> str:
+    """The first schema error in words: the field, what was there (shortened), and what is allowed."""
+    where = "/".join(str(p) for p in error.absolute_path) or "command"
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    if error.validator in ("minimum", "maximum", "type") and "minimum" in schema and "maximum" in schema:
+        base = error.message if error.validator != "type" else f"{_short(error.instance)} is not a whole number"
+        if len(repr(error.instance)) > 60:
+            base = f"{_short(error.instance)} is out of range"
+        return (f"invalid command at {where}: {base} (allowed: a whole number from {schema['minimum']} to "
+                f"{schema['maximum']})")
+    if error.validator == "maxLength":
+        return f"invalid command at {where}: {_short(error.instance)} is too long (at most {schema['maxLength']})"
+    if error.validator == "anyOf" and where == "transaction":
+        return (f"invalid command at transaction: {_short(error.instance)} is not a transaction id (a text of 1 to "
+                f"{MAX_TRANSACTION} characters, or a whole number within ±{_SAFE_INT})")
+    message = error.message
+    if len(repr(error.instance)) > 60:
+        message = message.replace(repr(error.instance), _short(error.instance))
+    return f"invalid command at {where}: {message[:300]}"
 
 
 @dataclass(frozen=True)
@@ -98,7 +208,12 @@ class Commands:
     def __init__(self, *, submit: Callable[[Event, str], int], undo: Callable[[int, str], int],
                  amend: Callable[[int, Event, str], int], tokens: tuple[str, ...] = (),
                  default_rules: str = "ema2012", default_players: tuple[str, str, str, str] | None = None,
-                 default_start: Mapping[str, Any] | None = None) -> None:
+                 default_start: Mapping[str, Any] | None = None
+                 recall: Callable[[str], tuple[str, dict[str, Any] | None, int | None] | None] | None = None,
+                 remember: Callable[[str, str, dict[str, Any]], None] | None = None) -> None:
+        self._recall = recall
+        self._remember = remember
+        self.current: tuple[str, str] | None = None  # (transaction key, digest) of the command being carried out
         self._submit = submit
         self._undo = undo
         self._amend = amend
@@ -111,25 +226,66 @@ class Commands:
         """Parse, check and carry out one command; never raises."""
         command: dict[str, Any] = {}
         try:
-            try:
-                command = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                raise CommandError(f"not JSON: {exc}") from None
-            if not isinstance(command, dict):
-                raise CommandError("a command is a JSON object with a 'command' field")
-            errors = sorted(_VALIDATOR.iter_errors(command), key=lambda e: list(e.absolute_path))
+            command = _parse(raw)
+            errors = sorted(_VALIDATOR.iter_errors(command), key=lambda e: [str(p) for p in e.absolute_path])
             if errors:
-                first = errors[0]
-                where = "/".join(str(p) for p in first.absolute_path) or "command"
-                raise CommandError(f"invalid command at {where}: {first.message}")
+                command = _echoable(command)
+                raise CommandError(_explain(errors[0]))
             self._authorise(command)
-            data = self._run(command, source)
-            return self._reply(command, "ok", data=data)
         except (CommandError, Rejected, EventFormatError) as exc:
             return self._reply(command, "error", error=str(exc))
         except Exception as exc:  # every command is answered, even when something unforeseen breaks
             log.exception("command %r failed", command.get("command") if isinstance(command, dict) else None)
             return self._reply(command, "error", error=f"the service could not carry it out: {exc}")
+        return self._once(command, source)
+
+    def _once(self, command: dict[str, Any], source: str) -> Reply:
+        """Carry out a valid, authorised command, unless its transaction was seen before."""
+        key = digest = None
+        try:
+            if "transaction" in command and self._recall is not None:
+                key = json.dumps(command["transaction"])
+                digest = _digest(command)
+                prior = self._recall(key)
+                if prior is not None:
+                    return self._repeat(command, digest, *prior)
+            self.current = (key, digest) if key is not None and digest is not None else None
+            try:
+                data = self._run(command, source)
+            finally:
+                self.current = None
+            reply = self._reply(command, "ok", data=data)
+        except (CommandError, Rejected, EventFormatError) as exc:
+            reply = self._reply(command, "error", error=str(exc))
+        except Exception as exc:  # every command is answered, even when something unforeseen breaks
+            log.exception("command %r failed", command.get("command") if isinstance(command, dict) else None)
+            return self._reply(command, "error", error=f"the service could not carry it out: {exc}")
+        if key is not None and digest is not None and self._remember is not None:
+            try:
+                self._remember(key, digest, reply.payload)
+            except Exception:  # the command's entry, if any, is journalled with its key: a repeat is still known
+                log.exception("cannot remember the reply to transaction %s", key)
+        return reply
+
+    def _repeat(self, command: dict[str, Any], digest: str, first_digest: str, first: dict[str, Any] | None,
+                seq: int | None) -> Reply:
+        if first_digest != digest:
+            return self._reply(command, "error", error=(
+                f"transaction {_short(command['transaction'])} was already used for another command; give each "
+                "command its own transaction id (a UUID)"))
+        log.info("transaction %s seen before: its first reply again, not carried out twice", command["transaction"])
+        if first is None:  # journalled, but the service stopped before it answered
+            return self._reply(command, "ok", data={"seq": seq})
+        return Reply(first)
+
+    @classmethod
+    def refusal(cls, raw: bytes, error: str) -> Reply:
+        """An error reply to a command that is not even read (a retained one), echoing what can be echoed."""
+        try:
+            command = _echoable(_parse(raw))
+        except CommandError:
+            command = {}
+        return cls._reply(command, "error", error=error)
 
     def _authorise(self, command: dict[str, Any]) -> None:
         if not self._tokens:

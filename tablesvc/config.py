@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from drivers.binding import LinkBinding
+from drivers.observations import DeviceKind
 from tablesvc.engine.engine import Engine, Rejected
 from tablesvc.engine.events import GameStart
 from tablesvc.mqtt.link import BrokerURL
@@ -49,8 +51,11 @@ class MqttConfig:
 
 @dataclass(frozen=True)
 class SerialConfig:
+    """One serial link: its name, URL, and who may speak on it (``binding``: ids, kind, seats)."""
+
     name: str
     url: str
+    binding: LinkBinding
     heartbeat_timeout: float = 3.0
 
 
@@ -82,7 +87,7 @@ class Config:
 _SECTIONS = {
     "table": {"site", "id", "rules", "data_dir", "players", "journal_sync"},
     "mqtt": {"url", "prefix", "protocol", "ca_file", "client_id"},
-    "serial": {"name", "url", "heartbeat_timeout"},
+    "serial": {"name", "url", "kind", "ids", "seats", "heartbeat_timeout"},
     "camera": {"name", "source", "calibration", "tiles", "model"},
     "commands": {"tokens"},
     "start": {"round", "honba", "sticks", "scores", "dealer"},
@@ -133,6 +138,37 @@ class _Checker:
 
 def _topic_safe(value: str) -> bool:
     return bool(value) and not any(ch in value for ch in "/+#\0 \t")
+
+
+def _binding(c: _Checker, entry: dict[str, Any], name: str, owners: dict[str, str]) -> LinkBinding:
+    """``kind``, ``ids`` and ``seats`` of one [[serial]]: who may speak on the link (a frame from any other id,
+    or what its kind may not send, is refused), so both are required."""
+    kinds = ", ".join(k.value for k in DeviceKind)
+    kind = c.get(entry, "serial", "kind", str, None)
+    if kind is None:
+        raise c.fail("serial", None, f"{name}: the key 'kind' is required ({kinds}): what is wired to this link")
+    if kind not in {k.value for k in DeviceKind}:
+        raise c.fail("serial", "kind", f"one of {kinds}, not {kind!r}")
+    if "ids" not in entry:
+        raise c.fail("serial", None, f"{name}: the key 'ids' is required: the device ids that may speak on this "
+                     'link, e.g. ids = ["T1"] (the id each device sends in its frames)')
+    ids = c.get(entry, "serial", "ids", list)
+    if not ids or not all(isinstance(x, str) and _DEVICE_ID.fullmatch(x) for x in ids) or "ALL" in ids:
+        raise c.fail("serial", "ids", "one or more device ids, each 1 to 16 of A-Z a-z 0-9 _ - (not ALL)")
+    for device in ids:
+        if device in owners:
+            raise c.fail("serial", "ids", f"{device!r} is configured for both {owners[device]!r} and {name!r}")
+        owners[device] = name
+    seats = c.get(entry, "serial", "seats", list, [0, 1, 2, 3])
+    if kind != DeviceKind.PANEL.value and "seats" in entry:
+        raise c.fail("serial", "seats", "only a panel serves seats")
+    if not seats or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= 3 for x in seats) or len(
+            set(seats)) != len(seats):
+        raise c.fail("serial", "seats", f"one or more different seats 0..3, not {seats!r}")
+    return LinkBinding(DeviceKind(kind), frozenset(ids), frozenset(seats))
+
+
+_DEVICE_ID = re.compile(r"[A-Za-z0-9_-]{1,16}")
 
 
 def load_config(path: str | Path) -> Config:
@@ -209,6 +245,7 @@ def parse_config(text: str, path: str = "<config>", *, base: Path | None = None)
     if not isinstance(entries, list):
         raise c.fail("serial", None, "write each device as [[serial]] with name and url")
     names = set()
+    owners: dict[str, str] = {}  # device id -> the link it is configured for
     for entry in entries:
         c.known(entry, "serial")
         name = c.get(entry, "serial", "name", str)
@@ -220,7 +257,9 @@ def parse_config(text: str, path: str = "<config>", *, base: Path | None = None)
         timeout = c.get(entry, "serial", "heartbeat_timeout", (int, float), 3.0)
         if timeout <= 0:
             raise c.fail("serial", "heartbeat_timeout", "must be positive (seconds)")
-        serial.append(SerialConfig(name=name, url=c.get(entry, "serial", "url", str), heartbeat_timeout=timeout))
+        binding = _binding(c, entry, name, owners)
+        serial.append(SerialConfig(name=name, url=c.get(entry, "serial", "url", str), binding=binding,
+                                   heartbeat_timeout=timeout))
 
     camera = None
     if "camera" in data:

@@ -9,6 +9,12 @@ table, even when it was later corrected.
 
 ``published`` remembers what the MQTT broker acknowledged, so that after an
 outage the service sends what is missing (the service issue uses it).
+
+``commands`` remembers every referee command that came with a transaction
+id, and its reply, so that a command sent again (a retry after a lost reply,
+a restart) is answered with its first reply instead of being carried out
+twice. The entry a command wrote and its transaction are written in one
+SQLite transaction: a crash cannot leave one without the other.
 """
 
 from __future__ import annotations
@@ -18,10 +24,11 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Entry", "Journal", "JournalError"]
+__all__ = ["Entry", "Journal", "JournalDamaged", "JournalError", "JournalForeign"]
 
 SCHEMA_VERSION = 1
 
@@ -35,11 +42,25 @@ CREATE TABLE IF NOT EXISTS entries (
     published INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS commands (
+    key    TEXT PRIMARY KEY,
+    digest TEXT NOT NULL,
+    seq    INTEGER,
+    reply  TEXT
+);
 """
 
 
 class JournalError(RuntimeError):
     """The journal cannot be opened or written; the message names the file."""
+
+
+class JournalDamaged(JournalError):
+    """The journal file is not a sound SQLite database (truncated, overwritten): it is left as it is."""
+
+
+class JournalForeign(JournalError):
+    """The journal belongs to another table (its site and table id, stored in it, differ)."""
 
 
 @dataclass(frozen=True)
@@ -57,16 +78,25 @@ class Entry:
 class Journal:
     """Append-only event store of one table."""
 
-    def __init__(self, path: str | Path, *, sync: str = "full") -> None:
+    def __init__(self, path: str | Path, *, sync: str = "full", owner: tuple[str, str] | None = None) -> None:
         """``sync="full"`` (the default) fsyncs every entry: it survives a power cut. ``"normal"``
-        survives a crash or SIGKILL of the service but not a power cut, for disks whose fsync is slow."""
+        survives a crash or SIGKILL of the service but not a power cut, for disks whose fsync is slow.
+
+        An existing file is checked first (``PRAGMA quick_check``): a damaged one raises
+        :class:`JournalDamaged` and is not written to. ``owner`` is the (site, table) the journal belongs
+        to: written into a new journal, compared with an old one (:class:`JournalForeign` when it differs).
+        ``fresh`` tells whether the file was missing or empty (0 bytes) before."""
         if sync not in ("full", "normal"):
             raise JournalError(f"journal sync must be 'full' or 'normal', not {sync!r}")
         self.path = Path(path)
         self._lock = threading.Lock()  # the service thread writes, the MQTT thread marks acknowledgements
+        self.fresh = not self.path.exists() or self.path.stat().st_size == 0
+        self._db: sqlite3.Connection | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            if not self.fresh:
+                self._check()
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute(f"PRAGMA synchronous={sync.upper()}")
             self._db.executescript(_SCHEMA)
@@ -74,28 +104,116 @@ class Journal:
             if row is None:
                 self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             elif int(row[0]) > SCHEMA_VERSION:
-                self._db.close()
                 raise JournalError(f"{self.path} was written by a newer tablesvc (schema {row[0]})")
-        except sqlite3.Error as exc:
+            if owner is not None:
+                self._claim(owner)
+        except JournalError:
+            self._abandon()
+            raise
+        except sqlite3.OperationalError as exc:  # cannot open, locked, read-only, disk full
+            self._abandon()
             raise JournalError(f"cannot open the journal {self.path}: {exc}") from None
+        except sqlite3.DatabaseError as exc:  # "file is not a database", "database disk image is malformed"
+            self._abandon()
+            raise self.damaged(str(exc)) from None
+
+    def damaged(self, what: str) -> JournalDamaged:
+        return JournalDamaged(
+            f"the journal {self.path} is damaged ({what}); it was left untouched. Restore it from a backup, or "
+            "start a new game with 'tablesvc run --new-game' (the damaged file is then kept beside as "
+            f"{self.path.stem}.damaged-<time>{self.path.suffix})")
+
+    def _check(self) -> None:
+        """An existing journal must be a sound database before anything is written to it."""
+        assert self._db is not None
+        rows = [r[0] for r in self._db.execute("PRAGMA quick_check").fetchall()]
+        if rows != ["ok"]:
+            raise self.damaged("quick_check: " + "; ".join(str(r) for r in rows[:3])[:300])
+
+    def _claim(self, owner: tuple[str, str]) -> None:
+        """Write the table's identity into a new journal; refuse one that belongs to another table."""
+        assert self._db is not None
+        stored = dict(self._db.execute("SELECT key, value FROM meta WHERE key IN ('site', 'table')").fetchall())
+        if not stored:
+            self._db.executemany("INSERT INTO meta VALUES (?, ?)", [("site", owner[0]), ("table", owner[1])])
+            return
+        if (stored.get("site"), stored.get("table")) != owner:
+            raise JournalForeign(
+                f"the journal {self.path} belongs to table {stored.get('site')}/{stored.get('table')}, not "
+                f"{owner[0]}/{owner[1]}: check [table] site, id and data_dir in the configuration")
+
+    def _abandon(self) -> None:
+        if self._db is not None:
+            self._db.close()
 
     @classmethod
-    def for_table(cls, data_dir: str | Path, table: str, *, sync: str = "full") -> Journal:
+    def for_table(cls, data_dir: str | Path, table: str, *, sync: str = "full", site: str | None = None) -> Journal:
+        """The journal of table ``table`` (of ``site``, when given: stored in it and checked)."""
+        return cls(cls.path_for(data_dir, table), sync=sync, owner=(site, table) if site is not None else None)
+
+    @staticmethod
+    def path_for(data_dir: str | Path, table: str) -> Path:
         if not table or any(c in table for c in "/\\\0") or table in (".", ".."):
             raise JournalError(f"table id {table!r} cannot name a file")
-        return cls(Path(data_dir) / f"{table}.sqlite3", sync=sync)
+        return Path(data_dir) / f"{table}.sqlite3"
 
-    def append(self, kind: str, body: dict[str, Any], *, source: str, ts: float) -> int:
-        """Write one entry durably; returns its sequence number."""
+    @staticmethod
+    def set_aside(path: Path, label: str) -> Path:
+        """Move a journal (and its -wal/-shm) aside as ``<stem>.<label>-<UTC time>.sqlite3``; returns the new
+        path. Nothing is ever deleted: a damaged journal may still be read by hand."""
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        target = path.with_name(f"{path.stem}.{label}-{stamp}{path.suffix}")
+        path.rename(target)
+        for extra in ("-wal", "-shm"):
+            side = path.with_name(path.name + extra)
+            if side.exists():
+                side.rename(target.with_name(target.name + extra))
+        return target
+
+    def append(self, kind: str, body: dict[str, Any], *, source: str, ts: float,
+               command: tuple[str, str] | None = None) -> int:
+        """Write one entry durably; returns its sequence number. ``command`` is the (transaction key, digest)
+        of the referee command that wrote it, recorded with the entry, all or nothing."""
         try:
             with self._lock:
-                cur = self._db.execute(
-                    "INSERT INTO entries (ts, source, kind, body) VALUES (?, ?, ?, ?)",
-                    (ts, source, kind, json.dumps(body, separators=(",", ":"))),
-                )
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    cur = self._db.execute(
+                        "INSERT INTO entries (ts, source, kind, body) VALUES (?, ?, ?, ?)",
+                        (ts, source, kind, json.dumps(body, separators=(",", ":"))),
+                    )
+                    seq = int(cur.lastrowid or 0)
+                    if command is not None:
+                        self._db.execute("INSERT OR REPLACE INTO commands (key, digest, seq, reply) VALUES "
+                                         "(?, ?, ?, NULL)", (command[0], command[1], seq))
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    if self._db.in_transaction:
+                        self._db.execute("ROLLBACK")
+                    raise
         except sqlite3.Error as exc:
             raise JournalError(f"cannot write to the journal {self.path}: {exc}") from None
-        return int(cur.lastrowid or 0)
+        return seq
+
+    def recall(self, key: str) -> tuple[str, dict[str, Any] | None, int | None] | None:
+        """The (digest, reply, seq) of the command with this transaction key, or None if never seen.
+        The reply is None when the service stopped between journalling the command and answering it."""
+        with self._lock:
+            row = self._db.execute("SELECT digest, reply, seq FROM commands WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        return row[0], (json.loads(row[1]) if row[1] is not None else None), row[2]
+
+    def remember(self, key: str, digest: str, reply: dict[str, Any]) -> None:
+        """Record the reply a command with this transaction key got (its entry, if any, is already recorded)."""
+        try:
+            with self._lock:
+                self._db.execute(
+                    "INSERT INTO commands (key, digest, reply) VALUES (?, ?, ?) "
+                    "ON CONFLICT(key) DO UPDATE SET reply = excluded.reply",
+                    (key, digest, json.dumps(reply, separators=(",", ":"))))
+        except sqlite3.Error as exc:
+            raise JournalError(f"cannot write to the journal {self.path}: {exc}") from None
 
     def entries(self, after: int = 0, *, unpublished_only: bool = False) -> Iterator[Entry]:
         query = "SELECT seq, ts, source, kind, body, published FROM entries WHERE seq > ?"

@@ -6,8 +6,12 @@ through one queue, so events are applied, journalled and published in one
 order, and nothing else ever touches the engine. Drivers and the MQTT
 client run their own threads and only put things on that queue.
 
-Start order (Frigate's discipline): journal and engine first (the game is
-resumed from disk), then the broker connection (the Last Will is set before
+Start order (Frigate's discipline): the table's lock first (a second
+service on the same table refuses to start, naming the first), then journal
+and engine (the game is resumed from disk; a damaged journal, or one of
+another table, stops the start with a message; an empty one is compared with
+what the broker retains, so that a lost journal never overwrites a game the
+broker still shows), then the broker connection (the Last Will is set before
 anything is published), then the worker, then the devices. Stop in reverse,
 ending with a clean ``offline`` status.
 """
@@ -31,18 +35,29 @@ from tablesvc.engine.results import GameResult, HandResult
 from tablesvc.engine.state import Phase
 from tablesvc.formats.mjai_live import MjaiStream, capture
 from tablesvc.fusion import UNDO, Fusion
-from tablesvc.journal import Entry, Journal
+from tablesvc.journal import Entry, Journal, JournalError
+from tablesvc.lock import TableLock
 from tablesvc.mqtt.link import IncomingMessage, MqttLink
 from tablesvc.mqtt.payloads import iso_time
 from tablesvc.publisher import Publisher
+from tablesvc.startup import JournalMissing, check_broker, open_journal
 from tablesvc.table import Accepted, Table
 from vision.observations import CameraObservation
 
-__all__ = ["TableService"]
+__all__ = ["JournalMissing", "TableService"]
 
 log = logging.getLogger(__name__)
 
 _STOP = object()
+
+
+class _Receipt:
+    """Whether a device event was kept (journalled, or taken into account) by the worker: the driver
+    acknowledges it to the device only then."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.kept = True
 
 
 def _health_payload(health: DeviceHealth | CameraHealth, now: float, wall: float) -> dict[str, Any]:
@@ -65,18 +80,31 @@ class TableService:
     """One table: give it a :class:`~tablesvc.config.Config`, then :meth:`start` and :meth:`stop`."""
 
     def __init__(self, config: Config, *, wall_clock: Callable[[], float] = time.time,
-                 link_factory: Callable[..., MqttLink] = MqttLink) -> None:
+                 link_factory: Callable[..., MqttLink] = MqttLink, new_game: bool = False,
+                 ack_timeout: float = 10.0) -> None:
+        """``new_game``: the operator's word (``tablesvc run --new-game``) that a damaged journal is set aside
+        and a missing one started afresh even though the broker still shows a game of this table.
+        ``ack_timeout``: how long a device event's acknowledgement waits for the worker at most."""
         self.config = config
         self.clock = wall_clock
-        self.journal = Journal.for_table(config.table.data_dir, config.table.id, sync=config.table.journal_sync)
-        self.table = Table(self.journal)
+        self.new_game = new_game
+        self.ack_timeout = ack_timeout
+        self.check_timeout = 10.0  # how long an empty journal's start waits for the broker to say what it holds
+        self.lock = TableLock(config.table.data_dir, config.table.id)
+        self.lock.acquire()  # raises TableLocked naming the service that holds the table
+        try:
+            self.journal, self.table = open_journal(config.table, new_game=new_game)
+        except BaseException:
+            self.lock.release()
+            raise
         self.fusion = Fusion(lambda: self.table.state, self._would_accept)
         self.inbox: queue.Queue[Any] = queue.Queue()
         topics = config.topics
         self.topics = topics
+        self._client_id = config.mqtt.client_id or f"tablesvc-{config.table.site}-{config.table.id}"
         self.link = link_factory(
             config.mqtt.url,
-            client_id=config.mqtt.client_id or f"tablesvc-{config.table.site}-{config.table.id}",
+            client_id=self._client_id,
             on_connected=lambda: self.inbox.put(("resync",)),
             on_message=lambda msg: self.inbox.put(("cmd", msg)),
             on_refused=lambda mid, reason: self.inbox.put(("refused", mid, reason)),
@@ -84,12 +112,15 @@ class TableService:
             subscriptions=(topics.cmd,),
             protocol=config.mqtt.protocol,
             ca_file=config.mqtt.ca_file,
+            retain_as_published=True,  # a retained command is known as one when it is sent, too
         )
         self.publisher = Publisher(self.link, topics, self.journal, site=config.table.site, table=config.table.id)
         self.link.set_will(*self.publisher.status(False))  # the Last Will: 'offline', retained
         self.commands = Commands(submit=self._submit_command, undo=self._undo, amend=self._amend,
                                  tokens=config.command_tokens, default_rules=config.table.rules,
-                                 default_players=config.table.players, default_start=config.start)
+                                 default_players=config.table.players, default_start=config.start,
+                                 recall=lambda key: self.journal.recall(key),
+                                 remember=lambda key, digest, reply: self.journal.remember(key, digest, reply))
         self.mjai = MjaiStream()
         self.drivers: list[Any] = []
         self.reader: Any = None
@@ -107,14 +138,19 @@ class TableService:
                  self.journal.last_seq, state.phase.value)
         if self.config.camera is not None:
             self.reader = self._camera_reader(self.config.camera)
+        if not self.new_game:  # raises JournalMissing before anything is published
+            check_broker(self.config, self.journal, client_id=f"{self._client_id}-check", timeout=self.check_timeout)
         self.link.start()
         self._worker = threading.Thread(target=self._run, name="table-worker", daemon=True)
         self._worker.start()
         for serial in self.config.serial:
             from drivers.serial_driver import SerialDriver
 
-            driver = SerialDriver(serial.name, serial.url, on_observation=self.observe,
-                                  on_health=self._health, heartbeat_timeout=serial.heartbeat_timeout)
+            driver = SerialDriver(serial.name, serial.url, on_observation=self._device_observation,
+                                  on_health=self._health, heartbeat_timeout=serial.heartbeat_timeout,
+                                  binding=serial.binding,
+                                  on_refused=lambda bad, held, link=serial.name: self.inbox.put(
+                                      ("refused_frame", link, bad, held)))
             driver.start()
             self.drivers.append(driver)
         if self.config.camera is not None:
@@ -142,11 +178,27 @@ class TableService:
             log.info("stopping with events the broker has not acknowledged; they are sent at the next start")
         self.link.stop(final=self.publisher.status(False))
         self.journal.close()
+        self.lock.release()
 
     # ------------------------------------------------------------ inputs (any thread)
 
     def observe(self, observation: Observation | CameraObservation) -> None:
         self.inbox.put(("obs", observation))
+
+    def _device_observation(self, observation: Observation) -> bool:
+        """From a serial driver: an event is acknowledged to the device only once the worker has kept it
+        (journalled it, or taken it into account); False when the journal could not take it, so that the
+        device repeats it instead of believing it delivered."""
+        if not observation.is_event:
+            self.inbox.put(("obs", observation))
+            return True
+        receipt = _Receipt()
+        self.inbox.put(("obs", observation, receipt))
+        if not receipt.done.wait(self.ack_timeout):
+            log.warning("device %s seq %d: not handled within %.0f s; acknowledged (it is queued)",
+                        observation.device, observation.seq, self.ack_timeout)
+            return True
+        return receipt.kept
 
     def _frame(self, frame: object) -> None:
         """A camera frame with no calibration or tile set configured: it only keeps the camera's health."""
@@ -208,14 +260,24 @@ class TableService:
         kind = item[0]
         if kind == "obs":
             obs = item[1]
+            receipt: _Receipt | None = item[2] if len(item) > 2 else None
             source = getattr(obs, "device", None) or getattr(obs, "camera", "?")
-            for action in self.fusion.observe(obs):
-                if action.event == UNDO:
-                    self._safe(lambda src=action.source: self._panel_undo(src), action.source)
-                else:
-                    self._safe(lambda a=action: self._submit(a.event, a.source), source)
+            kept = True
+            try:
+                for action in self.fusion.observe(obs):
+                    if action.event == UNDO:
+                        kept &= self._safe(lambda src=action.source: self._panel_undo(src), action.source)
+                    else:
+                        kept &= self._safe(lambda a=action: self._submit(a.event, a.source), source)
+            finally:
+                if receipt is not None:
+                    receipt.kept = kept
+                    receipt.done.set()
         elif kind == "cmd":
             msg: IncomingMessage = item[1]
+            if msg.retain:
+                self._retained_command(msg)
+                return
             reply = self.commands.handle(msg.payload, source="referee")
             if not reply.ok:
                 log.warning("command refused: %s", reply.payload["error"])
@@ -230,13 +292,40 @@ class TableService:
             self.publisher.disconnected()
         elif kind == "refused":
             self.publisher.refused(item[1], item[2], self.clock())
+        elif kind == "refused_frame":
+            _, link, bad, held = item
+            more = f" ({held} more like it not reported since the last)" if held else ""
+            log.warning("serial link %s refused a frame (%s): %s%s", link, bad.reason.value, bad.detail, more)
+            self.publisher.error(link, f"refused a frame on the {link} link: {bad.detail}{more}", self.clock(),
+                                 {"device": bad.device, "seq": bad.seq, "reason": bad.reason.value,
+                                  "not_reported": held})
 
-    def _safe(self, action: Callable[[], int], source: str) -> None:
+    def _retained_command(self, msg: IncomingMessage) -> None:
+        """A command the broker keeps (published with retain) would be carried out again at every restart:
+        refused, with a reply saying so. An empty one is someone clearing it: nothing to answer."""
+        if not msg.payload:
+            return
+        log.warning("refused a retained command on %s: clear it (an empty retained message)", msg.topic)
+        refusal = Commands.refusal(msg.payload, (
+            "refused: this command was published with the retain flag, so the broker would deliver it again at "
+            f"every restart; publish commands without retain, and clear this one (an empty retained message on "
+            f"{msg.topic})"))
+        self.publisher.reply(refusal.payload, msg.response_topic, msg.correlation_data)
+
+    def _safe(self, action: Callable[[], int], source: str) -> bool:
+        """Carry out one action of an observation; False when the journal could not take it (disk full):
+        then nothing changed, the failure is on ``errors``, and a device is not sent its acknowledgement."""
         try:
             action()
         except Rejected as exc:
             log.warning("refused from %s: %s", source, exc)
             self.publisher.error(source, str(exc), self.clock())
+        except JournalError as exc:
+            log.error("could not journal what %s reported: %s", source, exc)
+            self.publisher.error(source, f"could not journal what {source} reported, so it is not acknowledged "
+                                 f"(a device sends it again): {exc}", self.clock(), {"reason": "journal"})
+            return False
+        return True
 
     # ------------------------------------------------------------ game operations (worker thread)
 
@@ -250,7 +339,7 @@ class TableService:
     def _submit(self, event: Event, source: str) -> int:
         ts = self.clock()
         before = capture(self.table.state, event)
-        accepted = self.table.submit(event, source=source, ts=ts)
+        accepted = self.table.submit(event, source=source, ts=ts, command=self.commands.current)
         if any(isinstance(o, HandResult | GameResult) for o in accepted.outputs):
             self.fusion.hand_ended()
         try:
@@ -271,7 +360,7 @@ class TableService:
         archived = self.journal.archive()
         log.info("game over: journal archived as %s", archived)
         self.journal = Journal.for_table(self.config.table.data_dir, self.config.table.id,
-                                         sync=self.config.table.journal_sync)
+                                         sync=self.config.table.journal_sync, site=self.config.table.site)
         self.table = Table(self.journal)
         self.publisher.journal = self.journal
         self.publisher.reset_tracking()
@@ -287,13 +376,13 @@ class TableService:
 
     def _undo(self, count: int, source: str) -> int:
         ts = self.clock()
-        accepted = self.table.undo(count, source=source, ts=ts)
+        accepted = self.table.undo(count, source=source, ts=ts, command=self.commands.current)
         self._published(accepted, "undo", {"count": count}, source, ts)
         return accepted.seq
 
     def _amend(self, seq: int, event: Event, source: str) -> int:
         ts = self.clock()
-        accepted = self.table.amend(seq, event, source=source, ts=ts)
+        accepted = self.table.amend(seq, event, source=source, ts=ts, command=self.commands.current)
         self._published(accepted, "amend", {"seq": seq, "event": to_dict(event)}, source, ts)
         return accepted.seq
 

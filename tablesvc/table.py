@@ -10,6 +10,7 @@ correction that would make the game impossible is refused like any event.
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,7 +53,10 @@ class Table:
     def __init__(self, journal: Journal) -> None:
         self.journal = journal
         self._effective: list[tuple[int, Event]] = []  # (journal seq, event) after corrections
-        entries = list(journal.entries())
+        try:
+            entries = list(journal.entries())
+        except (sqlite3.DatabaseError, ValueError) as exc:  # quick_check passed, yet a row cannot be read
+            raise journal.damaged(f"an entry cannot be read: {exc}") from None
         self._effective = self._resolve(entries)
         try:
             self.engine, self.result_seqs = self._fold(self._effective, startup=True)
@@ -69,12 +73,13 @@ class Table:
         """The game as it stands after corrections."""
         return [e for _, e in self._effective]
 
-    def submit(self, event: Event, *, source: str, ts: float) -> Accepted:
-        """Apply and journal one event; :class:`Rejected` leaves both untouched."""
+    def submit(self, event: Event, *, source: str, ts: float, command: tuple[str, str] | None = None) -> Accepted:
+        """Apply and journal one event; :class:`Rejected` leaves both untouched. ``command`` is the referee
+        command's (transaction key, digest), journalled with it."""
         backup = self.engine.state.clone()
         outputs = self.engine.apply(event)  # raises Rejected with the state unchanged
         try:
-            seq = self.journal.append(event.type, to_dict(event), source=source, ts=ts)
+            seq = self.journal.append(event.type, to_dict(event), source=source, ts=ts, command=command)
         except Exception:
             self.engine.state = backup  # not durable: as if it never happened
             raise
@@ -82,26 +87,29 @@ class Table:
         self.result_seqs.note(seq, outputs)
         return Accepted(seq, outputs)
 
-    def undo(self, count: int = 1, *, source: str, ts: float) -> Accepted:
+    def undo(self, count: int = 1, *, source: str, ts: float, command: tuple[str, str] | None = None) -> Accepted:
         """Take back the last ``count`` game events (not the game start)."""
         if count < 1:
             raise Rejected("undo takes back at least one event")
         if count >= len(self._effective):
             raise Rejected(f"only {len(self._effective) - 1} event(s) can be undone")
-        return self._correct("undo", {"count": count}, self._effective[:-count], source=source, ts=ts)
+        return self._correct("undo", {"count": count}, self._effective[:-count], source=source, ts=ts,
+                             command=command)
 
-    def amend(self, seq: int, event: Event, *, source: str, ts: float) -> Accepted:
+    def amend(self, seq: int, event: Event, *, source: str, ts: float,
+              command: tuple[str, str] | None = None) -> Accepted:
         """Replace the event journalled as ``seq`` and replay the rest after it."""
         index = next((i for i, (s, _) in enumerate(self._effective) if s == seq), None)
         if index is None:
             raise Rejected(f"there is no event {seq} in the game as it stands")
         effective = [*self._effective[:index], (seq, event), *self._effective[index + 1:]]
-        return self._correct("amend", {"seq": seq, "event": to_dict(event)}, effective, source=source, ts=ts)
+        return self._correct("amend", {"seq": seq, "event": to_dict(event)}, effective, source=source, ts=ts,
+                             command=command)
 
     def _correct(self, kind: str, body: dict[str, Any], effective: list[tuple[int, Event]], *, source: str,
-                 ts: float) -> Accepted:
+                 ts: float, command: tuple[str, str] | None = None) -> Accepted:
         engine, result_seqs = self._fold(effective)  # raises Rejected when the corrected game is impossible
-        seq = self.journal.append(kind, body, source=source, ts=ts)
+        seq = self.journal.append(kind, body, source=source, ts=ts, command=command)
         self._effective = effective
         self.engine, self.result_seqs = engine, result_seqs
         return Accepted(seq, [])

@@ -64,12 +64,36 @@ def test_start_game_passes_house_rules_to_the_engine():
         ({"command": "end_game", "extra": 1}, "Additional properties are not allowed"),
         ({"command": "event", "event": {"type": "teleport"}}, "unknown event type 'teleport'"),
         ({"command": "event", "event": {"type": "discard", "seat": 0, "tile": "9x"}}, "cannot read tiles"),
+        # every number has the range a real game allows, and the refusal names the field and the range
+        ({"command": "set_scores", "scores": [10**400, 0, 0, 0]},
+         "at scores/0: a 401-digit number is out of range (allowed: a whole number from -1000000 to 1000000)"),
+        ({"command": "set_scores", "scores": [30000.5, 30000, 30000, 30000]}, "at scores/0: 30000.5 is not a whole"),
+        ({"command": "set_scores", "scores": [30000.0, 30000, 30000, 30000]}, "at scores/0: 30000.0 is not a whole"),
+        (b'{"command": "set_scores", "scores": [NaN, 0, 0, 0]}', "not JSON: NaN is not a number JSON allows"),
+        (b'{"command": "undo", "count": 1e400}', "at count: 1E+400 is not a whole number"),
+        ({"command": "undo", "count": 101}, "at count: 101 is greater than the maximum of 100 (allowed: a whole "
+         "number from 1 to 100)"),
+        ({"command": "amend", "seq": 2**40, "event": {"type": "dora", "tile": "1m"}},
+         "at seq: 1099511627776 is greater than the maximum of 2147483647"),
+        ({"command": "end_game", "transaction": "t" * 129}, "at transaction: a text of 129 characters"),
+        ({"command": "end_game", "reason": "r" * 501}, "at reason: a text of 501 characters is too long (at most 500)"),
+        ({"command": "start_game", "players": ["A", "B", "C", "D" * 61]}, "at players/3: a text of 61 characters"),
+        ({"command": "event", "event": {"type": "dice", "dice": [0, 7]}}, "dice.dice[0]: 0 is out of range: a whole "
+         "number from 1 to 6"),
+        ({"command": "event", "event": {"type": "ron", "from_seat": 1, "claims": [{"seat": 4}]}},
+         "ron.claims[0].seat: 4 is out of range: a whole number from 0 to 3"),
+        ({"command": "event", "event": {"type": "set_scores", "scores": [-(10**7), 0, 0, 0]}},
+         "set_scores.scores[0]: -10000000 is out of range"),
+        ({"command": "event", "event": {"type": "abortive_draw"}}, "abortive_draw: missing field(s) kind"),
+        (b'{"command": "end_game", "reason": "' + b"x" * 70000 + b'"}', "a command of 70037 bytes; at most 65536"),
+        (b"[" * 20000, "not JSON"),
     ],
 )
 def test_malformed_commands_are_answered_and_change_nothing(payload, message):
     r, c = commands()
     reply = send(c, payload)
-    assert reply["status"] == "error" and message in reply["error"]
+    assert reply["status"] == "error" and message in reply["error"], reply["error"]
+    assert len(reply["error"]) < 300  # never the absurd value echoed back
     assert r.calls == []
 
 

@@ -19,10 +19,15 @@ prefix = "club"
 [[serial]]
 name = "table"
 url = "/dev/ttyUSB0"
+kind = "table"
+ids = ["T1"]
 
 [[serial]]
 name = "panel"
 url = "socket://10.0.0.5:7000"
+kind = "panel"
+ids = ["P1"]
+seats = [0, 2]
 heartbeat_timeout = 5
 
 [camera]
@@ -41,6 +46,9 @@ def test_good_file(tmp_path):
     assert config.table.data_dir == tmp_path / "journal"  # relative to the file
     assert config.mqtt.url.tls and config.mqtt.url.port == 8883 and config.mqtt.url.password == "secret"
     assert [s.name for s in config.serial] == ["table", "panel"] and config.serial[1].heartbeat_timeout == 5
+    assert config.serial[0].binding.ids == {"T1"} and config.serial[0].binding.kind.value == "table"
+    assert config.serial[1].binding.seats == {0, 2}
+    assert config.serial[0].binding.seats == {0, 1, 2, 3}
     assert config.camera.source == "rtsp://cam/stream"
     assert config.topics.status == "club/club-a/table-3/status"
     assert "secret" not in str(config.mqtt.url)  # the password never reaches logs
@@ -65,6 +73,15 @@ def test_good_file(tmp_path):
         (('prefix = "club"', 'prefix = "club"\nca_file = "missing.pem"'), r"\[mqtt\] ca_file: no such file"),
         (('prefix = "club"', 'prefix = "a/b"'), r"\[mqtt\] prefix: 'a/b' cannot be part of an MQTT topic"),
         (('data_dir = "journal"', 'data_dir = "journal"\njournal_sync = "off"'), r"\[table\] journal_sync: 'full'"),
+        (('kind = "panel"\n', ''), r"\[serial\]: panel: the key 'kind' is required \(table, panel\)"),
+        (('ids = ["P1"]\n', ''), r"\[serial\]: panel: the key 'ids' is required"),
+        (('kind = "panel"', 'kind = "dice"'), r"\[serial\] kind: one of table, panel, not 'dice'"),
+        (('ids = ["P1"]', 'ids = ["T1"]'), r"\[serial\] ids: 'T1' is configured for both 'table' and 'panel'"),
+        (('ids = ["P1"]', 'ids = ["P 1"]'), r"\[serial\] ids: one or more device ids"),
+        (('ids = ["P1"]', 'ids = ["ALL"]'), r"\[serial\] ids: .*not ALL"),
+        (('ids = ["P1"]', 'ids = []'), r"\[serial\] ids: one or more device ids"),
+        (('seats = [0, 2]', 'seats = [0, 4]'), r"\[serial\] seats: one or more different seats 0..3"),
+        (('ids = ["T1"]', 'ids = ["T1"]\nseats = [0]'), r"\[serial\] seats: only a panel serves seats"),
     ],
 )
 def test_bad_files_name_key_and_line(tmp_path, change, message):

@@ -26,10 +26,14 @@ url = "{mosquitto.url}"
 [[serial]]
 name = "table"
 url = "{tmp_path / 'ttyTABLE'}"
+kind = "table"
+ids = ["T1"]
 heartbeat_timeout = 1.0
 [[serial]]
 name = "panel"
 url = "{tmp_path / 'ttyPANEL'}"
+kind = "panel"
+ids = ["P1"]
 heartbeat_timeout = 1.0
 """)
     service = TableService(config)

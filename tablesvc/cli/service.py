@@ -30,12 +30,16 @@ def add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--config", required=True, metavar="FILE", help="the table's TOML configuration")
     p.add_argument("--check", action="store_true",
                    help="only check the configuration (and read the camera's calibration and tile model) and exit")
+    p.add_argument("--new-game", action="store_true",
+                   help="start a new game even though the journal is damaged (it is kept beside as "
+                   "<id>.damaged-<time>.sqlite3) or missing while the broker still shows this table's game")
     p.set_defaults(run=run_service)
 
 
 def run_service(args: argparse.Namespace) -> int:
     from tablesvc.config import ConfigError, load_config
     from tablesvc.journal import JournalError
+    from tablesvc.lock import TableLocked
     from tablesvc.service import TableService
 
     try:
@@ -53,15 +57,15 @@ def run_service(args: argparse.Namespace) -> int:
               f"broker {config.mqtt.url}, {len(config.serial)} serial device(s){camera})")
         return 0
     try:
-        service = TableService(config)
-    except (JournalError, ValueError, OSError) as exc:
+        service = TableService(config, new_game=args.new_game)
+    except (JournalError, TableLocked, ValueError, OSError) as exc:
         print(f"tablesvc run: {exc}", file=sys.stderr)
         return 1
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
         service.start()
-    except (ValueError, OSError) as exc:  # e.g. [camera] model is no tile model
+    except (JournalError, ValueError, OSError) as exc:  # a lost journal; [camera] model is no tile model
         service.stop()
         print(f"tablesvc run: {exc}", file=sys.stderr)
         return 1
@@ -170,10 +174,14 @@ protocol = "{'3.1.1' if broker else 'auto'}"
 [[serial]]
 name = "table"
 url = "{work / 'ttyTABLE'}"
+kind = "table"
+ids = ["TBL1"]
 
 [[serial]]
 name = "panel"
 url = "{work / 'ttyPANEL'}"
+kind = "panel"
+ids = ["PNL1"]
 """, "<demo>")
     base = config.topics.base
     host, port = url.split("//")[1].rsplit("@", 1)[-1].split(":")
@@ -216,7 +224,7 @@ url = "{work / 'ttyPANEL'}"
 
     def start(_event: object) -> None:  # the referee starts the game, over MQTT like any referee command
         command = {"command": "start_game", "players": list(record.players), "rules": args.rules,
-                   "transaction": "demo"}
+                   "transaction": f"demo-{seed}-{time.time_ns()}"}  # unique: a journal remembers transactions
         service.inbox.put(("cmd", IncomingMessage(f"{base}/cmd", json.dumps(command).encode())))
 
     try:

@@ -17,6 +17,7 @@ older journals hold them.
 from __future__ import annotations
 
 import dataclasses
+import re
 import types
 import typing
 from dataclasses import dataclass
@@ -302,6 +303,30 @@ class EventFormatError(ValueError):
     """A dict that is not a well-formed event; the message names the field."""
 
 
+#: Points a score (or a set_scores value) may take: far beyond any real game (a player ends a game with a few
+#: hundred thousand at most), yet small enough that no absurd number reaches the engine or the feed.
+SCORE_LIMIT = 1_000_000
+#: The range of every whole-number field of an event, by field name: a number outside it is refused with the field
+#: and the range, before the engine sees it.
+INT_RANGES: dict[str, tuple[int, int]] = {
+    "seat": (0, 3),
+    "from_seat": (0, 3),
+    "dice": (1, 6),
+    "scores": (-SCORE_LIMIT, SCORE_LIMIT),
+    # a game taken up midway: more counters or sticks than these no real table has seen
+    "honba": (0, 99),
+    "sticks": (0, 99),
+    "dealer": (0, 3),
+}
+#: The longest text an event field may hold (a player's name, a rule set with house rules, a reason).
+MAX_TEXT = 500
+
+
+def _field(where: str) -> str:
+    """``ron.claims[0].seat`` -> ``seat``: the field name a range is looked up by."""
+    return re.sub(r"\[\d+\]", "", where).rsplit(".", 1)[-1]
+
+
 def _decode(hint: Any, value: Any, where: str) -> Any:
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
@@ -344,14 +369,27 @@ def _decode(hint: Any, value: Any, where: str) -> Any:
             raise EventFormatError(f"{where}: expected true or false, not {value!r}")
         return value
     if hint is int:
+        low, high = INT_RANGES[_field(where)]
         if isinstance(value, bool) or not isinstance(value, int):
-            raise EventFormatError(f"{where}: expected a whole number, not {value!r}")
+            raise EventFormatError(f"{where}: expected a whole number from {low} to {high}, not {_short(value)}")
+        if not low <= value <= high:
+            raise EventFormatError(f"{where}: {_short(value)} is out of range: a whole number from {low} to {high}")
         return value
     if hint is str:
         if not isinstance(value, str):
-            raise EventFormatError(f"{where}: expected a string, not {value!r}")
+            raise EventFormatError(f"{where}: expected a string, not {_short(value)}")
+        if len(value) > MAX_TEXT:
+            raise EventFormatError(f"{where}: {len(value)} characters; at most {MAX_TEXT}")
         return value
     raise EventFormatError(f"{where}: cannot read a value of type {hint}")  # pragma: no cover
+
+
+def _short(value: Any) -> str:
+    """A value for an error message, never longer than a line (a 401-digit number is not echoed back)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**12:
+        return f"a {len(str(abs(value)))}-digit number"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 _HINTS: dict[type, dict[str, Any]] = {}
@@ -372,9 +410,13 @@ def from_dict(data: dict[str, Any]) -> Event:
     unknown = sorted(set(data) - names - {"type"})
     if unknown:
         raise EventFormatError(f"{kind}: unknown field(s) {', '.join(unknown)}")
+    missing = sorted(f.name for f in dataclasses.fields(cls) if f.name not in data
+                     and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING)
+    if missing:
+        raise EventFormatError(f"{kind}: missing field(s) {', '.join(missing)}")
     kwargs = {name: _decode(hints[name], data[name], f"{kind}.{name}") for name in names if name in data}
     try:
         return cls(**kwargs)
-    except ValueError as exc:
+    except (ValueError, TypeError) as exc:
         raise EventFormatError(f"{kind}: {exc}") from None
 

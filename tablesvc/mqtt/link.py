@@ -22,6 +22,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
+from paho.mqtt.subscribeoptions import SubscribeOptions
 
 __all__ = ["BrokerURL", "IncomingMessage", "MqttLink"]
 
@@ -72,6 +73,7 @@ class IncomingMessage:
     payload: bytes
     response_topic: str | None = None
     correlation_data: bytes | None = None
+    retain: bool = False  # the retain flag as received (with retain_as_published, as the sender set it)
 
 
 class MqttLink:
@@ -91,8 +93,12 @@ class MqttLink:
         subscriptions: tuple[str, ...] = (),
         protocol: str = "auto",
         ca_file: str | None = None,
+        retain_as_published: bool = False,
     ) -> None:
+        """``retain_as_published`` (MQTT 5) keeps the sender's retain flag on live messages too, so that a
+        retained command is known as one when it is sent, not only at the next subscription."""
         self.url = url
+        self._retain_as_published = retain_as_published
         self._client_id = client_id
         self._will: tuple[str | None, bytes] = (will_topic, will_payload)
         self._on_connected = on_connected
@@ -106,6 +112,8 @@ class MqttLink:
         self._ca_file = ca_file
         self._lock = threading.Lock()
         self.connected = threading.Event()
+        self.subscribed = threading.Event()  # the broker acknowledged every subscription of this connection
+        self._subacks = 0
         self.connects = 0
         self._ever_connected = False
         self._stopping = False
@@ -134,6 +142,7 @@ class MqttLink:
         client.on_disconnect = self._disconnected
         client.on_message = self._message
         client.on_publish = self._published
+        client.on_subscribe = self._subscribed
         return client
 
     # ------------------------------------------------------------ lifecycle
@@ -207,14 +216,25 @@ class MqttLink:
             return
         self._ever_connected = True
         self.connects += 1
+        self._subacks = 0
+        self.subscribed.clear()
         log.info("connected to %s (MQTT %s)", self.url, self.protocol)
         for topic in self._subscriptions:
-            client.subscribe(topic, qos=1)
+            if self._v5 and self._retain_as_published:
+                client.subscribe(topic, options=SubscribeOptions(qos=1, retainAsPublished=True))
+            else:
+                client.subscribe(topic, qos=1)
         self.connected.set()
         try:
             self._on_connected()
         except Exception:
             log.exception("error while handling the connection to the broker")
+
+    def _subscribed(self, _client: mqtt.Client, _userdata: Any, _mid: int, _codes: Any, _props: Any) -> None:
+        """Retained messages of a subscription follow its SUBACK: after the last one, they are on their way."""
+        self._subacks += 1
+        if self._subacks >= len(self._subscriptions):
+            self.subscribed.set()
 
     def _disconnected(self, _client: mqtt.Client, _userdata: Any, _flags: Any, reason: Any, _props: Any) -> None:
         was = self.connected.is_set()
@@ -254,7 +274,7 @@ class MqttLink:
         response = getattr(props, "ResponseTopic", None) if props is not None else None
         correlation = getattr(props, "CorrelationData", None) if props is not None else None
         try:
-            self._on_message(IncomingMessage(msg.topic, msg.payload, response, correlation))
+            self._on_message(IncomingMessage(msg.topic, msg.payload, response, correlation, bool(msg.retain)))
         except Exception:
             log.exception("error while handling a message on %s", msg.topic)
 
