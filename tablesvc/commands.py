@@ -208,7 +208,7 @@ class Commands:
     def __init__(self, *, submit: Callable[[Event, str], int], undo: Callable[[int, str], int],
                  amend: Callable[[int, Event, str], int], tokens: tuple[str, ...] = (),
                  default_rules: str = "ema2012", default_players: tuple[str, str, str, str] | None = None,
-                 default_start: Mapping[str, Any] | None = None
+                 default_start: Mapping[str, Any] | None = None,
                  recall: Callable[[str], tuple[str, dict[str, Any] | None, int | None] | None] | None = None,
                  remember: Callable[[str, str, dict[str, Any]], None] | None = None) -> None:
         self._recall = recall
