@@ -72,6 +72,7 @@ export function connect(url, model, render) {
   model.alerts = model.alerts || [];
   model.connected = false;
   model.messages = 0;
+  model.snapshots = 0; // 1 for a page that resumed every reconnection from Last-Event-ID
   let pending = false;
   const schedule = () => {
     if (pending) return;
@@ -83,6 +84,7 @@ export function connect(url, model, render) {
       if (seq !== undefined && seq !== null) document.body.dataset.seq = seq;
       document.body.dataset.results = model.results.length;
       document.body.dataset.connected = model.connected ? "yes" : "no";
+      document.body.dataset.snapshots = model.snapshots;
     });
   };
   const source = new EventSource(url);
@@ -92,6 +94,7 @@ export function connect(url, model, render) {
     schedule();
   });
   on("snapshot", (d) => {
+    model.snapshots += 1;
     model.status = d.status; model.since = d.since; model.state = d.state; model.results = d.results || [];
     model.final = d.final || null; model.devices = d.devices || {}; model.alerts = d.alerts || [];
   });

@@ -31,7 +31,8 @@ function render(m) {
   }
   const right = el("div", { class: "right" }, el("div", { class: "title" },
     el("span", { class: "table-name", text: `${site} / ${table}` }),
-    el("span", { class: "round", text: state ? roundText(state) : "" })), playerCards(m));
+    el("span", { class: "round", text: !state ? "" : state.phase === "game_over" ? "Final" : roundText(state) })),
+  playerCards(m));
   const card = endCard(m);
   if (card) right.append(card);
   const cond = conditionsCard(m);

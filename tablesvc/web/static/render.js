@@ -82,7 +82,7 @@ export function tableView(model, { onDiscard = null } = {}) {
   }
   const { place } = standings(state);
   const centre = el("div", { class: "centre" },
-    el("div", { class: "round", text: roundText(state) }),
+    el("div", { class: "round", text: state.phase === "game_over" ? "Game over" : roundText(state) }),
     el("div", { class: "counters" },
       el("span", { class: "honba", title: "honba" }, el("span", { class: "hundred" }), `×${state.honba ?? 0}`),
       el("span", { class: "sticks", title: "riichi sticks" }, riichiStick("small"), `×${state.sticks ?? 0}`)),
