@@ -51,6 +51,7 @@ def export_game(feed: TableFeed, fmt: str) -> tuple[str, str, str]:
 
             text = export_tenhou6(record, report)
     except (Mismatch, RecordError, ValueError) as exc:
-        raise DownloadError(f"the game cannot be written as {fmt}: {exc}") from None
+        hint = " (a live table shows no concealed tiles; mjai writes what was seen)" if fmt == "tenhou6" else ""
+        raise DownloadError(f"the game cannot be written as {fmt}: {exc}{hint}") from None
     media, suffix = FORMATS[fmt]
     return text, media, suffix

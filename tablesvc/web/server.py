@@ -104,6 +104,8 @@ class WebServer:
         log.info("web server on %s", self.url)
 
     def stop(self) -> None:
+        self.store.close_all()  # SSE streams end on their own, so the shutdown need not cancel them
+        time.sleep(0.05)
         if self._server is not None:
             self._server.should_exit = True
         if self._thread is not None:

@@ -55,7 +55,7 @@ class Alert:
     """Something on a table that needs a person."""
 
     ts: float
-    kind: str  # refused, chombo, device, offline, idle
+    kind: str  # events: refused, chombo; conditions while they last: device, offline, idle
     text: str
 
     def to_dict(self) -> dict[str, Any]:
@@ -203,7 +203,7 @@ class TableFeed:
             "honba": state.get("honba"),
             "rules": state.get("rules"),
             "players": [{"name": s.get("name") or _name(state, i), "score": s.get("score"), "wind": s.get("wind")}
-                        for i, s in enumerate(seats)],
+                        for i, s in enumerate(seats)] if state.get("phase") not in (None, "not_started") else [],
             "dealer": state.get("dealer"),
             "hands_played": self.hands_played(),
             "game_started": self.game_started_ts,
@@ -329,9 +329,7 @@ class Store:
         if kind == "status":
             was = t.status.get("status") if t.status else None
             if data.get("status") != was:
-                t.status_since = now
-                if data.get("status") == "offline" and was == "online":
-                    self._alert(t, "offline", "table went offline", out)
+                t.status_since = now  # an offline table is an alert while it lasts (see TableFeed.summary)
             t.status = data
             self._push(t, "status", {"status": data, "since": t.status_since}, out)
         elif kind == "state":
@@ -361,11 +359,7 @@ class Store:
             self._alert(t, "refused", f"{source}: {text}" if source else text, out)
         elif kind.startswith("devices/"):
             name = kind.split("/", 1)[1]
-            before = t.devices.get(name)
-            t.devices[name] = data
-            if (before is not None and before.get("connected") and data.get("connected") is False
-                    and data.get("state") != "service stopped"):
-                self._alert(t, "device", f"{name} lost: {data.get('state') or 'not connected'}", out)
+            t.devices[name] = data  # a device lost is an alert while it lasts (see TableFeed.summary)
             self._push(t, "device", {"name": name, "health": data}, out)
 
     def _result(self, t: TableFeed, data: dict[str, Any], out: list[Pushed]) -> None:
@@ -445,6 +439,13 @@ class Store:
                 if at is not None:
                     return sub, ring[at + 1:], None
             return sub, None, t.snapshot()
+
+    def close_all(self) -> None:
+        """End every page's stream (the server is stopping; browsers reconnect to the next one)."""
+        with self._lock:
+            subs = [sub for group in self._subs.values() for sub in group]
+        for sub in subs:
+            sub.loop.call_soon_threadsafe(sub._put, None)
 
     def unsubscribe(self, sub: Subscription) -> None:
         with self._lock:
