@@ -20,6 +20,7 @@ import html
 import json
 import logging
 import secrets
+import urllib.parse
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from importlib import resources
@@ -166,7 +167,7 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
                                         "This server has no referee password: set [web] referee_password."))
 
     async def login(request: Request) -> Response:
-        form = await request.form()
+        form = await _form(request)
         target = str(form.get("next") or "/")
         if not target.startswith("/") or target.startswith("//"):
             target = "/"
@@ -183,7 +184,7 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
         return RedirectResponse(target, status_code=303)
 
     async def logout(request: Request) -> Response:
-        form = await request.form()
+        form = await _form(request)
         if same_token(str(form.get("csrf") or ""), request.session.get("csrf")):
             request.session.clear()
         return RedirectResponse("/", status_code=303)
@@ -261,6 +262,15 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
     middleware = [Middleware(SessionMiddleware, secret_key=secret, session_cookie="tablesvc_session",
                              same_site="strict", max_age=12 * 3600)]
     return Starlette(routes=routes, middleware=middleware)
+
+
+async def _form(request: Request) -> dict[str, str]:
+    """A small urlencoded form (sign-in, sign-out); parsed here, so no multipart library is needed."""
+    body = await request.body()
+    if len(body) > 10_000:
+        return {}
+    fields = urllib.parse.parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
+    return {k: v[0] for k, v in fields.items()}
 
 
 async def _follow(queue: asyncio.Queue[Pushed | None], keepalive: float,
