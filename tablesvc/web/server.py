@@ -62,6 +62,7 @@ class WebServer:
         self.host, self.port = listen
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
+        self.demo_password: str | None = None  # `tablesvc demo` makes one up and prints it
 
     def _message(self, msg: IncomingMessage) -> None:
         self.store.feed(msg.topic, msg.payload)
