@@ -44,7 +44,7 @@ from starlette.staticfiles import StaticFiles
 
 from tablesvc.web.auth import csrf_token, same_token, verify_password
 from tablesvc.web.downloads import DownloadError, export_game
-from tablesvc.web.store import Pushed, Store
+from tablesvc.web.store import Pushed, Store, sse
 from tablesvc.web.tiles import back_svg, face_svg
 
 __all__ = ["WebSettings", "build_app"]
@@ -65,12 +65,6 @@ class WebSettings:
     referee_token: str | None = None  # sent as `token` when the tables require one ([commands] tokens)
     reply_timeout: float = 10.0
     keepalive: float = 15.0
-
-
-def _sse(kind: str, data: Any, seq: int | None = None) -> str:
-    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-    head = f"id: {seq}\n" if seq is not None else ""
-    return f"{head}event: {kind}\ndata: {text}\n\n"
 
 
 def _page(name: str) -> Callable[[Request], Any]:
@@ -110,9 +104,9 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
                 yield "retry: 1000\n\n"
                 if snapshot is not None:
                     state = snapshot.get("state") or {}
-                    yield _sse("snapshot", snapshot, state.get("seq") if isinstance(state.get("seq"), int) else None)
+                    yield sse("snapshot", snapshot, state.get("seq") if isinstance(state.get("seq"), int) else None)
                 for message in missed or ():
-                    yield _sse(message.kind, message.data, message.seq)
+                    yield message.text
                 async for message in _follow(sub.queue, settings.keepalive):
                     yield message
             finally:
@@ -128,8 +122,8 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
         async def events() -> AsyncIterator[str]:
             try:
                 yield "retry: 1000\n\n"
-                yield _sse("tables", snapshot)
-                async for message in _follow(sub.queue, settings.keepalive, tick=lambda: _sse(
+                yield sse("tables", snapshot)
+                async for message in _follow(sub.queue, settings.keepalive, tick=lambda: sse(
                         "tables", {"tables": store.summaries(site)})):
                     yield message
             finally:
@@ -284,7 +278,7 @@ async def _follow(queue: asyncio.Queue[Pushed | None], keepalive: float,
             continue
         if message is None:
             return
-        yield _sse(message.kind, message.data, message.seq)
+        yield message.text
 
 
 def _login_html(csrf: str, target: str, error: str | None) -> str:

@@ -30,23 +30,31 @@ from typing import Any
 
 from tablesvc.tiles import parse_tiles
 
-__all__ = ["Alert", "Pushed", "Store", "Subscription", "TableFeed"]
+__all__ = ["Alert", "Pushed", "Store", "Subscription", "TableFeed", "sse"]
 
 log = logging.getLogger(__name__)
 
-RING_SIZE = 2000  # messages kept per table for pages that reconnect (a whole hand is ~200)
+RING_SIZE = 1000  # messages kept per table for pages that reconnect (a whole hand is ~200)
 ALERTS_KEPT = 50
 QUEUE_SIZE = 5000  # a page that falls this far behind is dropped; it reconnects and resumes
 
 
+def sse(kind: str, data: Any, seq: int | None = None) -> str:
+    """One Server-Sent Events message."""
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    head = f"id: {seq}\n" if seq is not None else ""
+    return f"{head}event: {kind}\ndata: {text}\n\n"
+
+
 @dataclass(frozen=True)
 class Pushed:
-    """One message pushed to the pages of a table: ``kind`` is the SSE event name, ``seq`` its SSE id
-    (only ``state`` carries one: the state of ``seq`` is the last message the service sends for an entry)."""
+    """One message pushed to the pages of a table, written once as SSE text for every page: ``kind`` is the
+    SSE event name, ``seq`` its SSE id (only ``state`` carries one: the state of ``seq`` is the last message
+    the service sends for a journal entry)."""
 
     index: int
     kind: str
-    data: dict[str, Any]
+    text: str
     seq: int | None = None
 
 
@@ -308,14 +316,14 @@ class Store:
                 if sub.key == t.key:
                     sub.push(message)
         if pushed:
-            row = Pushed(0, "table", self.summary(site, table))
+            row = Pushed(0, "table", sse("table", self.summary(site, table)))
             for sub in subs:
                 if sub.key != t.key:
                     sub.push(row)
 
     def _push(self, t: TableFeed, kind: str, data: dict[str, Any], out: list[Pushed], seq: int | None = None) -> None:
         t.counter += 1
-        message = Pushed(t.counter, kind, data, seq)
+        message = Pushed(t.counter, kind, sse(kind, data, seq), seq)
         t.ring.append(message)
         out.append(message)
 
