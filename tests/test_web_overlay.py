@@ -19,7 +19,9 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
+from tablesvc.engine.engine import Engine
 from tablesvc.engine.events import Call, Discard, ExhaustiveDraw, Ron, Tsumo
+from tablesvc.engine.results import HandResult
 from tests.conftest import Mosquitto
 from tests.web_support import CuttableProxy, LiveTable, chromium, shot, start_web, viewport, wait_js, wait_seq
 
@@ -57,6 +59,17 @@ def _attrs(driver, css: str, name: str) -> list[str]:
 
 def _signed(v: int) -> str:
     return f"+{v:,}" if v > 0 else f"−{-v:,}" if v < 0 else "±0"
+
+
+def _ura_ron_index(table: LiveTable) -> int:
+    """The record's next ron after the current point that scores ura dora (the record has full information)."""
+    engine = Engine()
+    for index, event in enumerate(table.record.events):
+        outputs = engine.apply(event)
+        if index >= table.index and isinstance(event, Ron) and any(
+                n == "Ura Dora" for o in outputs if isinstance(o, HandResult) for w in o.wins for n, _ in w.yaku):
+            return index
+    raise AssertionError("the scripted game has no ron with ura dora after this point")
 
 
 def test_the_overlay_shows_a_scripted_game(broker, web, browser, tmp_path):
@@ -98,6 +111,11 @@ def test_the_overlay_shows_a_scripted_game(broker, web, browser, tmp_path):
         assert _attrs(browser, ".centre .dora .dora-indicator", "data-tile") == [t.mjai for t in state.hand.dora]
         turn = browser.execute_script("return [...document.querySelectorAll('.side.turn')].map(e => e.dataset.seat)")
         assert turn == [str(state.hand.turn)]
+
+        # ---- late in a hand with a riichi (the moment before a ron with ura dora), at both sizes
+        ura_ron = _ura_ron_index(table)
+        table.play_to(ura_ron)
+        wait_seq(browser, table.seq)
         shot(browser, "overlay-1080", backdrop=True)
         viewport(browser, 1280, 720)
         time.sleep(0.3)
@@ -108,10 +126,8 @@ def test_the_overlay_shows_a_scripted_game(broker, web, browser, tmp_path):
         viewport(browser, 1920, 1080)
 
         # ---- a ron with ura dora: the result card, by name
-        while True:
-            table.play_until(lambda e: isinstance(e, Ron) and bool(e.ura))
-            if any(n == "Ura Dora" for n, _ in table.service.table.state.results[-1].wins[0].yaku):
-                break
+        table.play_to(ura_ron + 1)
+        assert any(n == "Ura Dora" for n, _ in table.service.table.state.results[-1].wins[0].yaku)
         wait_seq(browser, table.seq)
         ron = table.record.events[table.index - 1]
         result = table.service.table.state.results[-1]

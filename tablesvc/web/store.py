@@ -26,6 +26,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from tablesvc.tiles import parse_tiles
@@ -79,6 +80,18 @@ def _name(state: dict[str, Any] | None, seat: Any) -> str:
     except (KeyError, IndexError, TypeError, AttributeError):
         name = None
     return str(name) if name else winds[seat]
+
+
+def _epoch(ts: Any) -> float | None:
+    """A feed time as seconds since the epoch: ISO 8601 (``2026-11-23T23:12:11.042Z``) or a number."""
+    if isinstance(ts, int | float) and not isinstance(ts, bool):
+        return float(ts)
+    if isinstance(ts, str):
+        try:
+            return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            return None
+    return None
 
 
 def _mjai(tiles: Any) -> list[str]:
@@ -352,13 +365,10 @@ class Store:
                 t.entries.clear()  # a new game: the table starts a new journal
                 t.results, t.final = [], None
             t.entries[seq] = data
-            ts = data.get("ts")
-            if isinstance(ts, int | float):
-                t.last_event_ts = float(ts)
-                if seq == 1:
-                    t.game_started_ts = float(ts)
-            elif t.last_event_ts is None:
-                t.last_event_ts = now
+            ts = _epoch(data.get("ts"))
+            t.last_event_ts = ts if ts is not None else now
+            if seq == 1:
+                t.game_started_ts = t.last_event_ts
         elif kind == "results":
             self._result(t, data, out)
         elif kind == "errors":

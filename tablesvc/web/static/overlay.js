@@ -22,7 +22,7 @@ function render(m) {
   app.replaceChildren();
   if (view === "scores") {
     app.append(el("div", { class: "score-bar" },
-      el("div", { class: "round-box" }, el("span", { class: "round", text: roundText(state) }),
+      el("div", { class: "round-box" }, el("span", { class: "round", text: state && state.phase === "game_over" ? "Final" : roundText(state) }),
         el("span", { class: "counters", text: state ? `${state.honba ?? 0} honba · ${state.sticks ?? 0} riichi` : "" })),
       playerCards(m, { compact: true })));
     const card = endCard(m);
