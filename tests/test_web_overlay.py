@@ -20,7 +20,7 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from tablesvc.engine.engine import Engine
-from tablesvc.engine.events import Call, Discard, ExhaustiveDraw, Ron, Tsumo
+from tablesvc.engine.events import Call, Discard, ExhaustiveDraw, HandStart, Ron, Tsumo
 from tablesvc.engine.results import HandResult
 from tests.conftest import Mosquitto
 from tests.web_support import CuttableProxy, LiveTable, chromium, shot, start_web, viewport, wait_js, wait_seq
@@ -148,6 +148,18 @@ def test_the_overlay_shows_a_scripted_game(broker, web, browser, tmp_path):
         assert _texts(browser, ".result-card .payment .who") == list(names)
         assert _texts(browser, ".result-card .payment .delta") == [_signed(d) for d in result.deltas]
         shot(browser, "overlay-result-1080", backdrop=True)
+
+        # ---- the last hand: each player's all-last conditions, exactly as the feed carries them in state
+        last_hand = max(i for i, e in enumerate(table.record.events) if isinstance(e, HandStart))
+        table.play_to(last_hand + 30)
+        wait_seq(browser, table.seq)
+        conditions = web.store.table("club", "t1").state.get("conditions")
+        shown = browser.execute_script("return [...document.querySelectorAll('.conditions .condition')].map(c => "
+                                       "[...c.querySelectorAll('li')].map(l => l.textContent))")
+        assert shown == ([list(lines) for lines in conditions] if conditions else [])
+        if conditions:
+            assert _texts(browser, ".conditions .condition .who") == list(names)
+            shot(browser, "overlay-conditions-1080", backdrop=True)
 
         # ---- the end: the ranking with uma
         table.play_to(len(table.record.events))
