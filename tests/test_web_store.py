@@ -74,3 +74,23 @@ def test_a_new_game_starts_a_new_history():
     store.feed(f"{base}/events", _event(1, "start_game", {}))
     table = store.table("club", "t1")
     assert sorted(table.entries) == [1] and table.results == []
+
+
+def test_alerts_last_while_their_cause_does():
+    now = [1795475531.042 + 60]
+    store = Store(idle_limit=300, clock=lambda: now[0])
+    base = "tablesvc/club/t1"
+    store.feed(f"{base}/status", b'{"status": "online"}')
+    store.feed(f"{base}/events", _event(1, "start_game", {}))
+    store.feed(f"{base}/state", _state(1))
+    store.feed(f"{base}/devices/camera", b'{"name": "camera", "connected": true, "state": "reading"}')
+    assert store.summaries("club")[0]["alerts"] == []
+    store.feed(f"{base}/devices/camera", b'{"name": "camera", "connected": false, "state": "no frames"}')
+    kinds = [(a["kind"], a["text"]) for a in store.summaries("club")[0]["alerts"]]
+    assert kinds == [("device", "camera lost (no frames)")]
+    store.feed(f"{base}/devices/camera", b'{"name": "camera", "connected": true, "state": "reading"}')
+    now[0] += 600  # ten minutes without an event in a game being played
+    assert [a["kind"] for a in store.summaries("club")[0]["alerts"]] == ["idle"]
+    store.feed(f"{base}/status", b'{"status": "offline"}')
+    row = store.summaries("club")[0]
+    assert [a["kind"] for a in row["alerts"]] == ["offline"] and row["online"] is False and row["since"] == now[0]
