@@ -113,6 +113,9 @@ def test_wrong_password_missing_csrf_and_viewers_are_refused(web, table):
     assert reply["data"]["seq"] == before + 1 and table.seq == before + 1
     status, reply = referee.command({"command": "set_scores", "scores": [1, 2, 3]}, csrf=session["csrf"])
     assert reply["status"] == "error" and "scores" in reply["error"]  # the service's own validation, explained
+    status, reply = referee.command({"command": "dead_hand", "seat": 2, "reason": "six tiles shown"},
+                                    csrf=session["csrf"])
+    assert reply["status"] == "ok" and table.service.table.state.hand.seats[2].dead
 
 
 def test_the_console_amends_a_discard_and_the_overlay_shows_it(web, table, browser):

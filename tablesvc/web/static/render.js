@@ -119,6 +119,7 @@ export function playerCards(model, { compact = false } = {}) {
       el("span", { class: `wind ${state.dealer === seat ? "dealer" : ""}`, text: (s.wind || WINDS[seat])[0] }),
       el("span", { class: "name", text: seatName(state, seat) }),
       s.riichi ? el("span", { class: "riichi-badge", text: "RIICHI" }) : null,
+      s.dead ? el("span", { class: "riichi-badge dead-badge", text: "DEAD HAND" }) : null,
       el("span", { class: "figures" }, el("span", { class: "score", text: points(s.score) }),
         el("span", { class: "diff", text: diff[seat] === 0 ? `${ordinal(place[seat])}` : `${ordinal(place[seat])} · ${signed(diff[seat])}` })));
     box.append(card);
@@ -185,6 +186,8 @@ export function resultCard(model, result) {
           el("span", { class: "han-fu", text: `${w.han} han${w.fu ? ` ${w.fu} fu` : ""}` }),
           limit ? el("span", { class: "limit", text: limit }) : null,
           el("span", { class: "points", text: `${points(w.points)}` })),
+        w.pao !== null && w.pao !== undefined ? el("div", { class: "pao",
+          text: `pao: ${nameOf(state, w, w.pao, "pao_name")} is liable` }) : null,
         Array.isArray(wura) && wura.length ? el("div", { class: "ura" }, el("span", { class: "label", text: "ura dora" }),
           ...wura.map((t) => tile(t, "ura-indicator"))) : null].filter(Boolean));
     });
@@ -192,7 +195,7 @@ export function resultCard(model, result) {
     return card;
   }
   const tenpai = Array.isArray(result.tenpai) ? result.tenpai : null;
-  const kind = result.result === "chombo" ? `Chombo by ${seatName(state, result.chombo)}`
+  const kind = result.result === "chombo" ? `Chombo by ${nameOf(state, result, result.chombo, "chombo_name")}`
     : result.draw === "exhaustive" || result.result === "exhaustive_draw" ? "Exhaustive draw"
       : `Abortive draw${result.draw ? `: ${String(result.draw).replace(/_/g, " ")}` : ""}`;
   return el("div", { class: "card draw-card", "data-seq": result.seq ?? "" },
