@@ -94,3 +94,13 @@ def test_alerts_last_while_their_cause_does():
     store.feed(f"{base}/status", b'{"status": "offline"}')
     row = store.summaries("club")[0]
     assert [a["kind"] for a in row["alerts"]] == ["offline"] and row["online"] is False and row["since"] == now[0]
+
+
+def test_a_server_started_mid_game_knows_the_last_hand_from_the_retained_state():
+    store = Store()
+    state = json.loads(_state(40, phase="between_hands"))
+    state["last_result"] = {"type": "hand_result", "seq": 39, "result": "exhaustive_draw", "deltas": [0] * 4}
+    store.feed("tablesvc/club/t1/state", json.dumps(state).encode())
+    _, _, snapshot = _subscribe(store, ("club", "t1"))
+    assert [r["seq"] for r in snapshot["results"]] == [39]
+    assert snapshot["state"]["discard_seqs"] is None  # no events seen: the console cannot number discards

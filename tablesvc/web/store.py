@@ -358,6 +358,11 @@ class Store:
             seq = data.get("seq")
             if data.get("phase") == "not_started":
                 t.results, t.final = [], None
+            last = data.get("last_result")
+            if not t.results and isinstance(last, dict) and last.get("type") == "hand_result":
+                t.results = [last]  # a server started mid-game knows the last hand from the retained state
+            if t.final is None and isinstance(data.get("final"), dict):
+                t.final = data["final"]
             self._push(t, "state", t.view_state() or {}, out, seq if isinstance(seq, int) else None)
         elif kind == "events":
             seq = int(data["seq"])
