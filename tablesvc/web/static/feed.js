@@ -97,8 +97,14 @@ export function connect(url, model, render) {
     model.snapshots += 1;
     model.status = d.status; model.since = d.since; model.state = d.state; model.results = d.results || [];
     model.final = d.final || null; model.devices = d.devices || {}; model.alerts = d.alerts || [];
+    model.handState = d.state && d.state.phase === "playing" ? d.state : null;
   });
-  on("state", (d) => { model.state = d; });
+  on("state", (d) => {
+    model.state = d;
+    // the last state of a hand in play: between hands the feed's ponds are empty, and pages keep showing it
+    if (d && d.phase === "playing") model.handState = d;
+    else if (d && (d.phase === "not_started" || d.phase === "game_over")) model.handState = null;
+  });
   on("status", (d) => { model.status = d.status; model.since = d.since; });
   on("results", (d) => { model.results = d.results || []; model.final = d.final || null; model.latest = d.latest; });
   on("device", (d) => { model.devices[d.name] = d.health; });

@@ -9,13 +9,11 @@ const params = new URLSearchParams(location.search);
 const view = params.get("view") === "scores" ? "scores" : "full";
 document.body.classList.add(`view-${view}`);
 const app = document.getElementById("app");
-const model = { handState: null };
+const model = {};
 
 function render(m) {
   const state = m.state;
   // between hands the feed's state has empty ponds: keep showing the hand that just ended under its card
-  if (state && state.phase === "playing") m.handState = state;
-  if (state && (state.phase === "not_started" || state.phase === "game_over")) m.handState = null;
   const shown = state && state.phase !== "playing" && m.handState
     ? { ...m, state: { ...m.handState, seats: m.handState.seats.map((s, i) => ({ ...s, score: state.seats?.[i]?.score ?? s.score })) } }
     : m;

@@ -22,8 +22,6 @@ export function renderTablePage(app, m, { onDiscard = null, extra = null } = {})
   const state = m.state;
   const online = m.status && m.status.status === "online";
   const shown = state && state.phase !== "playing" && m.handState ? { ...m, state: m.handState } : m;
-  if (state && state.phase === "playing") m.handState = state;
-  if (state && (state.phase === "not_started" || state.phase === "game_over")) m.handState = null;
   const head = el("header", { class: "top" }, el("h1", { text: `${site} / ${table}` }),
     el("span", { class: `badge ${m.status ? (online ? "online" : "offline") : "unknown"}`,
       text: m.status ? (online ? "online" : "offline") : "unknown" }),
