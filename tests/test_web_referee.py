@@ -1,6 +1,7 @@
 """The referee console in a real headless Chromium: sign-in, a discard amended by clicking it, the overlay
 showing the correction; and what is refused: a wrong password, a command without the CSRF token, a viewer's
-command. Commands travel over MQTT ``cmd`` to a real table service, which answers them.
+command. Commands travel over MQTT ``cmd`` to a real table service, which answers them, also under the
+recommended broker ACL (deploy/acl).
 """
 
 from __future__ import annotations
@@ -8,10 +9,13 @@ from __future__ import annotations
 import http.cookiejar
 import json
 import re
+import shutil
+import subprocess
 import urllib.error
 import urllib.parse
 import urllib.request
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.by import By
@@ -75,10 +79,13 @@ class Client:
                          {"Content-Type": "application/x-www-form-urlencoded"})
 
     def command(self, command: dict, csrf: str | None) -> tuple[int, dict]:
+        return self.command_to("club", "t1", command, csrf)
+
+    def command_to(self, site: str, table: str, command: dict, csrf: str | None) -> tuple[int, dict]:
         headers = {"Content-Type": "application/json"}
         if csrf is not None:
             headers["X-CSRF-Token"] = csrf
-        status, body = self.post("/api/cmd/club/t1", json.dumps(command).encode(), headers)
+        status, body = self.post(f"/api/cmd/{site}/{table}", json.dumps(command).encode(), headers)
         return status, json.loads(body)
 
 
@@ -167,3 +174,36 @@ def test_the_console_amends_a_discard_and_the_overlay_shows_it(web, table, brows
     wait_js(browser, f"document.querySelector(\"{pond}\").dataset.tile === '{new}'", 10, "(overlay corrected)")
     browser.close()
     browser.switch_to.window(console)
+
+
+def test_the_web_server_works_under_the_recommended_acl(tmp_path):
+    """deploy/acl as shipped, on a real Mosquitto with passwords: the table service logs in as its table, the
+    web server as 'web'; the console's command reaches the table and its reply comes back."""
+    tool = shutil.which("mosquitto_passwd")
+    if tool is None:
+        pytest.skip("mosquitto_passwd is not installed")
+    secured = Mosquitto(tmp_path)
+    passwords = tmp_path / "passwd"
+    for n, user in enumerate(("table-1", "web")):
+        subprocess.run([tool, *(["-c"] if n == 0 else []), "-b", str(passwords), user, f"{user}-pw"], check=True)
+    acl = Path(__file__).resolve().parents[1] / "deploy" / "acl"
+    text = secured.conf.read_text().replace("allow_anonymous true", "allow_anonymous false")
+    secured.conf.write_text(text + f"password_file {passwords}\nacl_file {acl}\n")
+    secured.start()
+    host = f"127.0.0.1:{secured.port}"
+    live = LiveTable(f"mqtt://table-1:table-1-pw@{host}", tmp_path / "data", table="table-1").start()
+    server = start_web(f"mqtt://web:web-pw@{host}")
+    try:
+        live.play_to(40)
+        referee = Client(server.url)
+        referee.sign_in(REFEREE_PASSWORD)
+        csrf = json.loads(referee.get("/api/session"))["csrf"]
+        before = live.seq
+        status, reply = referee.command_to("club", "table-1", {"command": "undo"}, csrf)
+        assert status == 200 and reply["status"] == "ok" and live.seq == before + 1
+        feed = server.store.table("club", "table-1")
+        assert feed.online and feed.state["seq"] == live.seq  # and it reads the table's feed
+    finally:
+        server.stop()
+        live.stop()
+        secured.stop()
