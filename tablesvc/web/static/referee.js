@@ -49,7 +49,8 @@ function form(cls, fields, label, build, danger = false) {
 }
 
 function controls() {
-  const names = [0, 1, 2, 3].map((i) => input(`p${i}`, { class: "name", value: ["East", "South", "West", "North"][i] }));
+  const names = [0, 1, 2, 3].map((i) => input(`p${i}`, { class: "name",
+    value: model.state?.seats?.[i]?.name || ["East", "South", "West", "North"][i] }));
   const scores = [0, 1, 2, 3].map((i) => input(`s${i}`, { class: "score", type: "number", step: 100,
     value: model.state?.seats?.[i]?.score ?? "" }));
   const amend = el("form", { class: `amend-box ${selected ? "open" : ""}` },
@@ -66,8 +67,8 @@ function controls() {
   });
   return el("div", { class: "panel commands" }, el("h2", { text: "Referee" }),
     el("p", { class: "hint", text: "Click a discard on the table to amend it." }), amend,
-    form("start", [...names, input("rules", { value: "ema2016", class: "name" })], "Start game", (d) => ({
-      command: "start_game", players: [0, 1, 2, 3].map((i) => String(d.get(`p${i}`) || "").trim()), rules: String(d.get("rules") || "ema2016") })),
+    form("start", [...names, input("rules", { value: model.state?.rules || "ema2012", class: "name" })], "Start game", (d) => ({
+      command: "start_game", players: [0, 1, 2, 3].map((i) => String(d.get(`p${i}`) || "").trim()), rules: String(d.get("rules") || "ema2012") })),
     el("div", { class: "row" },
       el("button", { class: "undo", onclick: () => send({ command: "undo", count: 1 }), text: "Undo last event" })),
     form("chombo", [seatSelect("chombo_seat"), input("chombo_reason", { placeholder: "reason" })], "Chombo",
