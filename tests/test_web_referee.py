@@ -168,6 +168,10 @@ def test_the_console_amends_a_discard_and_the_overlay_shows_it(web, table, brows
     assert table.service.table.state.hand.seats[seat].pond[index].tile.mjai == new
     wait_js(browser, f"document.querySelector(\"{pond}\").dataset.tile === '{new}'")
     shot(browser, "console-amended")
+    # a refused command's reply is shown too: a new game cannot start in the middle of one
+    browser.find_element(By.CSS_SELECTOR, "form.start button[type=submit]").click()
+    refused = wait_js(browser, "document.querySelector('.replies li.error')?.textContent", 15, "(refusal shown)")
+    assert "start_game: error — " in refused
 
     browser.switch_to.window(overlay)
     wait_seq(browser, table.seq)
