@@ -23,7 +23,8 @@ from tablesvc.mqtt.link import BrokerURL
 from tablesvc.mqtt.topics import TopicTree
 from tablesvc.rules.ruleset import UnknownRuleSetError, get_ruleset
 
-__all__ = ["CameraConfig", "Config", "ConfigError", "MqttConfig", "SerialConfig", "TableConfig", "load_config"]
+__all__ = ["CameraConfig", "Config", "ConfigError", "MqttConfig", "SerialConfig", "TableConfig", "WebConfig",
+           "load_config", "load_web_config"]
 
 
 class ConfigError(ValueError):
@@ -69,12 +70,25 @@ class CameraConfig:
 
 
 @dataclass(frozen=True)
+class WebConfig:
+    """The web server (overlay, dashboard, referee console): ``[web]``."""
+
+    listen: str = "127.0.0.1:8080"
+    site: str | None = None  # only this site's tables (default: every site on the broker)
+    referee_password: str | None = field(default=None, repr=False)  # scrypt hash: tablesvc web --hash-password
+    secret_key: str | None = field(default=None, repr=False)  # signs session cookies (default: random per start)
+    referee_token: str | None = field(default=None, repr=False)  # sent with commands when tables want a token
+    idle_alert: float = 600.0  # seconds without an event before the dashboard flags a game as idle
+
+
+@dataclass(frozen=True)
 class Config:
     table: TableConfig
     mqtt: MqttConfig
     serial: tuple[SerialConfig, ...] = ()
     camera: CameraConfig | None = None
     command_tokens: tuple[str, ...] = field(default=(), repr=False)
+    web: WebConfig | None = None
     source: str = "<config>"
     start: dict[str, Any] = field(default_factory=dict)
     """``[start]``: the situation a ``start_game`` without one takes the game up in (GameStart's fields)."""
@@ -91,6 +105,7 @@ _SECTIONS = {
     "camera": {"name", "source", "calibration", "tiles", "model"},
     "commands": {"tokens"},
     "start": {"round", "honba", "sticks", "scores", "dealer"},
+    "web": {"listen", "site", "referee_password", "secret_key", "referee_token", "idle_alert"},
 }
 
 
@@ -293,8 +308,9 @@ def parse_config(text: str, path: str = "<config>", *, base: Path | None = None)
             raise c.fail("commands", "tokens", "each token is a string of at least 8 characters")
         tokens = tuple(raw)
     start = _start(c, data.get("start"), table.rules)
-    return Config(table=table, mqtt=mqtt, serial=tuple(serial), camera=camera, command_tokens=tokens, source=path,
-                  start=start)
+    web = _web(c, data["web"]) if "web" in data else None
+    return Config(table=table, mqtt=mqtt, serial=tuple(serial), camera=camera, command_tokens=tokens, web=web,
+                  source=path, start=start)
 
 
 def _start(c: _Checker, data: Any, rules: str) -> dict[str, Any]:
@@ -324,3 +340,49 @@ def _start(c: _Checker, data: Any, rules: str) -> dict[str, Any]:
                else "dealer" if "dealer" in message else "scores" if "scores" in message else None)
         raise c.fail("start", key, message) from None
     return start
+
+
+def _web(c: _Checker, w: Any) -> WebConfig:
+    if not isinstance(w, dict):
+        raise c.fail("web", None, "write the web server's settings as a [web] section")
+    c.known(w, "web")
+    listen = c.get(w, "web", "listen", str, "127.0.0.1:8080")
+    _, _, port = listen.rpartition(":")
+    if not port.isdigit() or not 0 <= int(port) < 65536:
+        raise c.fail("web", "listen", f"{listen!r}: write HOST:PORT, e.g. 0.0.0.0:8080")
+    site = c.get(w, "web", "site", str, None)
+    if site is not None and not _topic_safe(site):
+        raise c.fail("web", "site", f"{site!r} cannot be part of a topic")
+    password = c.get(w, "web", "referee_password", str, None)
+    if password is not None and not password.startswith("scrypt$"):
+        raise c.fail("web", "referee_password", "store the password hashed: paste what "
+                     "'tablesvc web --hash-password' prints (scrypt$...)")
+    secret = c.get(w, "web", "secret_key", str, None)
+    if secret is not None and len(secret) < 16:
+        raise c.fail("web", "secret_key", "use at least 16 random characters")
+    idle = c.get(w, "web", "idle_alert", (int, float), 600)
+    if idle <= 0:
+        raise c.fail("web", "idle_alert", "seconds, more than 0")
+    return WebConfig(listen=listen, site=site, referee_password=password, secret_key=secret,
+                     referee_token=c.get(w, "web", "referee_token", str, None), idle_alert=float(idle))
+
+
+def load_web_config(path: str | Path) -> tuple[WebConfig, str | None, str | None]:
+    """A web server's own file: ``[web]`` and optionally ``[mqtt] url``/``prefix``. Returns (web, url, prefix)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
+    except OSError as exc:
+        raise ConfigError(f"cannot read the configuration {p}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{p}: not valid TOML: {exc}") from None
+    c = _Checker(str(p), text)
+    for section in data:
+        if section not in ("web", "mqtt", "table", "serial", "camera", "commands", "start"):
+            raise c.fail(section, None, "unknown section (the web server reads [web] and [mqtt])")
+    web = _web(c, data.get("web", {}))
+    m = data.get("mqtt", {})
+    url = m.get("url") if isinstance(m, dict) else None
+    prefix = m.get("prefix") if isinstance(m, dict) else None
+    return web, url if isinstance(url, str) else None, prefix if isinstance(prefix, str) else None

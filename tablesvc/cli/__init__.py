@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from tablesvc import __version__
-from tablesvc.cli import replay, score, service, vision
+from tablesvc.cli import replay, score, service, vision, web
 
 __all__ = ["main"]
 
@@ -19,7 +19,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tablesvc",
         description="Follow a real riichi mahjong table and publish a live, scored game. "
-        "Sub-commands: score, replay, run, demo, watch, vision.",
+        "Sub-commands: score, replay, run, demo, watch, vision, web.",
     )
     parser.add_argument("--version", action="version", version=f"tablesvc {__version__}")
     parser.add_argument(
@@ -35,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     service.add_demo(sub)
     service.add_watch(sub)
     vision.add_parser(sub)
+    web.add_parser(sub)
     return parser
 
 

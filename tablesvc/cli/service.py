@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import signal
@@ -71,11 +72,28 @@ def run_service(args: argparse.Namespace) -> int:
         return 1
     print(f"tablesvc: table {config.table.site}/{config.table.id} publishing to {config.mqtt.url} under "
           f"{config.topics.base}/", flush=True)
+    web = None
+    if config.web is not None:  # [web]: the pages served beside the table, still a consumer of the feed
+        from tablesvc.cli.web import make_server
+        from tablesvc.web.server import parse_listen
+
+        web = make_server(config.mqtt.url, config.web, listen=parse_listen(config.web.listen),
+                          site=config.web.site or config.table.site, prefix=config.mqtt.prefix,
+                          protocol=config.mqtt.protocol)
+        try:
+            web.start()
+            print(f"tablesvc: pages on {web.url}/ (overlay {web.url}/overlay/{config.table.site}/{config.table.id})",
+                  flush=True)
+        except (OSError, RuntimeError) as exc:
+            print(f"tablesvc run: [web]: {exc}", file=sys.stderr)
+            web = None
     try:
         while not stop.wait(0.5):
             pass
     except KeyboardInterrupt:
         pass
+    if web is not None:
+        web.stop()
     service.stop()
     return 0
 
@@ -116,6 +134,11 @@ def add_demo(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--site", default="demo", help="site id in the topics (default: demo)")
     p.add_argument("--table", default="table-1", help="table id in the topics (default: table-1)")
     p.add_argument("--data-dir", type=Path, help="where the journal goes (default: a temporary directory)")
+    p.add_argument("--web", default="127.0.0.1:8080", metavar="HOST:PORT",
+                   help="serve the overlay, dashboard and referee console here (default: %(default)s, another free "
+                   "port if it is taken; 'off' for none)")
+    p.add_argument("--stay", action="store_true",
+                   help="after the game, keep the broker and the web pages up until Ctrl-C")
     p.set_defaults(run=run_demo)
 
 
@@ -214,6 +237,13 @@ ids = ["PNL1"]
         _shutdown(service, viewer, table_dev, panel_dev, broker)
         return 1
     viewer.wait_connected(10)
+    web = _demo_web(args, url, config.mqtt.prefix, "3.1.1" if broker else "auto")
+    if web is not None:
+        path = f"{args.site}/{args.table}"
+        print(f"  overlay:   {web.url}/overlay/{path}  (OBS browser source, 1920x1080; ?view=scores)")
+        print(f"  dashboard: {web.url}/")
+        print(f"  console:   {web.url}/referee/{path}  (referee password for this demo: {web.demo_password})",
+              flush=True)
     outputs = DeviceOutputs(table_dev, panel_dev, service.observe)
     code = 0
     if record is None:
@@ -238,12 +268,49 @@ ids = ["PNL1"]
         code = 130
     if outputs.unacknowledged:
         log.warning("%d device events were never acknowledged", outputs.unacknowledged)
+    if args.stay and code == 0:
+        print("tablesvc demo: the game is over; the pages stay up until Ctrl-C", flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            threading.Event().wait()
+    if web is not None:
+        web.stop()
     _shutdown(service, viewer, table_dev, panel_dev, broker)
     if args.data_dir is None:
         import shutil
 
         shutil.rmtree(work, ignore_errors=True)  # the demo's ptys and journal; --data-dir keeps a journal
     return code
+
+
+def _demo_web(args: argparse.Namespace, url: str, prefix: str, protocol: str):
+    """The web server beside the demo, with a referee password made up for this run (None with --web off)."""
+    if args.web == "off":
+        return None
+    import secrets
+
+    from tablesvc.cli.web import make_server
+    from tablesvc.config import WebConfig
+    from tablesvc.mqtt.link import BrokerURL
+    from tablesvc.web.auth import hash_password
+    from tablesvc.web.server import parse_listen
+
+    password = secrets.token_urlsafe(6)
+    try:
+        host, port = parse_listen(args.web)
+    except ValueError as exc:
+        print(f"tablesvc demo: --web: {exc}", file=sys.stderr)
+        return None
+    web_config = WebConfig(site=args.site, referee_password=hash_password(password))
+    for listen in ((host, port), (host, 0)):  # the port asked for, else any free one
+        server = make_server(BrokerURL.parse(url), web_config, listen=listen, prefix=prefix, protocol=protocol)
+        try:
+            server.start()
+        except (OSError, RuntimeError) as exc:
+            log.warning("web server: %s", exc)
+            continue
+        server.demo_password = password
+        return server
+    return None
 
 
 def _shutdown(service, viewer, *others) -> None:

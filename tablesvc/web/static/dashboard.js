@@ -1,0 +1,48 @@
+// The club dashboard: every table the server found from the retained status topics, no configuration.
+import { ago, connect, el, points } from "/static/feed.js";
+
+const box = document.getElementById("tables");
+const live = document.getElementById("live");
+const ROUND = { E: "East", S: "South", W: "West", N: "North" };
+
+function duration(from) {
+  if (!from) return "—";
+  return ago(from);
+}
+
+function card(t) {
+  const state = t.known ? (t.online ? "online" : "offline") : "unknown";
+  const path = `${encodeURIComponent(t.site)}/${encodeURIComponent(t.table)}`;
+  const round = t.round ? `${ROUND[t.round[0]] || t.round[0]} ${t.round.slice(1)}` : "—";
+  const phase = t.phase === "game_over" ? "game over" : t.phase === "not_started" ? "no game" : t.phase ? t.phase.replace("_", " ") : "";
+  return el("div", { class: `table-card ${state}`, "data-site": t.site, "data-table": t.table },
+    el("div", { class: "head" }, el("a", { class: "name", href: `/table/${path}`, text: `${t.site} / ${t.table}` }),
+      el("span", { class: `badge ${state}`, text: state }),
+      el("span", { class: "since", text: t.since ? `for ${ago(t.since)}` : "" })),
+    el("div", { class: "round-line" }, el("span", {}, el("b", { text: round }), t.honba ? ` · ${t.honba} honba` : ""),
+      el("span", { class: "phase", text: phase }),
+      el("span", { class: "hands" }, "hands ", el("b", { text: String(t.hands_played ?? 0) })),
+      el("span", { class: "elapsed" }, "in game ", el("b", { text: duration(t.game_started) }))),
+    el("div", { class: "seats" }, ...(t.players || []).flatMap((p, seat) => [
+      el("span", { class: `wind ${t.dealer === seat ? "dealer" : ""}`, text: (p.wind || "")[0] || "" }),
+      el("span", { class: "player-name", text: p.name }),
+      el("span", { class: "score", text: points(p.score) })])),
+    el("div", { class: "devices" }, ...(t.devices || []).map((d) => el("span", {
+      class: `device ${d.connected ? "up" : "down"}`, "data-name": d.name, title: d.state || "" },
+    d.name, d.errors ? el("span", { class: "errors", text: `${d.errors} errors` }) : null))),
+    (t.alerts || []).length ? el("ul", { class: "alerts" }, ...t.alerts.map((a) => el("li", { class: a.kind, "data-kind": a.kind },
+      a.text, a.ts ? el("span", { class: "when", text: `${ago(a.ts)} ago` }) : null))) : null,
+    el("div", { class: "links" }, el("a", { href: `/table/${path}`, text: "table" }),
+      el("a", { href: `/overlay/${path}`, text: "overlay" }), el("a", { href: `/referee/${path}`, text: "referee" })));
+}
+
+function render(m) {
+  const tables = m.tables || [];
+  box.replaceChildren(...(tables.length ? tables.map(card) : [el("div", { class: "empty", text: "No table has published yet." })]));
+  live.textContent = m.connected ? `live · ${tables.length} table${tables.length === 1 ? "" : "s"}` : "reconnecting…";
+  document.body.dataset.tables = tables.length;
+}
+
+const model = {};
+connect("/sse/site", model, render);
+setInterval(() => render(model), 5000); // "since" and "in game" keep counting

@@ -1,0 +1,106 @@
+// The referee console: the table page plus commands, sent by the web server on the table's `cmd` topic
+// (docs/mqtt.md); every reply is listed. Click a discard to amend it.
+import { connect, el, seatName } from "/static/feed.js";
+import { base, renderTablePage, site, table } from "/static/tablepage.js";
+
+const app = document.getElementById("app");
+const model = {};
+const replies = [];
+let csrf = null;
+let selected = null; // {seat, index, tile, seq}
+let keep = {}; // form values across re-renders
+
+async function session() {
+  const r = await fetch("/api/session", { credentials: "same-origin" });
+  const s = await r.json();
+  csrf = s.csrf;
+}
+
+export async function send(command) {
+  const r = await fetch(`/api/cmd/${base}`, {
+    method: "POST", credentials: "same-origin",
+    headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf || "" },
+    body: JSON.stringify(command),
+  });
+  let reply;
+  try { reply = await r.json(); } catch { reply = { status: "error", error: `HTTP ${r.status}` }; }
+  replies.unshift({ command: command.command, reply, at: new Date().toLocaleTimeString() });
+  render(model);
+  return reply;
+}
+
+function input(name, attrs = {}) {
+  const e = el("input", { name, value: keep[name] ?? attrs.value ?? "", ...attrs });
+  e.addEventListener("input", () => { keep[name] = e.value; });
+  return e;
+}
+
+function seatSelect(name) {
+  const s = el("select", { name }, ...[0, 1, 2, 3].map((i) => el("option", { value: i, text: seatName(model.state, i) })));
+  s.value = keep[name] ?? "0";
+  s.addEventListener("change", () => { keep[name] = s.value; });
+  return s;
+}
+
+function form(cls, fields, label, build, danger = false) {
+  const f = el("form", { class: cls }, ...fields, el("button", { type: "submit", class: danger ? "danger" : "", text: label }));
+  f.addEventListener("submit", (ev) => { ev.preventDefault(); send(build(new FormData(f))); });
+  return f;
+}
+
+function controls() {
+  const names = [0, 1, 2, 3].map((i) => input(`p${i}`, { class: "name",
+    value: model.state?.seats?.[i]?.name || ["East", "South", "West", "North"][i] }));
+  const scores = [0, 1, 2, 3].map((i) => input(`s${i}`, { class: "score", type: "number", step: 100,
+    value: model.state?.seats?.[i]?.score ?? "" }));
+  const amend = el("form", { class: `amend-box ${selected ? "open" : ""}` },
+    el("span", { text: selected ? `${seatName(model.state, selected.seat)}'s discard ${selected.index + 1} (${selected.tile}) was really:` : "" }),
+    input("amend_tile", { class: "score", placeholder: "6p" }),
+    el("button", { type: "submit", text: "Amend" }),
+    el("button", { type: "button", onclick: () => { selected = null; render(model); }, text: "Cancel" }));
+  amend.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    if (!selected || !selected.seq) return;
+    const tile = (keep.amend_tile || "").trim();
+    send({ command: "amend", seq: selected.seq, event: { type: "discard", seat: selected.seat, tile, riichi: !!selected.riichi } });
+    selected = null; keep.amend_tile = "";
+  });
+  return el("div", { class: "panel commands" }, el("h2", { text: "Referee" }),
+    el("p", { class: "hint", text: "Click a discard on the table to amend it." }), amend,
+    form("start", [...names, input("rules", { value: model.state?.rules || "ema2012", class: "name" })], "Start game", (d) => ({
+      command: "start_game", players: [0, 1, 2, 3].map((i) => String(d.get(`p${i}`) || "").trim()), rules: String(d.get("rules") || "ema2012") })),
+    el("div", { class: "row" },
+      el("button", { class: "undo", onclick: () => send({ command: "undo", count: 1 }), text: "Undo last event" })),
+    form("chombo", [seatSelect("chombo_seat"), input("chombo_reason", { placeholder: "reason" })], "Chombo",
+      (d) => ({ command: "chombo", seat: Number(d.get("chombo_seat")), reason: String(d.get("chombo_reason") || "") }), true),
+    form("dead-hand", [seatSelect("dead_seat"), input("dead_reason", { placeholder: "reason" })], "Dead hand",
+      (d) => ({ command: "dead_hand", seat: Number(d.get("dead_seat")), reason: String(d.get("dead_reason") || "") }), true),
+    form("set-scores", [...scores, input("scores_reason", { placeholder: "reason" })], "Set scores", (d) => ({
+      command: "set_scores", scores: [0, 1, 2, 3].map((i) => Number(d.get(`s${i}`))), reason: String(d.get("scores_reason") || "") })),
+    form("end-game", [input("end_reason", { placeholder: "reason (time limit…)" })], "End game",
+      (d) => ({ command: "end_game", reason: String(d.get("end_reason") || "") }), true),
+    el("h2", { text: "Replies" }),
+    el("ul", { class: "replies" }, ...replies.map((r) => el("li", { class: r.reply.status === "ok" ? "ok" : "error" },
+      `${r.at} ${r.command}: ${r.reply.status}${r.reply.error ? ` — ${r.reply.error}` : r.reply.data ? ` ${JSON.stringify(r.reply.data)}` : ""}`))));
+}
+
+function onDiscard(seat, index, t, seq) {
+  selected = { seat, index, tile: t.tile, riichi: t.riichi, seq };
+  if (!seq) replies.unshift({ command: "amend", at: new Date().toLocaleTimeString(),
+    reply: { status: "error", error: "this discard's journal number is unknown (the web server joined mid-hand)" } });
+  render(model);
+}
+
+function render(m) {
+  const focused = document.activeElement && document.activeElement.name;
+  renderTablePage(app, m, { onDiscard, extra: controls() });
+  if (selected) {
+    const node = app.querySelector(`.pond[data-seat='${selected.seat}'] .tile[data-index='${selected.index}']`);
+    if (node) node.classList.add("selected");
+  }
+  if (focused) { const f = app.querySelector(`[name='${focused}']`); if (f) f.focus(); }
+}
+
+window.tablesvcReferee = { send };
+session().then(() => connect(`/sse/table/${base}`, model, render));
+export { site, table };

@@ -1,0 +1,47 @@
+// The table page (and the referee console built on it): the live table, players, the hand-by-hand
+// history with deltas, downloads of the game.
+import { ago, el, pathParts, points, seatName, signed } from "/static/feed.js";
+import { endCard, playerCards, roundText, tableView } from "/static/render.js";
+
+export const { site, table } = pathParts();
+export const base = `${encodeURIComponent(site)}/${encodeURIComponent(table)}`;
+
+function history(m) {
+  const state = m.state;
+  const names = [0, 1, 2, 3].map((s) => seatName(state, s));
+  const rows = (m.results || []).filter((r) => r && r.type !== "game_result").map((r, i) => el("tr", { "data-seq": r.seq ?? "" },
+    el("td", { text: `${i + 1}. ${r.hand || ""}` }),
+    el("td", { class: "summary", text: (r.summary || r.result || "").replace(/\bseat ([0-3])\b/g, (_, s) => names[Number(s)]) }),
+    ...(r.deltas || [0, 0, 0, 0]).map((d) => el("td", { class: d > 0 ? "up" : d < 0 ? "down" : "", text: signed(d) }))));
+  return el("table", { class: "history" },
+    el("thead", {}, el("tr", {}, el("th", { text: "hand" }), el("th", { text: "result" }), ...names.map((n) => el("th", { text: n })))),
+    el("tbody", {}, ...rows));
+}
+
+export function renderTablePage(app, m, { onDiscard = null, extra = null } = {}) {
+  const state = m.state;
+  const online = m.status && m.status.status === "online";
+  const shown = state && state.phase !== "playing" && m.handState ? { ...m, state: m.handState } : m;
+  const head = el("header", { class: "top" }, el("h1", { text: `${site} / ${table}` }),
+    el("span", { class: `badge ${m.status ? (online ? "online" : "offline") : "unknown"}`,
+      text: m.status ? (online ? "online" : "offline") : "unknown" }),
+    el("span", { class: "live", text: m.since ? `for ${ago(m.since)}` : "" }),
+    el("span", { class: "live", text: state ? `${state.phase === "game_over" ? "game over" : roundText(state)}${state.rules ? ` · ${state.rules}` : ""}` : "" }),
+    el("span", { class: "spacer" }),
+    el("a", { href: `/overlay/${base}`, text: "overlay" }), el("a", { href: "/", text: "all tables" }),
+    el("span", { class: "live", text: m.connected ? "live" : "reconnecting…" }));
+  const card = endCard(m);
+  const side = el("div", { class: "side-info" }, el("div", { class: "panel" }, el("h2", { text: "Players" }), playerCards(m),
+    card ? el("div", { class: "end-card" }, card) : null));
+  if (extra) side.append(extra);
+  const downloads = el("div", { class: "panel downloads" }, el("h2", { text: "Download the game" }),
+    el("div", { class: "links" },
+      el("a", { href: `/download/${base}.mjai`, download: "", text: "mjai (Mortal, mjai-reviewer)" }),
+      el("a", { href: `/download/${base}.tenhou6`, download: "", text: "tenhou.net/6" })));
+  const hist = el("div", { class: "panel" }, el("h2", { text: "Hands" }), history(m));
+  side.append(hist, downloads);
+  app.replaceChildren(head, el("main", {}, el("div", { class: "table-layout" },
+    el("div", { class: "live" }, tableView(shown, { onDiscard })), side)));
+}
+
+export { points };

@@ -1,0 +1,185 @@
+"""Tile faces for the pages: the project's own drawing as SVG, crisp at any size.
+
+The same design as the camera simulator's drawn set (``hardware_sims/tile_art.py``):
+pips in the standard layouts for pin, bamboo sticks (a bird for 1s) for sou, a
+numeral over the red 'wan' glyph for man, big letters for winds, a frame, a
+lattice and a centre bar for the dragons, red for the red fives. It is drawn
+again here rather than imported because ``tablesvc`` never depends on
+``hardware_sims`` (DESIGN's dependency direction), and as vectors, so a tile
+stays sharp on a 1080p stream at any zoom. Faces are 130 x 175 user units
+(the 26:35 face), names in mjai notation (``5mr`` a red five).
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+__all__ = ["TILE_NAMES", "back_svg", "face_svg"]
+
+TILE_NAMES: tuple[str, ...] = (
+    *(f"{n}m" for n in range(1, 10)),
+    *(f"{n}p" for n in range(1, 10)),
+    *(f"{n}s" for n in range(1, 10)),
+    "E", "S", "W", "N", "P", "F", "C",
+    "5mr", "5pr", "5sr",
+)  # fmt: skip
+
+W, H = 130, 175
+IVORY = "#f4eee2"
+EDGE = "#bab4aa"
+BLACK = "#1e1e1e"
+RED = "#cd2828"
+GREEN = "#1e8c3c"
+BLUE = "#14509a"
+
+_PIN_LAYOUT: dict[int, list[tuple[float, float]]] = {
+    1: [(0.5, 0.5)],
+    2: [(0.5, 0.27), (0.5, 0.73)],
+    3: [(0.25, 0.22), (0.5, 0.5), (0.75, 0.78)],
+    4: [(0.3, 0.28), (0.7, 0.28), (0.3, 0.72), (0.7, 0.72)],
+    5: [(0.27, 0.24), (0.73, 0.24), (0.5, 0.5), (0.27, 0.76), (0.73, 0.76)],
+    6: [(0.3, 0.2), (0.7, 0.2), (0.3, 0.52), (0.7, 0.52), (0.3, 0.8), (0.7, 0.8)],
+    7: [(0.22, 0.16), (0.5, 0.24), (0.78, 0.32), (0.3, 0.6), (0.7, 0.6), (0.3, 0.84), (0.7, 0.84)],
+    8: [(0.3, 0.14), (0.7, 0.14), (0.3, 0.38), (0.7, 0.38), (0.3, 0.62), (0.7, 0.62), (0.3, 0.86), (0.7, 0.86)],
+    9: [(x, y) for y in (0.2, 0.5, 0.8) for x in (0.22, 0.5, 0.78)],
+}
+_PIN_COLOURS: dict[int, list[str]] = {
+    1: [GREEN],
+    2: [GREEN, BLUE],
+    3: [BLUE, RED, GREEN],
+    4: [BLUE, GREEN, GREEN, BLUE],
+    5: [BLUE, GREEN, RED, GREEN, BLUE],
+    6: [GREEN, GREEN, RED, RED, RED, RED],
+    7: [GREEN] * 3 + [RED] * 4,
+    8: [BLUE] * 8,
+    9: [BLUE] * 3 + [RED] * 3 + [GREEN] * 3,
+}
+_PIN_RADIUS = {1: 0.36, 2: 0.2, 3: 0.16, 4: 0.17, 5: 0.15, 6: 0.14, 7: 0.12, 8: 0.11, 9: 0.12}
+_SOU_LAYOUT: dict[int, list[tuple[float, float]]] = {
+    2: [(0.5, 0.27), (0.5, 0.73)],
+    3: [(0.5, 0.27), (0.3, 0.73), (0.7, 0.73)],
+    4: [(0.3, 0.27), (0.7, 0.27), (0.3, 0.73), (0.7, 0.73)],
+    5: [(0.25, 0.27), (0.75, 0.27), (0.5, 0.5), (0.25, 0.73), (0.75, 0.73)],
+    6: [(x, y) for y in (0.27, 0.73) for x in (0.2, 0.5, 0.8)],
+    7: [(0.5, 0.15)] + [(x, y) for y in (0.5, 0.82) for x in (0.2, 0.5, 0.8)],
+    8: [(x, y) for y in (0.27, 0.73) for x in (0.14, 0.38, 0.62, 0.86)],
+    9: [(x, y) for y in (0.18, 0.5, 0.82) for x in (0.2, 0.5, 0.8)],
+}
+_FONT = "font-family='DejaVu Sans, Arial, Helvetica, sans-serif' font-weight='bold' text-anchor='middle'"
+
+
+def _svg(body: str) -> str:
+    return (f"<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 {W} {H}' width='{W}' height='{H}'>"
+            f"{body}</svg>")
+
+
+def _frame() -> str:
+    return (f"<rect x='2' y='2' width='{W - 4}' height='{H - 4}' rx='12' fill='{IVORY}' stroke='{EDGE}' "
+            f"stroke-width='4'/><rect x='7' y='7' width='{W - 14}' height='{H - 14}' rx='9' fill='none' "
+            "stroke='#e2d8c8' stroke-width='2'/>")
+
+
+def _pin(n: int, red: bool) -> str:
+    ax, ay, aw, ah = 10, 12, W - 20, H - 24
+    r = _PIN_RADIUS[n] * aw
+    out = []
+    for i, (px, py) in enumerate(_PIN_LAYOUT[n]):
+        cx, cy = ax + px * aw, ay + py * ah
+        colour = RED if red else _PIN_COLOURS[n][i]
+        out.append(f"<circle cx='{cx:.1f}' cy='{cy:.1f}' r='{r:.1f}' fill='{colour}'/>"
+                   f"<circle cx='{cx:.1f}' cy='{cy:.1f}' r='{r * 0.6:.1f}' fill='none' stroke='{IVORY}' "
+                   f"stroke-width='{max(1.5, r / 6):.1f}'/>"
+                   f"<circle cx='{cx:.1f}' cy='{cy:.1f}' r='{r * 0.25:.1f}' fill='{colour}'/>")
+    return "".join(out)
+
+
+def _stick(cx: float, cy: float, length: float, colour: str, tilt: float) -> str:
+    dx, dy = math.sin(tilt) * length / 2, math.cos(tilt) * length / 2
+    out = [f"<line x1='{cx - dx:.1f}' y1='{cy - dy:.1f}' x2='{cx + dx:.1f}' y2='{cy + dy:.1f}' stroke='{colour}' "
+           "stroke-width='10' stroke-linecap='round'/>"]
+    for t in (-1.0, 0.0, 1.0):
+        px, py = cx + t * dx * 0.85, cy + t * dy * 0.85
+        out.append(f"<line x1='{px - 6:.1f}' y1='{py:.1f}' x2='{px + 6:.1f}' y2='{py:.1f}' stroke='{IVORY}' "
+                   "stroke-width='2.2'/>")
+    return "".join(out)
+
+
+def _sou(n: int, red: bool) -> str:
+    if n == 1:  # a bird: body, crest, tail
+        return (f"<polygon points='{W / 2 - 30},{H - 24} {W / 2},{H / 2 + 40} {W / 2 + 30},{H - 24}' fill='{BLUE}'/>"
+                f"<ellipse cx='{W / 2}' cy='{H / 2 + 10}' rx='30' ry='42' fill='{GREEN}'/>"
+                f"<circle cx='{W / 2}' cy='{H / 2 - 40}' r='16' fill='{RED}'/>"
+                f"<line x1='{W / 2 - 12}' y1='{H / 2 - 8}' x2='{W / 2 + 12}' y2='{H / 2 + 28}' stroke='{IVORY}' "
+                "stroke-width='3'/>")
+    ax, ay, aw, ah = 12, 14, W - 24, H - 28
+    length = ah * (0.36 if n in (2, 3, 4, 5, 6, 8) else 0.26)
+    out = []
+    for i, (px, py) in enumerate(_SOU_LAYOUT[n]):
+        colour = RED if red or (n in (5, 7, 9) and i == len(_SOU_LAYOUT[n]) // 2 - (1 if n == 7 else 0)) else GREEN
+        if n == 9 and i % 3 == 1:
+            colour = RED if not red else BLUE
+        tilt = 0.0 if n != 8 else (0.35 if i % 4 == 1 else -0.35 if i % 4 == 2 else 0.0)
+        out.append(_stick(ax + px * aw, ay + py * ah, length, colour, tilt))
+    return "".join(out)
+
+
+def _man(n: int, red: bool) -> str:
+    """A numeral above the red 'wan' glyph (a fixed stroke pattern, as the simulator draws it)."""
+    x0, x1, top, mid = 22, W - 22, 96, W / 2
+    c = RED
+    glyph = (
+        f"<g stroke='{c}' stroke-linecap='round' fill='none'>"
+        f"<line x1='{x0}' y1='{top}' x2='{x1}' y2='{top}' stroke-width='6'/>"
+        f"<line x1='{mid - 14}' y1='{top - 10}' x2='{mid - 14}' y2='{top + 8}' stroke-width='5'/>"
+        f"<line x1='{mid + 14}' y1='{top - 10}' x2='{mid + 14}' y2='{top + 8}' stroke-width='5'/>"
+        f"<rect x='{x0 + 10}' y='{top + 14}' width='{x1 - x0 - 20}' height='24' stroke-width='5'/>"
+        f"<line x1='{x0 + 10}' y1='{top + 26}' x2='{x1 - 10}' y2='{top + 26}' stroke-width='3.5'/>"
+        f"<line x1='{mid}' y1='{top + 38}' x2='{x0 + 4}' y2='{top + 64}' stroke-width='6'/>"
+        f"<line x1='{mid}' y1='{top + 38}' x2='{x1 - 4}' y2='{top + 64}' stroke-width='6'/>"
+        f"<line x1='{mid}' y1='{top + 38}' x2='{mid}' y2='{top + 66}' stroke-width='5'/></g>"
+    )
+    numeral = f"<text x='{mid}' y='78' font-size='78' {_FONT} fill='{RED if red else BLACK}'>{n}</text>"
+    return numeral + glyph
+
+
+def _honour(tile: str) -> str:
+    if tile in "ESWN":
+        return (f"<text x='{W / 2}' y='{H / 2 + 30}' font-size='92' {_FONT} fill='{BLACK}'>{tile}</text>"
+                f"<line x1='28' y1='{H - 24}' x2='{W - 28}' y2='{H - 24}' stroke='{BLACK}' stroke-width='5'/>")
+    if tile == "P":
+        return (f"<rect x='22' y='28' width='{W - 44}' height='{H - 56}' fill='none' stroke='{BLUE}' "
+                f"stroke-width='6'/><rect x='32' y='38' width='{W - 64}' height='{H - 76}' fill='none' "
+                f"stroke='{BLUE}' stroke-width='2.5'/>")
+    if tile == "F":
+        lines = "".join(f"<line x1='24' y1='{40 + k * 40}' x2='{W - 24}' y2='{40 + k * 40}'/>" for k in range(3))
+        return (f"<g stroke='{GREEN}' stroke-width='7' stroke-linecap='round'>{lines}"
+                f"<line x1='{W / 2}' y1='26' x2='{W / 2}' y2='{H - 24}'/>"
+                f"<line x1='30' y1='{H - 30}' x2='{W / 2}' y2='90' stroke-width='6'/>"
+                f"<line x1='{W - 30}' y1='{H - 30}' x2='{W / 2}' y2='90' stroke-width='6'/></g>")
+    if tile == "C":
+        return (f"<rect x='24' y='58' width='{W - 48}' height='54' fill='none' stroke='{RED}' stroke-width='8'/>"
+                f"<line x1='{W / 2}' y1='24' x2='{W / 2}' y2='{H - 22}' stroke='{RED}' stroke-width='10' "
+                "stroke-linecap='round'/>")
+    raise ValueError(f"not an honour: {tile!r}")
+
+
+@lru_cache(maxsize=64)
+def face_svg(tile: str) -> str:
+    """One face in mjai notation (``5mr`` a red five) as an SVG document."""
+    if tile not in TILE_NAMES:
+        raise ValueError(f"unknown tile {tile!r}; expected one of {', '.join(TILE_NAMES)}")
+    red = tile.endswith("r")
+    if tile[-1] in "mps" or red:
+        n, suit = int(tile[0]), tile[1]
+        body = {"m": _man, "p": _pin, "s": _sou}[suit](n, red)
+    else:
+        body = _honour(tile)
+    return _svg(_frame() + body)
+
+
+@lru_cache(maxsize=1)
+def back_svg() -> str:
+    """A tile back: an orange field in an ivory rim (face-down dora indicators, concealed kans)."""
+    return _svg(f"<rect x='2' y='2' width='{W - 4}' height='{H - 4}' rx='12' fill='{IVORY}' stroke='{EDGE}' "
+                f"stroke-width='4'/><rect x='9' y='9' width='{W - 18}' height='{H - 18}' rx='8' fill='#d77828'/>")

@@ -1,0 +1,110 @@
+"""The web server's settings: the referee password stored hashed, [web] checked like every section, the
+listen address, and ``tablesvc run`` serving the pages from its config."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from tablesvc.cli import main
+from tablesvc.config import ConfigError, load_web_config, parse_config
+from tablesvc.web.auth import hash_password, verify_password
+from tablesvc.web.server import parse_listen
+from tablesvc.web.tiles import TILE_NAMES, face_svg
+
+BASE = '[table]\nsite = "club"\nid = "t1"\n[mqtt]\nurl = "mqtt://127.0.0.1:1883"\n'
+
+
+def test_the_password_is_stored_hashed_and_checked():
+    stored = hash_password("s3cret pass")
+    assert stored.startswith("scrypt$") and "s3cret" not in stored
+    assert verify_password("s3cret pass", stored)
+    assert not verify_password("s3cret pas", stored)
+    assert hash_password("s3cret pass") != stored  # salted
+    assert not verify_password("anything", "scrypt$bad")  # a malformed hash refuses, never raises
+    with pytest.raises(ValueError, match="empty"):
+        hash_password("")
+
+
+def test_hash_password_command_reads_stdin(monkeypatch, capsys):
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("club referee\n"))
+    assert main(["web", "--hash-password"]) == 0
+    assert verify_password("club referee", capsys.readouterr().out.strip())
+
+
+def test_web_section_is_checked_with_file_line_and_key():
+    config = parse_config(BASE + f'[web]\nlisten = "0.0.0.0:8090"\nreferee_password = "{hash_password("x")}"\n'
+                          'idle_alert = 300\n', "table.toml")
+    assert config.web is not None and config.web.listen == "0.0.0.0:8090" and config.web.idle_alert == 300
+    assert "referee_password" not in repr(config.web)  # secrets stay out of logs
+    with pytest.raises(ConfigError, match=r"table.toml line 7: \[web\] referee_password: store the password hashed"):
+        parse_config(BASE + '[web]\nreferee_password = "plain text"\n', "table.toml")
+    with pytest.raises(ConfigError, match=r"line 7: \[web\] listen: 'nowhere': write HOST:PORT"):
+        parse_config(BASE + '[web]\nlisten = "nowhere"\n', "table.toml")
+    with pytest.raises(ConfigError, match=r"\[web\] colour: unknown key"):
+        parse_config(BASE + '[web]\ncolour = "red"\n', "table.toml")
+    assert parse_config(BASE).web is None
+
+
+def test_a_web_servers_own_file(tmp_path):
+    path = tmp_path / "web.toml"
+    path.write_text('[web]\nsite = "club"\nsecret_key = "0123456789abcdef0123"\n[mqtt]\nurl = "mqtt://b:1883"\n')
+    web, url, prefix = load_web_config(path)
+    assert (web.site, url, prefix) == ("club", "mqtt://b:1883", None)
+    path.write_text('[web]\nsecret_key = "short"\n')
+    with pytest.raises(ConfigError, match="at least 16"):
+        load_web_config(path)
+
+
+def test_listen_addresses():
+    assert parse_listen("0.0.0.0:8080") == ("0.0.0.0", 8080)
+    assert parse_listen(":9000") == ("127.0.0.1", 9000)
+    assert parse_listen("8081") == ("127.0.0.1", 8081)
+    with pytest.raises(ValueError, match="HOST:PORT"):
+        parse_listen("localhost:http")
+
+
+def test_every_tile_face_is_an_svg_of_its_own():
+    faces = {name: face_svg(name) for name in TILE_NAMES}
+    assert len(set(faces.values())) == 37  # 34 kinds and three red fives, all different
+    assert all(f.startswith("<svg") and f.endswith("</svg>") for f in faces.values())
+    assert "#cd2828" in faces["5pr"] and faces["5pr"].count("#cd2828") > faces["5p"].count("#cd2828")
+    with pytest.raises(ValueError, match="unknown tile"):
+        face_svg("0m")
+
+
+def test_run_serves_the_pages_from_its_config(mosquitto, tmp_path):
+    config = tmp_path / "table.toml"
+    config.write_text(f'[table]\nsite = "club"\nid = "t1"\ndata_dir = "{tmp_path / "data"}"\n'
+                      f'[mqtt]\nurl = "{mosquitto.url}"\n[web]\nlisten = "127.0.0.1:0"\n')
+    proc = subprocess.Popen([sys.executable, "-m", "tablesvc", "run", "--config", str(config)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = None
+        deadline = time.monotonic() + 20
+        while url is None and time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if "pages on " in line:
+                url = line.split("pages on ", 1)[1].split("/ ", 1)[0]
+        assert url, proc.stderr.read() if proc.poll() is not None else "no 'pages on' line"
+        deadline = time.monotonic() + 10
+        while True:
+            with urllib.request.urlopen(f"{url}/api/tables", timeout=5) as r:
+                tables = json.loads(r.read())["tables"]
+            if (tables and tables[0]["online"]) or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert [(t["site"], t["table"], t["online"]) for t in tables] == [("club", "t1", True)]
+        with urllib.request.urlopen(f"{url}/overlay/club/t1", timeout=5) as r:
+            assert "overlay.js" in r.read().decode()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(15)

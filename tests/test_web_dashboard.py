@@ -1,0 +1,137 @@
+"""The club dashboard and the table page in a real headless Chromium.
+
+Three tables publish to one Mosquitto, none configured in the web server: the
+demo (real pseudo-terminal devices, so device health), an idle ``tablesvc run``
+and an in-process table in the middle of a game with a refused event and a
+chombo. The dashboard lists all three; SIGKILL on the idle service shows it
+offline within seconds (its Last Will). The table page shows the hand history
+with deltas, and its downloads are the game as the project's exporters write it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from tablesvc.engine.events import ExhaustiveDraw, Ron, Tsumo
+from tablesvc.formats.mjai import export_mjai
+from tablesvc.formats.record import RecordedGame
+from tablesvc.replay import replay
+from tests.conftest import Mosquitto
+from tests.web_support import LiveTable, chromium, shot, start_web, viewport, wait_js
+from vision.observations import TileDiscarded
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory):
+    mq = Mosquitto(tmp_path_factory.mktemp("mosquitto"))
+    mq.start()
+    yield mq
+    mq.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    driver = chromium()
+    yield driver
+    driver.quit()
+
+
+def _spawn(args: list[str]) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "tablesvc", *args], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+def _texts(driver, css: str) -> list[str]:
+    return driver.execute_script(f"return [...document.querySelectorAll({css!r})].map(e => e.textContent)")
+
+
+def test_dashboard_lists_every_table_and_shows_one_offline_when_killed(broker, browser, tmp_path):
+    web = start_web(broker.url)
+    config = tmp_path / "t2.toml"
+    config.write_text(f'[table]\nsite = "club"\nid = "t2"\ndata_dir = "{tmp_path / "d2"}"\n'
+                      f'[mqtt]\nurl = "{broker.url}"\n')
+    demo = _spawn(["demo", "--broker", broker.url, "--site", "club", "--table", "t1", "--speed", "3", "--seed", "5",
+                   "--data-dir", str(tmp_path / "d1")])
+    idle = _spawn(["run", "--config", str(config)])
+    table = LiveTable(broker.url, tmp_path / "d3", table="t3").start()
+    try:
+        table.play_until(lambda e: isinstance(e, Ron | Tsumo | ExhaustiveDraw))
+        table.play_until(lambda e: isinstance(e, Ron | Tsumo | ExhaustiveDraw))
+        table.play_to(table.index + 30)
+        wrong = (table.service.table.state.hand.turn + 2) % 4  # a camera sees a discard out of turn: refused
+        table.service.observe(TileDiscarded(camera="camera", timestamp=time.monotonic(), seat=wrong, tile="5m"))
+        assert table.service.wait_idle(10)
+        browser.get(f"{web.url}/")
+        viewport(browser, 1600, 1000)
+        wait_js(browser, "document.querySelectorAll('.table-card.online').length === 3", 30, "(three tables online)")
+        assert _texts(browser, ".table-card .head .name") == ["club / t1", "club / t2", "club / t3"]
+        names = table.record.players
+        t3 = ".table-card[data-table='t3']"
+        assert _texts(browser, f"{t3} .player-name") == list(names)
+        scores = table.service.table.state.scores
+        assert _texts(browser, f"{t3} .score") == [f"{s:,}" for s in scores]
+        assert _texts(browser, f"{t3} .hands b") == [str(len(table.service.table.state.results))]
+        wait_js(browser, f"document.querySelector(\"{t3} .alerts li[data-kind='refused']\")", 10, "(refused alert)")
+        # the demo's devices are real serial drivers on pseudo-terminals: their health is listed
+        wait_js(browser, "document.querySelectorAll(\".table-card[data-table='t1'] .device.up\").length >= 2", 30,
+                "(demo devices)")
+        table.command({"command": "chombo", "seat": 2, "reason": "wrong tenpai call"})
+        wait_js(browser, f"document.querySelector(\"{t3} .alerts li[data-kind='chombo']\")", 10, "(chombo alert)")
+        assert any(names[2] in t for t in _texts(browser, f"{t3} .alerts li[data-kind='chombo']"))
+
+        idle.send_signal(signal.SIGKILL)
+        killed = time.monotonic()
+        idle.wait(10)
+        wait_js(browser, "document.querySelector(\".table-card[data-table='t2'].offline\")", 10, "(t2 offline)")
+        assert time.monotonic() - killed < 5
+        assert _texts(browser, ".table-card[data-table='t2'] .badge") == ["offline"]
+        assert [t.split(" ago")[0][:13] for t in _texts(browser, ".table-card[data-table='t2'] .alerts li")] == [
+            "table offline"]
+        viewport(browser, 1600, 420)  # the picture: just the three cards
+        time.sleep(0.5)
+        shot(browser, "dashboard")
+
+        # ---- the table page: the hand history with deltas, and the downloads
+        browser.get(f"{web.url}/table/club/t3")
+        viewport(browser, 1600, 1000)
+        wait_js(browser, f"Number(document.body.dataset.seq) >= {table.seq}")
+        results = table.service.table.state.results
+        rows = browser.execute_script("return [...document.querySelectorAll('table.history tbody tr')].map(r => "
+                                      "[...r.children].slice(2).map(c => c.textContent))")
+        assert len(rows) == len(results)
+        assert rows[0] == [f"+{d:,}" if d > 0 else f"−{-d:,}" if d < 0 else "±0" for d in results[0].deltas]
+        shot(browser, "table-page")
+        with urllib.request.urlopen(f"{web.url}/download/club/t3.mjai", timeout=10) as response:
+            assert response.headers["Content-Disposition"].endswith('club-t3.mjai.jsonl"')
+            text = response.read().decode()
+        events = table.service.table.events
+        record = RecordedGame(source="club/t3", events=events, players=names, rules=events[0].rules)
+        assert text == export_mjai(record, replay(record))
+        assert json.loads(text.splitlines()[0])["type"] == "start_game"
+        # tenhou.net/6 writes every tile; a camera over a live table sees no deal nor concealed draws: refused, why
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(f"{web.url}/download/club/t3.tenhou6", timeout=10)
+        assert refused.value.code == 409
+        assert "the deal was not seen" in refused.value.read().decode()
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(f"{web.url}/download/club/t2.mjai", timeout=10)
+        assert missing.value.code == 409  # t2 played nothing the server saw: it says so, writes no half game
+    finally:
+        table.stop()
+        for proc in (demo, idle):
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+                try:
+                    proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+        web.stop()

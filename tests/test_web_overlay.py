@@ -1,0 +1,237 @@
+"""The stream overlay in a real headless Chromium, fed by a real table service over a real Mosquitto.
+
+A generated game (seed 17) is shown event by event through the table
+simulator; at each moment the overlay's DOM must show what the service's own
+state says: the riichi tile turned, a call's tile dimmed in the pond and turned
+in the meld, the ron with ura dora (winner, payer, hand, win tile, yaku, limit,
+payments by name), the exhaustive draw (tenpai, deltas), the final ranking with
+uma. A page whose connection is cut mid-hand resumes from Last-Event-ID and
+misses no result. Screenshots at 1920x1080 and 1280x720 go to docs/img when
+``TABLESVC_SCREENSHOTS=docs/img``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import paho.mqtt.client as mqtt
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+
+from tablesvc.engine.engine import Engine
+from tablesvc.engine.events import Call, Discard, ExhaustiveDraw, HandStart, Ron, Tsumo
+from tablesvc.engine.results import HandResult
+from tests.conftest import Mosquitto
+from tests.web_support import CuttableProxy, LiveTable, chromium, shot, start_web, viewport, wait_js, wait_seq
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory):
+    mq = Mosquitto(tmp_path_factory.mktemp("mosquitto"))
+    mq.start()
+    yield mq
+    mq.stop()
+
+
+@pytest.fixture(scope="module")
+def web(broker):
+    server = start_web(broker.url)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    driver = chromium()
+    yield driver
+    driver.quit()
+
+
+def _texts(driver, css: str) -> list[str]:
+    return driver.execute_script(f"return [...document.querySelectorAll({css!r})].map(e => e.textContent)")
+
+
+def _attrs(driver, css: str, name: str) -> list[str]:
+    return driver.execute_script(
+        f"return [...document.querySelectorAll({css!r})].map(e => e.getAttribute({name!r}))")
+
+
+def _signed(v: int) -> str:
+    return f"+{v:,}" if v > 0 else f"−{-v:,}" if v < 0 else "±0"
+
+
+def _ura_ron_index(table: LiveTable) -> int:
+    """The record's next ron after the current point that scores ura dora (the record has full information)."""
+    engine = Engine()
+    for index, event in enumerate(table.record.events):
+        outputs = engine.apply(event)
+        if index >= table.index and isinstance(event, Ron) and any(
+                n == "Ura Dora" for o in outputs if isinstance(o, HandResult) for w in o.wins for n, _ in w.yaku):
+            return index
+    raise AssertionError("the scripted game has no ron with ura dora after this point")
+
+
+def test_the_overlay_shows_a_scripted_game(broker, web, browser, tmp_path):
+    table = LiveTable(broker.url, tmp_path / "data", table="t1").start()
+    try:
+        names = table.record.players
+        browser.get(f"{web.url}/overlay/club/t1")
+        viewport(browser, 1920, 1080)
+
+        # ---- the first hand ends in an exhaustive draw: who was tenpai, what moved
+        table.play_until(lambda e: isinstance(e, ExhaustiveDraw))
+        wait_seq(browser, table.seq)
+        draw = table.service.table.state.results[-1]
+        wait_js(browser, "document.querySelector('.draw-card')")
+        ready = _texts(browser, ".draw-card .tenpai .ready")
+        assert ready == [f"{names[s]}: tenpai" for s in range(4) if draw.tenpai[s]]
+        assert _texts(browser, ".draw-card .payment .delta") == [_signed(d) for d in draw.deltas]
+        shot(browser, "overlay-draw-1080", backdrop=True)
+
+        # ---- a riichi: the tile lies sideways in its pond, the player's card says RIICHI
+        table.play_until(lambda e: isinstance(e, Discard) and e.riichi)
+        wait_seq(browser, table.seq)
+        riichi = table.record.events[table.index - 1]
+        pond = f".side[data-seat='{riichi.seat}'] .pond .tile"
+        assert _attrs(browser, f"{pond}.riichi", "data-tile") == [riichi.tile.mjai]
+        assert "RIICHI" in _texts(browser, f".player[data-seat='{riichi.seat}'] .riichi-badge")
+
+        # ---- a call: the called tile is dimmed in the discarder's pond and turned in the caller's meld
+        table.play_until(lambda e: isinstance(e, Call))
+        wait_seq(browser, table.seq)
+        call = table.record.events[table.index - 1]
+        assert _attrs(browser, f".side[data-seat='{call.from_seat}'] .pond .tile.called", "data-tile")[-1] == \
+            call.called.mjai
+        meld = f".side[data-seat='{call.seat}'] .melds .meld"
+        assert sorted(_attrs(browser, f"{meld} .tile", "data-tile")) == sorted(t.mjai for t in call.tiles)
+        assert len(_attrs(browser, f"{meld} .tile.turned", "data-tile")) == 1
+        state = table.service.table.state
+        assert _texts(browser, ".centre .wall") == [f"wall {state.hand.wall}"]
+        assert _attrs(browser, ".centre .dora .dora-indicator", "data-tile") == [t.mjai for t in state.hand.dora]
+        turn = browser.execute_script("return [...document.querySelectorAll('.side.turn')].map(e => e.dataset.seat)")
+        assert turn == [str(state.hand.turn)]
+
+        # ---- late in a hand with a riichi (the moment before a ron with ura dora), at both sizes
+        ura_ron = _ura_ron_index(table)
+        table.play_to(ura_ron)
+        wait_seq(browser, table.seq)
+        shot(browser, "overlay-1080", backdrop=True)
+        viewport(browser, 1280, 720)
+        time.sleep(0.3)
+        size = browser.execute_script("const r = document.querySelector('.table-view').getBoundingClientRect();"
+                                      "return [r.width, r.height]")
+        assert size == [pytest.approx(880 * 2 / 3, abs=1)] * 2  # the same layout at two thirds
+        shot(browser, "overlay-720", backdrop=True)
+        viewport(browser, 1920, 1080)
+
+        # ---- a ron with ura dora: the result card, by name
+        table.play_to(ura_ron + 1)
+        assert any(n == "Ura Dora" for n, _ in table.service.table.state.results[-1].wins[0].yaku)
+        wait_seq(browser, table.seq)
+        ron = table.record.events[table.index - 1]
+        result = table.service.table.state.results[-1]
+        win = result.wins[0]
+        wait_js(browser, "document.querySelector('.result-card')")
+        assert _texts(browser, ".result-card .winner") == [names[win.seat]]
+        assert _texts(browser, ".result-card .payer") == [names[ron.from_seat]]
+        assert _texts(browser, ".result-card .yaku .yaku-name") == [n for n, _ in win.yaku]
+        assert "Ura Dora" in _texts(browser, ".result-card .yaku .yaku-name")
+        assert _texts(browser, ".result-card .han-fu") == [f"{win.han} han {win.fu} fu"]
+        if win.limit:
+            assert _texts(browser, ".result-card .limit")[0].lower() == win.limit.lower()
+        assert _attrs(browser, ".result-card .ura .tile", "data-tile") == [t.mjai for t in ron.ura]
+        hand = sorted(_attrs(browser, ".result-card .win-hand .tile", "data-tile"))
+        assert hand == sorted(t.mjai for t in ron.claims[0].hand)
+        assert _attrs(browser, ".result-card .win-tile", "data-tile") == [
+            next(e for e in reversed(table.record.events[:table.index - 1]) if isinstance(e, Discard)).tile.mjai]
+        assert _texts(browser, ".result-card .payment .who") == list(names)
+        assert _texts(browser, ".result-card .payment .delta") == [_signed(d) for d in result.deltas]
+        shot(browser, "overlay-result-1080", backdrop=True)
+
+        # ---- the last hand: each player's all-last conditions, exactly as the feed carries them in state
+        last_hand = max(i for i, e in enumerate(table.record.events) if isinstance(e, HandStart))
+        table.play_to(last_hand + 30)
+        wait_seq(browser, table.seq)
+        conditions = web.store.table("club", "t1").state.get("conditions")
+        shown = browser.execute_script("return [...document.querySelectorAll('.conditions .condition')].map(c => "
+                                       "[...c.querySelectorAll('li')].map(l => l.textContent))")
+        assert shown == ([list(lines) for lines in conditions] if conditions else [])
+        if conditions:
+            assert _texts(browser, ".conditions .condition .who") == list(names)
+            shot(browser, "overlay-conditions-1080", backdrop=True)
+
+        # ---- the end: the ranking with uma
+        table.play_to(len(table.record.events))
+        wait_seq(browser, table.seq)
+        final = table.service.table.state.final
+        wait_js(browser, "document.querySelector('.final-card')")
+        rows = browser.execute_script("return [...document.querySelectorAll('.final-card tbody tr')].map(r => "
+                                      "[...r.children].map(c => c.textContent))")
+        assert [r[1] for r in rows] == [names[s.seat] for s in final.standings]
+        assert [r[2] for r in rows] == [f"{s.points:,}" for s in final.standings]
+        assert [r[3] for r in rows] == [_signed(s.uma) for s in final.standings]
+        shot(browser, "overlay-final-1080", backdrop=True)
+
+        # ---- the scores-only variant
+        browser.get(f"{web.url}/overlay/club/t1?view=scores")
+        viewport(browser, 1280, 720)
+        wait_seq(browser, table.seq)
+        assert _texts(browser, ".score-bar .player .name") == list(names)
+        assert not browser.execute_script("return document.querySelector('.table-view')")
+        shot(browser, "overlay-scores-720", backdrop=True)
+        viewport(browser, 1920, 1080)
+    finally:
+        table.stop()
+
+
+def test_conditions_from_the_feed_are_shown(broker, web, browser):
+    """All-last conditions are computed by the rules layer and published in ``state.conditions``; the
+    overlay shows each player's lines (a retained state published by hand here)."""
+    state = {"schema": 1, "seq": 900, "hand_id": "S4-0#8", "phase": "playing", "rules": "ema2012", "round": "S4",
+             "honba": 0, "sticks": 0, "dealer": 3, "turn": 3, "step": "discard", "wall": 70, "dora": ["3p"],
+             "seats": [{"seat": s, "name": n, "wind": "SWNE"[s], "score": p, "riichi": False, "discards": [],
+                        "melds": [], "concealed": 13, "dead": False}
+                       for s, (n, p) in enumerate(zip(("Ann", "Bob", "Cy", "Di"), (35000, 28000, 22000, 15000),
+                                                      strict=True))],
+             "conditions": [["1st: safe unless Bob wins with a mangan"],
+                            ["1st with a mangan tsumo or 3900 from Ann"], ["2nd with 3900"], []],
+             "last_result": None, "final": None}
+    client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2)
+    client.connect("127.0.0.1", broker.port)
+    client.loop_start()
+    client.publish("tablesvc/club/t9/state", json.dumps(state), qos=1, retain=True).wait_for_publish(5)
+    client.loop_stop()
+    client.disconnect()
+    browser.get(f"{web.url}/overlay/club/t9")
+    wait_seq(browser, 900)
+    wait_js(browser, "document.querySelector('.conditions')")
+    assert _texts(browser, ".conditions .condition[data-seat='1'] li") == ["1st with a mangan tsumo or 3900 from Ann"]
+    assert _texts(browser, ".conditions .condition .who")[:3] == ["Ann", "Bob", "Cy"]
+
+
+def test_a_page_cut_mid_hand_resumes_without_missing_a_result(broker, web, browser, tmp_path):
+    table = LiveTable(broker.url, tmp_path / "data", table="t2").start()
+    proxy = CuttableProxy(web.port)
+    try:
+        table.play_to(100)  # mid-hand
+        browser.get(f"http://127.0.0.1:{proxy.port}/overlay/club/t2")
+        wait_seq(browser, table.seq)
+        assert browser.execute_script("return document.body.dataset.snapshots") == "1"
+        proxy.cut()  # the stream dies; the game goes on through two hand ends
+        wait_js(browser, "document.body.dataset.connected === 'no'")
+        before = len(table.service.table.state.results)
+        for _ in range(2):
+            table.play_until(lambda e: isinstance(e, Ron | Tsumo | ExhaustiveDraw))
+        table.play_to(table.index + 20)  # into the next hand
+        assert len(table.service.table.state.results) == before + 2
+        proxy.restore()
+        wait_seq(browser, table.seq, timeout=20)
+        results = int(browser.execute_script("return document.body.dataset.results"))
+        assert results == len(table.service.table.state.results)
+        # it resumed: the server sent what was missed after Last-Event-ID, not a new snapshot
+        assert browser.execute_script("return document.body.dataset.snapshots") == "1"
+        assert browser.execute_script("return window.tablesvcFeed.source.readyState") == 1
+    finally:
+        proxy.close()
+        table.stop()

@@ -1,0 +1,106 @@
+"""The web server's store on its own: what a page gets on connecting and on coming back, and bad input."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from tablesvc.web.store import Store
+
+
+def _state(seq: int, phase: str = "playing", discards: int = 0) -> bytes:
+    seats = [{"seat": s, "name": n, "score": 25000, "discards": [{"tile": "5m", "riichi": False, "called": False}] *
+              (discards if s == 0 else 0), "melds": []} for s, n in enumerate(("Ann", "Bob", "Cy", "Di"))]
+    return json.dumps({"seq": seq, "phase": phase, "hand_id": "E1-0#1", "seats": seats}).encode()
+
+
+def _event(seq: int, kind: str, body: dict, ts: str = "2026-11-23T23:12:11.042Z") -> bytes:
+    return json.dumps({"seq": seq, "ts": ts, "source": "test", "kind": kind, "event": {"type": kind, **body}}).encode()
+
+
+def _subscribe(store: Store, key, last=None):
+    loop = asyncio.new_event_loop()
+    try:
+        return store.subscribe(loop, key, last)
+    finally:
+        loop.close()
+
+
+def test_a_page_that_comes_back_gets_what_it_missed_and_a_new_page_a_snapshot():
+    store = Store()
+    base = "tablesvc/club/t1"
+    store.feed(f"{base}/status", b'{"status": "online"}')
+    store.feed(f"{base}/events", _event(1, "start_game", {"players": ["Ann", "Bob", "Cy", "Di"]}))
+    store.feed(f"{base}/state", _state(1))
+    store.feed(f"{base}/events", _event(2, "hand_start", {}))
+    store.feed(f"{base}/state", _state(2))
+    store.feed(f"{base}/events", _event(3, "discard", {"seat": 0, "tile": "5m"}))
+    store.feed(f"{base}/results", json.dumps({"type": "hand_result", "seq": 3, "result": "win", "deltas": [0] * 4,
+                                              "wins": []}).encode())
+    store.feed(f"{base}/state", _state(3, discards=1))
+    _, missed, snapshot = _subscribe(store, ("club", "t1"), 2)
+    assert snapshot is None
+    assert [(m.kind, m.seq) for m in missed] == [("results", None), ("state", 3)]
+    assert "id: 3\nevent: state\n" in missed[-1].text
+    _, missed, snapshot = _subscribe(store, ("club", "t1"), None)
+    assert missed is None and snapshot["state"]["seq"] == 3 and len(snapshot["results"]) == 1
+    assert snapshot["state"]["discard_seqs"] == [[3], [], [], []]  # the console can amend it by its seq
+    _, missed, snapshot = _subscribe(store, ("club", "t1"), 999)  # an id the ring does not hold: snapshot
+    assert missed is None and snapshot is not None
+    table = store.table("club", "t1")
+    assert table.game_started_ts == table.last_event_ts == 1795475531.042  # ISO 8601 times read
+
+
+def test_bad_messages_are_dropped_and_nothing_else_changes():
+    store = Store()
+    base = "tablesvc/club/t1"
+    store.feed(f"{base}/state", _state(5))
+    for topic, payload in ((f"{base}/state", b"not json"), (f"{base}/state", b"[1, 2]"),
+                           (f"{base}/events", b'{"seq": "x"}'), (f"{base}/results", b'{"type": 5}'),
+                           ("tablesvc/club", b"{}"), ("other/club/t1/state", b"{}"), (f"{base}/state", b"")):
+        store.feed(topic, payload)
+    table = store.table("club", "t1")
+    assert table.state["seq"] == 5 and table.entries == {} and table.results == []
+    assert store.summaries("*")[0]["players"][0]["name"] == "Ann"
+
+
+def test_a_new_game_starts_a_new_history():
+    store = Store()
+    base = "tablesvc/club/t1"
+    for seq in (1, 2, 3):
+        store.feed(f"{base}/events", _event(seq, "discard" if seq > 1 else "start_game", {"seat": 0, "tile": "5m"}))
+    store.feed(f"{base}/results", json.dumps({"type": "hand_result", "seq": 3, "result": "win", "deltas": [0] * 4,
+                                              "wins": []}).encode())
+    store.feed(f"{base}/events", _event(1, "start_game", {}))
+    table = store.table("club", "t1")
+    assert sorted(table.entries) == [1] and table.results == []
+
+
+def test_alerts_last_while_their_cause_does():
+    now = [1795475531.042 + 60]
+    store = Store(idle_limit=300, clock=lambda: now[0])
+    base = "tablesvc/club/t1"
+    store.feed(f"{base}/status", b'{"status": "online"}')
+    store.feed(f"{base}/events", _event(1, "start_game", {}))
+    store.feed(f"{base}/state", _state(1))
+    store.feed(f"{base}/devices/camera", b'{"name": "camera", "connected": true, "state": "reading"}')
+    assert store.summaries("club")[0]["alerts"] == []
+    store.feed(f"{base}/devices/camera", b'{"name": "camera", "connected": false, "state": "no frames"}')
+    kinds = [(a["kind"], a["text"]) for a in store.summaries("club")[0]["alerts"]]
+    assert kinds == [("device", "camera lost (no frames)")]
+    store.feed(f"{base}/devices/camera", b'{"name": "camera", "connected": true, "state": "reading"}')
+    now[0] += 600  # ten minutes without an event in a game being played
+    assert [a["kind"] for a in store.summaries("club")[0]["alerts"]] == ["idle"]
+    store.feed(f"{base}/status", b'{"status": "offline"}')
+    row = store.summaries("club")[0]
+    assert [a["kind"] for a in row["alerts"]] == ["offline"] and row["online"] is False and row["since"] == now[0]
+
+
+def test_a_server_started_mid_game_knows_the_last_hand_from_the_retained_state():
+    store = Store()
+    state = json.loads(_state(40, phase="between_hands"))
+    state["last_result"] = {"type": "hand_result", "seq": 39, "result": "exhaustive_draw", "deltas": [0] * 4}
+    store.feed("tablesvc/club/t1/state", json.dumps(state).encode())
+    _, _, snapshot = _subscribe(store, ("club", "t1"))
+    assert [r["seq"] for r in snapshot["results"]] == [39]
+    assert snapshot["state"]["discard_seqs"] is None  # no events seen: the console cannot number discards

@@ -1,0 +1,225 @@
+"""What the web tests share: a live simulated table, the web server, a real headless Chromium, screenshots.
+
+Everything is real: a Mosquitto the tests start, the table service fed by the
+table simulator (observations as the drivers produce them), the web server on
+a free port, and Debian's Chromium driven by Selenium. One browser per test
+module (the machine is small).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hardware_sims.generator import generate_game
+from hardware_sims.table import DirectOutputs, TableSimulator
+from tablesvc.config import parse_config
+from tablesvc.engine.events import GameStart
+from tablesvc.mqtt.link import BrokerURL, IncomingMessage
+from tablesvc.service import TableService
+from tablesvc.web.app import WebSettings
+from tablesvc.web.auth import hash_password
+from tablesvc.web.server import WebServer
+
+REFEREE_PASSWORD = "correct horse battery"
+_HASH = hash_password(REFEREE_PASSWORD)
+SCRIPTED_SEED = 17  # E1 draw; E2 Ben's riichi, ron from Aoi with ura dora (haneman); calls; S4 draw; the final
+
+
+def screenshot_dir() -> Path:
+    """``TABLESVC_SCREENSHOTS=docs/img`` writes the pictures the docs show; else a temporary directory."""
+    target = os.environ.get("TABLESVC_SCREENSHOTS")
+    path = Path(target) if target else Path(tempfile.gettempdir()) / "tablesvc-screenshots"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+class LiveTable:
+    """One table service playing a generated game, step by step, through the table simulator."""
+
+    def __init__(self, broker_url: str, data_dir: Path, *, site: str = "club", table: str = "t1",
+                 seed: int = SCRIPTED_SEED) -> None:
+        self.site, self.table = site, table
+        self.config = parse_config(f'[table]\nsite = "{site}"\nid = "{table}"\ndata_dir = "{data_dir}"\n'
+                                   f'[mqtt]\nurl = "{broker_url}"\n')
+        self.service = TableService(self.config)
+        self.record = generate_game(seed)
+        self.sim = TableSimulator(self.record, DirectOutputs(self.service.observe), start_game=self._start)
+        self.index = 0
+
+    def _start(self, event: GameStart) -> None:
+        self.command({"command": "start_game", "players": list(event.players), "rules": event.rules})
+
+    def start(self) -> LiveTable:
+        self.service.start()
+        assert self.service.link.wait_connected(15)
+        return self
+
+    def command(self, command: dict[str, Any]) -> None:
+        """A referee command as the service receives it from MQTT."""
+        self.service.inbox.put(("cmd", IncomingMessage(f"{self.config.topics.base}/cmd",
+                                                       json.dumps({"transaction": "test", **command}).encode())))
+        assert self.service.wait_idle(20)
+
+    def play_to(self, index: int) -> None:
+        """Show the record's events up to (not including) ``index``."""
+        while self.index < min(index, len(self.record.events)):
+            self.sim.show(self.record.events[self.index])
+            self.index += 1
+        assert self.service.wait_idle(30)
+
+    def play_until(self, predicate) -> int:
+        """Show events until ``predicate(event)`` holds for the one just shown; its index."""
+        while self.index < len(self.record.events):
+            event = self.record.events[self.index]
+            self.sim.show(event)
+            self.index += 1
+            if predicate(event):
+                break
+        assert self.service.wait_idle(30)
+        return self.index - 1
+
+    @property
+    def seq(self) -> int:
+        return self.service.journal.last_seq
+
+    def stop(self) -> None:
+        self.service.stop()
+
+
+def start_web(broker_url: str, **settings: Any) -> WebServer:
+    server = WebServer(BrokerURL.parse(broker_url), listen=("127.0.0.1", 0),
+                       settings=WebSettings(referee_password=_HASH, secret_key="test-secret-key-0123456789",
+                                            **settings))
+    server.start()
+    assert server.link.wait_connected(10)
+    return server
+
+
+def chromium():
+    """A headless Chromium (Debian's chromium + chromium-driver) under Selenium."""
+    webdriver = pytest.importorskip("selenium.webdriver")
+    binary = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver_path = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+    if binary is None or not Path(driver_path).exists():
+        pytest.skip("chromium and chromium-driver are not installed (.ci/run installs them with apt-get)")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--hide-scrollbars", "--force-device-scale-factor=1", "--window-size=1920,1080"):
+        options.add_argument(arg)
+    return webdriver.Chrome(service=Service(driver_path), options=options)
+
+
+def viewport(driver, width: int, height: int) -> None:
+    """Resize so that the page's viewport (not the window) is width x height."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+
+
+def wait_js(driver, script: str, timeout: float = 15.0, message: str = "") -> Any:
+    """Poll ``return <script>`` until it is truthy; its value."""
+    deadline = time.monotonic() + timeout
+    value = None
+    while time.monotonic() < deadline:
+        value = driver.execute_script(f"return {script}")
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {script!r} {message} (last value {value!r})")
+
+
+def wait_seq(driver, seq: int, timeout: float = 15.0) -> None:
+    wait_js(driver, f"Number(document.body.dataset.seq || 0) >= {seq}", timeout, f"(seq {seq})")
+
+
+def shot(driver, name: str, *, backdrop: bool = False) -> Path:
+    """A screenshot into :func:`screenshot_dir`. ``backdrop``: a stand-in for the camera picture the
+    overlay lies on in OBS (the overlay itself is transparent)."""
+    if backdrop:
+        driver.execute_script(
+            "document.documentElement.style.background = 'radial-gradient(ellipse at 40% 45%, #4b5a52, #1d2421 70%)'")
+    path = screenshot_dir() / f"{name}.png"
+    driver.save_screenshot(str(path))
+    if backdrop:
+        driver.execute_script("document.documentElement.style.background = ''")
+    return path
+
+
+class CuttableProxy:
+    """A TCP proxy between the browser and the web server whose connections the test can cut, as a
+    Wi-Fi drop would: open streams die, and new ones are refused until :meth:`restore`."""
+
+    def __init__(self, target_port: int) -> None:
+        import socket
+        import threading
+
+        self._socket, self._threading = socket, threading
+        self.target = target_port
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(64)
+        self.port = self.listener.getsockname()[1]
+        self.blocked = False
+        self.pairs: list[tuple[Any, Any]] = []
+        self.lock = threading.Lock()
+        self.cuts = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            if self.blocked:
+                client.close()
+                continue
+            upstream = self._socket.create_connection(("127.0.0.1", self.target))
+            with self.lock:
+                self.pairs.append((client, upstream))
+            for a, b in ((client, upstream), (upstream, client)):
+                self._threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(a, b) -> None:
+        try:
+            while data := a.recv(65536):
+                b.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (a, b):
+                with contextlib.suppress(OSError):
+                    s.close()
+
+    def cut(self) -> None:
+        self.blocked = True
+        self.cuts += 1
+        with self.lock:
+            pairs, self.pairs = self.pairs, []
+        for pair in pairs:
+            for s in pair:
+                try:
+                    s.shutdown(self._socket.SHUT_RDWR)
+                    s.close()
+                except OSError:
+                    pass
+
+    def restore(self) -> None:
+        self.blocked = False
+
+    def close(self) -> None:
+        self.cut()
+        self.listener.close()
