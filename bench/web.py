@@ -38,7 +38,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from hardware_sims.generator import generate_game
 from tablesvc.engine.engine import Engine
 from tablesvc.engine.events import to_dict
-from tablesvc.mqtt.payloads import result_payload, state_payload
+from tablesvc.mqtt.payloads import iso_time, result_payload, state_payload
 
 
 def free_port() -> int:
@@ -83,9 +83,9 @@ def game_payloads(seed: int = 17) -> tuple[dict, list[dict], list[dict]]:
     events, results, middle = [], [], None
     for seq, event in enumerate(record.events, 1):
         outputs = engine.apply(event)
-        events.append({"schema": 1, "seq": seq, "ts": time.time(), "source": "bench", "kind": event.type,
+        events.append({"schema": 1, "seq": seq, "ts": iso_time(time.time()), "source": "bench", "kind": event.type,
                        "event": to_dict(event)})
-        results += [result_payload(o, seq) for o in outputs if type(o).__name__ == "HandResult"]
+        results += [result_payload(o, seq, engine.state.players) for o in outputs if type(o).__name__ == "HandResult"]
         if middle is None and seq > 120 and engine.state.hand is not None:
             middle = state_payload(engine.state, seq)
     return middle, events, results

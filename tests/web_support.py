@@ -50,7 +50,8 @@ class LiveTable:
         self.site, self.table = site, table
         self.config = parse_config(f'[table]\nsite = "{site}"\nid = "{table}"\ndata_dir = "{data_dir}"\n'
                                    f'[mqtt]\nurl = "{broker_url}"\n')
-        self.service = TableService(self.config)
+        # the module's broker may still hold an earlier test's game of this table: each test starts a new one
+        self.service = TableService(self.config, new_game=True)
         self.record = generate_game(seed)
         self.sim = TableSimulator(self.record, DirectOutputs(self.service.observe), start_game=self._start)
         self.index = 0
@@ -64,9 +65,11 @@ class LiveTable:
         return self
 
     def command(self, command: dict[str, Any]) -> None:
-        """A referee command as the service receives it from MQTT."""
-        self.service.inbox.put(("cmd", IncomingMessage(f"{self.config.topics.base}/cmd",
-                                                       json.dumps({"transaction": "test", **command}).encode())))
+        """A referee command as the service receives it from MQTT, each with a transaction of its own (the
+        service answers a transaction it has seen with its first reply, without running it again)."""
+        self._transactions = getattr(self, "_transactions", 0) + 1
+        body = {"transaction": f"test-{self._transactions}", **command}
+        self.service.inbox.put(("cmd", IncomingMessage(f"{self.config.topics.base}/cmd", json.dumps(body).encode())))
         assert self.service.wait_idle(20)
 
     def play_to(self, index: int) -> None:
