@@ -16,6 +16,7 @@ from tablesvc.engine.results import GameResult, HandResult, round_name
 from tablesvc.engine.state import GameState
 from tablesvc.formats.mjlog import parse_mjlog
 from tablesvc.formats.record import RecordedGame, RecordError
+from tablesvc.journal import JournalError
 
 __all__ = ["Mismatch", "ReplayReport", "load_record", "replay"]
 
@@ -38,6 +39,14 @@ class ReplayReport:
 def load_record(path: str | Path, fmt: str | None = None) -> RecordedGame:
     """Read a game file in any supported format (detected from the content unless ``fmt`` says)."""
     p = Path(path)
+    if fmt in (None, "journal"):
+        from tablesvc.archive import is_journal, load_game, to_record
+
+        if is_journal(p):  # a table's journal (tablesvc games): the game as the service played it
+            try:
+                return to_record(load_game(p))
+            except JournalError as exc:
+                raise RecordError(str(exc)) from None
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:

@@ -15,7 +15,8 @@ from tablesvc.replay import Mismatch, ReplayReport, load_record, replay
 NAME = "replay"
 
 _EPILOG = """\
-formats: Tenhou mjlog XML, mjai JSON lines, tenhou.net/6 JSON (detected from the content).
+formats: Tenhou mjlog XML, mjai JSON lines, tenhou.net/6 JSON (detected from the content), and a
+table's journal (<data_dir>/<table>.sqlite3 or an archived game, see 'tablesvc games').
 
 A hand's deltas are what its result moved (win or draw payments, counters, riichi sticks
 collected); each riichi deposit of the hand is listed apart, as the recorded logs do.
