@@ -8,18 +8,18 @@ import sys
 from collections.abc import Sequence
 
 from tablesvc import __version__
-from tablesvc.cli import games, replay, score, service, vision
+from tablesvc.cli import games, records, replay, score, service, vision
 
 __all__ = ["main"]
 
-_COMMANDS = (score, replay, games)
+_COMMANDS = (score, replay, games, records)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tablesvc",
         description="Follow a real riichi mahjong table and publish a live, scored game. "
-        "Sub-commands: score, replay, games, run, demo, watch, vision.",
+        "Sub-commands: score, replay, games, records, run, demo, watch, vision.",
     )
     parser.add_argument("--version", action="version", version=f"tablesvc {__version__}")
     parser.add_argument(

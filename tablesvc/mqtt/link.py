@@ -5,6 +5,13 @@ paho-mqtt 2.x with ``CallbackAPIVersion.VERSION2``. MQTT 5 is tried first and
 3.1.1). The Last Will marks the table offline if the service dies; paho
 reconnects with backoff on its own, and every (re)connection is reported so
 the publisher can resend what the broker has not acknowledged.
+
+A consumer that must miss nothing (the records collector) asks for a
+persistent session (``session_expiry``: clean start off, the broker keeps
+its subscriptions and queues QoS 1 messages while it is away) and for
+``manual_ack``: a message is acknowledged only when the consumer calls
+:meth:`MqttLink.ack` after it has stored it, so a crash before that gets the
+message again at the next connection.
 """
 
 from __future__ import annotations
@@ -72,6 +79,8 @@ class IncomingMessage:
     payload: bytes
     response_topic: str | None = None
     correlation_data: bytes | None = None
+    mid: int = 0
+    qos: int = 0
 
 
 class MqttLink:
@@ -88,10 +97,15 @@ class MqttLink:
         on_message: Callable[[IncomingMessage], None] | None = None,
         on_refused: Callable[[int, str], None] | None = None,
         on_disconnected: Callable[[], None] | None = None,
-        subscriptions: tuple[str, ...] = (),
+        subscriptions: tuple[str | tuple[str, int], ...] = (),
         protocol: str = "auto",
         ca_file: str | None = None,
+        session_expiry: int | None = None,
+        manual_ack: bool = False,
     ) -> None:
+        """``subscriptions``: topic filters, at QoS 1 unless given as ``(filter, qos)``. ``session_expiry``
+        (seconds): keep the session across disconnections (MQTT 5 session expiry; 3.1.1 clean session off).
+        ``manual_ack``: QoS 1 messages are acknowledged by :meth:`ack`, not on receipt."""
         self.url = url
         self._client_id = client_id
         self._will: tuple[str | None, bytes] = (will_topic, will_payload)
@@ -104,6 +118,8 @@ class MqttLink:
         self._auto = protocol == "auto"
         self._v5 = protocol in ("auto", "5")
         self._ca_file = ca_file
+        self._session_expiry = session_expiry
+        self._manual_ack = manual_ack
         self._lock = threading.Lock()
         self.connected = threading.Event()
         self.connects = 0
@@ -120,7 +136,8 @@ class MqttLink:
             callback_api_version=CallbackAPIVersion.VERSION2,
             client_id=self._client_id,
             protocol=mqtt.MQTTv5 if self._v5 else mqtt.MQTTv311,
-            clean_session=None if self._v5 else True,
+            clean_session=None if self._v5 else self._session_expiry is None,
+            manual_ack=self._manual_ack,
         )
         if self._will[0] is not None:
             client.will_set(self._will[0], self._will[1], qos=1, retain=True)
@@ -140,7 +157,13 @@ class MqttLink:
 
     def start(self) -> None:
         """Connect in the background; returns at once (the broker may come later)."""
-        self._client.connect_async(self.url.host, self.url.port, keepalive=15)
+        if self._v5 and self._session_expiry is not None:
+            props = Properties(PacketTypes.CONNECT)
+            props.SessionExpiryInterval = self._session_expiry
+            self._client.connect_async(self.url.host, self.url.port, keepalive=15, clean_start=False,
+                                       properties=props)
+        else:
+            self._client.connect_async(self.url.host, self.url.port, keepalive=15)
         self._client.loop_start()
         if self._auto and self._v5:
             threading.Thread(target=self._watch_handshake, name="mqtt-handshake", daemon=True).start()
@@ -208,8 +231,9 @@ class MqttLink:
         self._ever_connected = True
         self.connects += 1
         log.info("connected to %s (MQTT %s)", self.url, self.protocol)
-        for topic in self._subscriptions:
-            client.subscribe(topic, qos=1)
+        for item in self._subscriptions:
+            topic, qos = item if isinstance(item, tuple) else (item, 1)
+            client.subscribe(topic, qos=qos)
         self.connected.set()
         try:
             self._on_connected()
@@ -254,9 +278,15 @@ class MqttLink:
         response = getattr(props, "ResponseTopic", None) if props is not None else None
         correlation = getattr(props, "CorrelationData", None) if props is not None else None
         try:
-            self._on_message(IncomingMessage(msg.topic, msg.payload, response, correlation))
+            self._on_message(IncomingMessage(msg.topic, msg.payload, response, correlation, msg.mid, msg.qos))
         except Exception:
             log.exception("error while handling a message on %s", msg.topic)
+
+    def ack(self, message: IncomingMessage) -> None:
+        """With ``manual_ack``: the message is stored, the broker may forget it (QoS 0 needs none)."""
+        if self._manual_ack and message.qos > 0:
+            with self._lock:
+                self._client.ack(message.mid, message.qos)
 
     def _published(self, _client: mqtt.Client, _userdata: Any, mid: int, reason: Any, _props: Any) -> None:
         """Only a refusal matters here (MQTT 5 PUBACK with a failure reason, e.g. not authorised):
