@@ -198,7 +198,7 @@ class RecordsStore:
         with self.engine.connect() as conn:
             return conn.execute(select(games.c.game).where(
                 games.c.site == site, games.c.table_id == table, games.c.finished.is_(False)
-            ).order_by(games.c.started.desc()).limit(1)).scalar()
+            ).order_by(games.c.started.desc(), games.c.game.desc()).limit(1)).scalar()
 
     def _write(self, work: Any) -> None:
         try:
@@ -245,7 +245,7 @@ class RecordsStore:
         merged = self.aliases()
         try:
             with self.engine.connect() as conn:
-                q = select(games).order_by(games.c.started, games.c.site, games.c.table_id)
+                q = select(games).order_by(games.c.started, games.c.game, games.c.site, games.c.table_id)
                 if since:
                     q = q.where(games.c.started >= since)
                 if finished_only:
