@@ -193,3 +193,46 @@ def test_a_club_night_is_kept_once_through_kills_restarts_corrections_and_redeli
         for c in collectors.values():
             if c.proc is not None and c.proc.poll() is None:
                 c.proc.kill()
+
+
+def test_a_result_the_database_refused_is_retried_and_never_acknowledged_before_it_is_stored(
+        mosquitto, tmp_path, mocker, caplog):
+    """The database fails (a fault injected at the store's one write boundary): the collector retries; stopped
+    while it still fails, it leaves the message unacknowledged, and the next start stores it."""
+    from tablesvc.records.collector import Collector
+    from tablesvc.records.store import RecordsError
+    from tests.test_records_store import feed
+
+    store = RecordsStore(str(tmp_path / "records.sqlite3"))
+    payloads = feed(game_two(), "2026-11-20T19:05:00.000+00:00")
+    publisher = Results(mosquitto.port)  # a plain client; what it hears is not used here
+    real_write = RecordsStore._write
+    failing = mocker.patch.object(RecordsStore, "_write", autospec=True,
+                                  side_effect=RecordsError("cannot write to the records database: disk I/O error"))
+    caplog.set_level("ERROR", logger="tablesvc.records.collector")
+
+    def collector() -> Collector:
+        c = Collector(store, mosquitto.url, client_id="records-faults")
+        c.start()
+        assert c.link.wait_connected(15)
+        time.sleep(0.3)
+        return c
+
+    first = collector()
+    publisher.client.publish("tablesvc/club/t2/results", json.dumps(payloads[0]), qos=1).wait_for_publish(5)
+    assert wait_for(lambda: failing.call_count >= 2, 10)  # retried
+    assert "kept unacknowledged at the broker" in caplog.text
+    first.stop()  # still failing: the message is not acknowledged
+    assert store.games(finished_only=False) == []
+    failing.side_effect = lambda self, work: real_write(self, work)  # the database is back
+    second = collector()
+    publisher.client.publish("tablesvc/club/t2/results", json.dumps(payloads[1]), qos=1).wait_for_publish(5)
+    try:
+        assert wait_for(lambda: [(g.finished, len(g.hands)) for g in store.games(finished_only=False)]
+                        == [(True, 1)], 15)
+        assert figures(store)["Eve"] == (1, (1, 0, 0, 0), 38000, 1, 1, 0, 1, 8000)
+        assert second.written == 2
+    finally:
+        second.stop()
+        publisher.close()
+        store.close()
