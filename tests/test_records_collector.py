@@ -222,7 +222,13 @@ def test_a_result_the_database_refused_is_retried_and_never_acknowledged_before_
     publisher.client.publish("tablesvc/club/t2/results", json.dumps(payloads[0]), qos=1).wait_for_publish(5)
     assert wait_for(lambda: failing.call_count >= 2, 10)  # retried
     assert "kept unacknowledged at the broker" in caplog.text
-    first.stop()  # still failing: the message is not acknowledged
+    # still failing when asked to stop: the handler gives up on the message and returns while the connection is
+    # still up (a stop normally disconnects first; this is the worst order), and must not acknowledge it
+    first._stopping.set()
+    calls = failing.call_count
+    time.sleep(1.5)
+    assert failing.call_count == calls  # no more retries: the handler has returned
+    first.stop()
     assert store.games(finished_only=False) == []
     failing.side_effect = lambda self, work: real_write(self, work)  # the database is back
     second = collector()
