@@ -134,7 +134,7 @@ def _standings(args: argparse.Namespace) -> int:
         print("no finished games yet" + (f" since {args.since}" if args.since else ""))
         return 0
     width = max(6, *(len(p.name) for p in table.players))
-    print(f"{'player':<{width}}  games  1st 2nd 3rd 4th  avg place    total   win  deal-in  riichi  avg win")
+    print(f"{'player':<{width}}  games  1st 2nd 3rd 4th  avg place    total     win  deal-in  riichi  avg win")
     for p in table.players:
         print(f"{p.name:<{width}}  {p.games:>5}  {p.places[0]:>3} {p.places[1]:>3} {p.places[2]:>3} {p.places[3]:>3}"
               f"  {p.average_place:>9.2f}  {p.total:>+7d}  {_rate(p.win_rate)} {_rate(p.deal_in_rate):>8} "
