@@ -242,3 +242,28 @@ def test_a_result_the_database_refused_is_retried_and_never_acknowledged_before_
         second.stop()
         publisher.close()
         store.close()
+
+
+def test_results_of_an_older_service_without_game_ids_are_kept_once_with_names_from_the_state(tmp_path):
+    """A service that names no game and no hand number: the table's open game, hands matched by ``seq``,
+    names from the retained ``state``. The link is not started: messages are handed to the collector."""
+    from tablesvc.records.collector import Collector
+    from tests.test_records_store import feed
+
+    store = RecordsStore(str(tmp_path / "records.sqlite3"))
+    collector = Collector(store, "mqtt://127.0.0.1:1", client_id="records-old")
+    payloads = feed(game_two(), "unused")
+    for p in payloads:
+        del p["game"]
+        p.pop("number", None)
+    state = {"seats": [{"seat": i, "name": n} for i, n in enumerate(["Bob", "Eve", "Ann", "Cat"])]}
+    messages = [("tablesvc/club/t2/state", state), *(("tablesvc/club/t2/results", p) for p in payloads)]
+    for topic, payload in [*messages, *messages[1:]]:  # every result twice
+        collector.handle(IncomingMessage(topic, json.dumps(payload).encode()))
+    (game,) = store.games()
+    assert game.game.startswith("seen-") and len(game.hands) == 1
+    assert [s.name for s in game.seats] == ["Bob", "Eve", "Ann", "Cat"]
+    assert figures(store)["Eve"] == (1, (1, 0, 0, 0), 38000, 1, 1, 0, 1, 8000)
+    collector.handle(IncomingMessage("tablesvc/club/t2/results", b'{"type": "hand_result"}'))
+    assert collector.rejected == 1 and len(store.games()[0].hands) == 1
+    store.close()

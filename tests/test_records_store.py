@@ -166,3 +166,28 @@ def test_database_urls():
     assert database_url("x.sqlite3").startswith("sqlite:////")
     with pytest.raises(RecordsError, match="postgresql://"):
         database_url("mysql://h/db")
+
+
+def test_stores_opened_together_on_an_empty_database_migrate_once(db_url):
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(4) as pool:
+        stores = list(pool.map(lambda _: RecordsStore(db_url), range(4)))
+    for store in stores:
+        store.close()
+    with RecordsStore(db_url) as store, store.engine.connect() as conn:
+        assert [r[0] for r in conn.execute(records_schema.select())] == list(range(1, SCHEMA_VERSION + 1))
+
+
+def test_standings_text_names_every_column(db_url, capsys):
+    with RecordsStore(db_url) as store:
+        club_night(store)
+    assert main(["records", "standings", "--db", db_url]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["player", "games", "1st", "2nd", "3rd", "4th", "avg", "place", "total", "win",
+                                "deal-in", "riichi", "avg", "win"]
+    # Cat: 3 games, 2 firsts and a second, average 1.33, +51000, won 2 of 4 hands for 2000 each
+    assert lines[1].split() == ["Cat", "3", "2", "1", "0", "0", "1.33", "+51000", "50.0%", "0.0%", "0.0%", "2000"]
+    assert "  2026-11-20T19:05:00+00:00  club/t2  1. Eve +38000, 2. Ann -2000, 2. Cat -2000, 4. Bob -34000" in lines
+    assert main(["records", "standings", "--since", "2030-01-01", "--db", db_url]) == 0
+    assert capsys.readouterr().out.strip() == "no finished games yet since 2030-01-01"

@@ -48,6 +48,41 @@ def _four_names(value: Any) -> tuple[str, str, str, str] | None:
     return None
 
 
+def _check_hand(p: dict[str, Any]) -> None:
+    if not isinstance(p.get("result"), str) or not isinstance(p.get("hand"), str):
+        raise ValueError("a hand result without its hand or result")
+    for key in ("deltas", "scores"):
+        if not isinstance(p.get(key), list) or len(p[key]) != 4:
+            raise ValueError(f"a hand result without four {key}")
+    if not isinstance(p.get("wins", []), list):
+        raise ValueError("a hand result whose wins are no list")
+
+
+def _check_final(p: dict[str, Any]) -> None:
+    ranking = p.get("ranking")
+    if not isinstance(ranking, list) or sorted(int(r["seat"]) for r in ranking) != [0, 1, 2, 3]:
+        raise ValueError("a game result without a ranking of the four seats")
+    for r in ranking:
+        for key in ("points", "place", "uma", "result"):
+            int(r[key])
+
+
+def _check(payload: dict[str, Any]) -> None:
+    """What the store needs of a result is there (ValueError, KeyError or TypeError otherwise)."""
+    kind = payload.get("type")
+    if kind == "hand_result":
+        _check_hand(payload)
+    elif kind == "game_result":
+        _check_final(payload)
+    elif kind == "results_replaced":
+        if not isinstance(payload.get("results"), list):
+            raise ValueError("results_replaced without its results")
+        for r in payload["results"]:
+            _check_hand(r)
+        if payload.get("final") is not None:
+            _check_final(payload["final"])
+
+
 class Collector:
     """Subscribes to ``<prefix>/<site>/+/results`` and keeps every game in ``store``."""
 
@@ -138,8 +173,8 @@ class Collector:
         game_id = game.get("id")
         if not isinstance(game_id, str) or not game_id:
             # a service that names no game: the table's open game, else a new one from now
-            game_id = self.store.open_game(site, table) or "seen-" + datetime.now(UTC).isoformat(
-                timespec="milliseconds")
+            game_id = self.store.current_game(site, table, str(payload.get("type")), payload.get("seq")) or (
+                "seen-" + datetime.now(UTC).isoformat(timespec="milliseconds"))
             log.warning("records: a result from %s/%s names no game (an older tablesvc?); kept as game %s", site,
                         table, game_id)
         rules = game.get("rules") if isinstance(game.get("rules"), str) else "?"
@@ -147,6 +182,7 @@ class Collector:
 
     def _writer(self, site: str, table: str, payload: dict[str, Any]) -> Callable[[], None] | None:
         kind = payload.get("type")
+        _check(payload)
         if kind == "hand_result":
             info = self._info(site, table, payload)
             number = payload.get("number")

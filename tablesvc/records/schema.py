@@ -15,6 +15,7 @@ its journal began), a hand ``(game, number)``, a seat ``(game, seat)``.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -32,7 +33,9 @@ from sqlalchemy import (
     UniqueConstraint,
     inspect,
     select,
+    text,
 )
+from sqlalchemy.exc import SQLAlchemyError
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "SchemaError", "aliases", "game_players", "games", "hands", "metadata",
            "migrate", "records_schema"]
@@ -55,6 +58,7 @@ games = Table(
     Column("rules", Text, nullable=False),
     Column("finished", Boolean, nullable=False, default=False),
     Column("leftover_sticks", Integer, nullable=True),
+    Column("final_seq", Integer, nullable=True),  # the journal seq of the final ranking as last published
     Column("recorded_at", String(40), nullable=False),
     Column("updated_at", String(40), nullable=False),
     UniqueConstraint("site", "table_id", "game", name="games_natural_key"),
@@ -104,8 +108,32 @@ class SchemaError(RuntimeError):
     """The database was written by a newer tablesvc; the message says so."""
 
 
+_LOCK = 0x7461626C  # PostgreSQL advisory lock key of the migrations ("tabl")
+
+
 def migrate(engine: Engine) -> int:
-    """Bring the database to :data:`SCHEMA_VERSION`; returns the version it was at before."""
+    """Bring the database to :data:`SCHEMA_VERSION`; returns the version it was at before. On PostgreSQL an
+    advisory lock makes a collector and a ``records`` command started together migrate one after the other."""
+    if engine.dialect.name != "postgresql":
+        # SQLite has no advisory lock: a process that lost the race to another one's migration finds the
+        # tables made or the version taken, and tries again on what the other one finished
+        for attempt in range(10):
+            try:
+                return _migrate(engine)
+            except SQLAlchemyError:
+                if attempt == 9:
+                    raise
+                time.sleep(0.1 * (attempt + 1))
+    with engine.connect() as lock:
+        lock.execute(text("SELECT pg_advisory_lock(:key)"), {"key": _LOCK})
+        try:
+            return _migrate(engine)
+        finally:
+            lock.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": _LOCK})
+            lock.commit()
+
+
+def _migrate(engine: Engine) -> int:
     with engine.begin() as conn:
         if not inspect(conn).has_table("records_schema"):
             records_schema.create(conn)

@@ -143,12 +143,14 @@ class RecordsStore:
 
     def _final(self, conn: Connection, pk: int, info: GameInfo, final: dict[str, Any] | None) -> None:
         if final is None:  # the end was taken back (an undo of end_game): the game is open again
-            conn.execute(update(games).where(games.c.id == pk).values(finished=False, leftover_sticks=None))
+            conn.execute(update(games).where(games.c.id == pk).values(finished=False, leftover_sticks=None,
+                                                                      final_seq=None))
             conn.execute(update(game_players).where(game_players.c.game_id == pk).values(
                 points=None, place=None, uma=None, oka=None, penalty=None, result=None))
             return
         conn.execute(update(games).where(games.c.id == pk).values(
-            finished=True, leftover_sticks=final.get("leftover_sticks"), updated_at=_now()))
+            finished=True, leftover_sticks=final.get("leftover_sticks"), final_seq=final.get("seq"),
+            updated_at=_now()))
         for row in final["ranking"]:
             seat = int(row["seat"])
             _upsert(conn, game_players, {
@@ -193,12 +195,26 @@ class RecordsStore:
             count = conn.execute(select(hands.c.number).where(hands.c.game_id == pk)).all()
             return len(count)
 
-    def open_game(self, site: str, table: str) -> str | None:
-        """The id of the table's latest game not yet over (for results from a service that names no game)."""
+    def current_game(self, site: str, table: str, kind: str, seq: int | None) -> str | None:
+        """For a result from a service that names no game: the game it belongs to, if it is one already kept.
+
+        The table's latest game while it is open; once it is over, only for a result it already holds (the
+        same ``seq``: a message delivered again). A new game's journal starts again from seq 1, so any other
+        result starts a new game."""
         with self.engine.connect() as conn:
-            return conn.execute(select(games.c.game).where(
-                games.c.site == site, games.c.table_id == table, games.c.finished.is_(False)
-            ).order_by(games.c.started.desc(), games.c.game.desc()).limit(1)).scalar()
+            latest = conn.execute(select(games.c.id, games.c.game, games.c.finished, games.c.final_seq).where(
+                games.c.site == site, games.c.table_id == table
+            ).order_by(games.c.started.desc(), games.c.game.desc()).limit(1)).first()
+            if latest is None:
+                return None
+            if not latest.finished:
+                return str(latest.game)
+            if seq is None:
+                return None
+            if kind == "game_result":
+                return str(latest.game) if latest.final_seq == seq else None
+            same = conn.execute(select(hands.c.number).where(hands.c.game_id == latest.id, hands.c.seq == seq))
+            return str(latest.game) if same.first() is not None else None
 
     def _write(self, work: Any) -> None:
         try:
