@@ -79,18 +79,29 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _upsert(conn: Connection, table: Any, values: dict[str, Any], keys: list[str], update_cols: list[str]) -> None:
-    """INSERT ... ON CONFLICT (keys) DO UPDATE: the same statement on SQLite and PostgreSQL."""
-    if conn.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    stmt = insert(table).values(**values)
-    if update_cols:
-        stmt = stmt.on_conflict_do_update(index_elements=keys, set_={c: stmt.excluded[c] for c in update_cols})
-    else:
-        stmt = stmt.on_conflict_do_nothing(index_elements=keys)
-    conn.execute(stmt)
+_UPSERTS: dict[tuple[str, str, tuple[str, ...], tuple[str, ...]], Any] = {}
+
+
+def _upsert(conn: Connection, table: Any, values: dict[str, Any] | list[dict[str, Any]], keys: list[str],
+            update_cols: list[str]) -> None:
+    """INSERT ... ON CONFLICT (keys) DO UPDATE: the same statement on SQLite and PostgreSQL. Built once per
+    dialect and shape (building ``excluded`` costs more than running the statement) and run with the values
+    as parameters, several rows at once where given a list."""
+    dialect = conn.dialect.name
+    cache_key = (dialect, table.name, tuple(keys), tuple(update_cols))
+    stmt = _UPSERTS.get(cache_key)
+    if stmt is None:
+        if dialect == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert
+        else:
+            from sqlalchemy.dialects.sqlite import insert
+        stmt = insert(table)
+        if update_cols:
+            stmt = stmt.on_conflict_do_update(index_elements=keys, set_={c: stmt.excluded[c] for c in update_cols})
+        else:
+            stmt = stmt.on_conflict_do_nothing(index_elements=keys)
+        _UPSERTS[cache_key] = stmt
+    conn.execute(stmt, values)
 
 
 class RecordsStore:
@@ -131,8 +142,8 @@ class RecordsStore:
                 ["site", "table_id", "game"], ["rules", "updated_at"])
         pk = conn.execute(select(games.c.id).where(games.c.site == site, games.c.table_id == table,
                                                    games.c.game == info.id)).scalar_one()
-        for seat, name in enumerate(info.players):
-            _upsert(conn, game_players, {"game_id": pk, "seat": seat, "name": name}, ["game_id", "seat"], ["name"])
+        _upsert(conn, game_players, [{"game_id": pk, "seat": seat, "name": name} for seat, name in
+                                     enumerate(info.players)], ["game_id", "seat"], ["name"])
         return pk
 
     def _hand(self, conn: Connection, pk: int, number: int, payload: dict[str, Any]) -> None:
