@@ -122,6 +122,8 @@ class MqttLink:
         self._manual_ack = manual_ack
         self._lock = threading.Lock()
         self.connected = threading.Event()
+        self.subscribed = threading.Event()  # the broker acknowledged every subscription of this connection
+        self._unacked_subscriptions: set[int] = set()
         self.connects = 0
         self._ever_connected = False
         self._stopping = False
@@ -151,6 +153,7 @@ class MqttLink:
         client.on_disconnect = self._disconnected
         client.on_message = self._message
         client.on_publish = self._published
+        client.on_subscribe = self._subscription_acknowledged
         return client
 
     # ------------------------------------------------------------ lifecycle
@@ -231,18 +234,36 @@ class MqttLink:
         self._ever_connected = True
         self.connects += 1
         log.info("connected to %s (MQTT %s)", self.url, self.protocol)
-        for item in self._subscriptions:
-            topic, qos = item if isinstance(item, tuple) else (item, 1)
-            client.subscribe(topic, qos=qos)
+        self.subscribed.clear()
+        with self._lock:
+            for item in self._subscriptions:
+                topic, qos = item if isinstance(item, tuple) else (item, 1)
+                _rc, mid = client.subscribe(topic, qos=qos)
+                if mid is not None:
+                    self._unacked_subscriptions.add(mid)
+            if not self._unacked_subscriptions:
+                self.subscribed.set()
         self.connected.set()
         try:
             self._on_connected()
         except Exception:
             log.exception("error while handling the connection to the broker")
 
+    def _subscription_acknowledged(self, _client: mqtt.Client, _userdata: Any, mid: int, _reasons: Any,
+                                   _props: Any) -> None:
+        with self._lock:
+            self._unacked_subscriptions.discard(mid)
+            done = not self._unacked_subscriptions and not self.subscribed.is_set()
+        if done:
+            log.info("subscribed to %d topic filter(s) on %s", len(self._subscriptions), self.url)
+            self.subscribed.set()
+
     def _disconnected(self, _client: mqtt.Client, _userdata: Any, _flags: Any, reason: Any, _props: Any) -> None:
         was = self.connected.is_set()
         self.connected.clear()
+        self.subscribed.clear()
+        with self._lock:
+            self._unacked_subscriptions.clear()
         if self._stopping:
             return
         if self._on_disconnected is not None:
