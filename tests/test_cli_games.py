@@ -101,3 +101,12 @@ def test_a_whole_game_exports_and_replays_exactly(tmp_path, capsys):
         replayed = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
         assert replayed[-1]["final_scores"] == list(kept.final.scores)
         assert [h["deltas"] for h in replayed[:-1]] == [list(h.deltas) for h in kept.hands]
+
+
+def test_the_data_directory_comes_from_the_tables_configuration(data_dir, tmp_path, capsys):
+    config = tmp_path / "table.toml"
+    config.write_text('[table]\nsite = "club"\nid = "t1"\ndata_dir = "data"\n[mqtt]\nurl = "mqtt://127.0.0.1"\n')
+    assert main(["games", "list", "--config", str(config), "--json"]) == 0  # data_dir relative to the file
+    assert [json.loads(x)["id"] for x in capsys.readouterr().out.splitlines()] == ["t1-1", "t1"]
+    assert main(["games", "list", "--data-dir", str(tmp_path / "nowhere")]) == 1
+    assert "no such data directory" in capsys.readouterr().err
