@@ -27,12 +27,18 @@ from tablesvc.journal import Journal, JournalError
 from tablesvc.mqtt.payloads import result_payload
 from tablesvc.table import Table
 
-__all__ = ["ArchivedGame", "find_game", "game_csv", "game_json", "is_journal", "list_games", "load_game",
+__all__ = ["ArchivedGame", "find_game", "game_csv", "game_id", "game_json", "is_journal", "list_games", "load_game",
            "to_record"]
 
 _SUFFIX = ".sqlite3"
 _ARCHIVED = re.compile(r"^(?P<table>.+)-(?P<n>\d+)$")
 _SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def game_id(first_entry_ts: float) -> str:
+    """A game's id on the feed and in the records: when its journal's first entry (the game start) was written,
+    ISO 8601 in UTC to the millisecond. One journal per game, so it never changes."""
+    return datetime.fromtimestamp(first_entry_ts, UTC).isoformat(timespec="milliseconds")
 
 
 @dataclass(frozen=True)

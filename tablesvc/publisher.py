@@ -28,6 +28,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from tablesvc import __version__
+from tablesvc.archive import game_id
 from tablesvc.engine.results import GameResult, HandResult, Output, RiichiAccepted
 from tablesvc.engine.state import GameState
 from tablesvc.journal import Entry, Journal
@@ -122,8 +123,7 @@ class Publisher:
         journal per game), which never changes, not even when the game is corrected or the service restarts."""
         if self._game_id is None:
             first = self.journal.get(1)
-            stamp = first.ts if first is not None else time.time()
-            self._game_id = datetime.fromtimestamp(stamp, UTC).isoformat(timespec="milliseconds")
+            self._game_id = game_id(first.ts if first is not None else time.time())
         return {"id": self._game_id, "players": list(state.players), "rules": state.rules}
 
     def _result(self, result: HandResult | GameResult, seq: int, state: GameState) -> dict[str, Any]:

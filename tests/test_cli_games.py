@@ -110,3 +110,21 @@ def test_the_data_directory_comes_from_the_tables_configuration(data_dir, tmp_pa
     assert [json.loads(x)["id"] for x in capsys.readouterr().out.splitlines()] == ["t1-1", "t1"]
     assert main(["games", "list", "--data-dir", str(tmp_path / "nowhere")]) == 1
     assert "no such data directory" in capsys.readouterr().err
+
+
+def test_kept_games_are_imported_into_the_records_once(data_dir, tmp_path, capsys):
+    pytest.importorskip("sqlalchemy", reason="the records extra is not installed")
+    from tablesvc.records.standings import club_standings
+    from tablesvc.records.store import RecordsStore
+
+    db = str(tmp_path / "records.sqlite3")
+    for _ in range(2):
+        assert main(["records", "import", "--data-dir", str(data_dir), "--site", "club", "--db", db]) == 0
+        assert capsys.readouterr().out.startswith("1 finished game(s) of ")
+    with RecordsStore(db) as store:
+        (game,) = store.games(finished_only=False)
+        assert (game.site, game.table, game.game) == ("club", "t1", "2023-11-14T22:13:20.000+00:00")
+        # tests/club_games.py game one: Cat +32000, Ann and Dan 0, Bob -32000
+        assert [(p.name, p.total) for p in club_standings(store).players] == [
+            ("Cat", 32000), ("Ann", 0), ("Dan", 0), ("Bob", -32000)]
+    assert main(["records", "import", "--data-dir", str(data_dir), "--db", db]) == 2

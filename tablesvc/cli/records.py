@@ -25,6 +25,7 @@ examples:
   tablesvc records standings --since 2026-01-01
   tablesvc records merge "Anne" "Ann"         # games typed as Anne count for Ann
   tablesvc records export --csv --out games.csv
+  tablesvc records import --config table.toml     # games the table kept before the collector ran
 
 exit status: 0 done (the collector: stopped by SIGINT or SIGTERM), 1 the database or broker
 cannot be used (the message says why), 2 bad command line.
@@ -69,6 +70,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     ex.add_argument("--since", metavar="DATE", help="only games started on or after DATE")
     ex.add_argument("--out", type=Path, metavar="FILE", help="where to write it (default: standard output)")
     ex.set_defaults(run=_export)
+    im = actions.add_parser("import", parents=[db], help="bring the games a table kept into the records",
+                            description="Write every finished game kept in a table's data directory into the "
+                            "records, as the collector would have (a game already there is left as it is).")
+    where = im.add_mutually_exclusive_group(required=True)
+    where.add_argument("--config", metavar="FILE", help="the table's TOML configuration (its site and data_dir)")
+    where.add_argument("--data-dir", type=Path, metavar="DIR", help="a table's data directory (with --site)")
+    im.add_argument("--site", dest="import_site", metavar="SITE", help="the site of the tables (with --data-dir)")
+    im.set_defaults(run=_import)
 
 
 def _fail(message: str) -> int:
@@ -185,4 +194,34 @@ def _export(args: argparse.Namespace) -> int:
         args.out.write_text(text, encoding="utf-8")
     except OSError as exc:
         return _fail(f"cannot write {args.out}: {exc.strerror}")
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    from tablesvc.archive import list_games
+    from tablesvc.journal import JournalError
+    from tablesvc.records.backfill import import_games
+    from tablesvc.records.store import RecordsError
+
+    if args.config:
+        from tablesvc.config import ConfigError, load_config
+
+        try:
+            table = load_config(args.config).table
+        except ConfigError as exc:
+            return _fail(str(exc))
+        site, data_dir = table.site, table.data_dir
+    else:
+        if not args.import_site:
+            print("tablesvc records import: --data-dir needs --site", file=sys.stderr)
+            return 2
+        site, data_dir = args.import_site, args.data_dir
+    try:
+        games = list_games(data_dir)
+        with _store(args) as store:
+            done = import_games(store, site, games)
+    except (JournalError, RecordsError) as exc:
+        return _fail(str(exc))
+    print(f"{done.finished} finished game(s) of {data_dir} in the records of site {site}"
+          + (f"; {done.skipped} still in play left to the collector" if done.skipped else ""))
     return 0
