@@ -141,8 +141,13 @@ def wait_for(predicate, timeout: float = 30.0) -> bool:
 
 
 def test_a_club_night_is_kept_once_through_kills_restarts_corrections_and_redeliveries(
-        mosquitto, postgres_url, tmp_path):
-    dbs = {"sqlite": str(tmp_path / "records.sqlite3"), "postgresql": postgres_url}
+        mosquitto, tmp_path, request):
+    dbs = {"sqlite": str(tmp_path / "records.sqlite3")}
+    try:
+        dbs["postgresql"] = request.getfixturevalue("postgres_url")
+        absent = None
+    except pytest.skip.Exception as exc:  # SQLite is checked all the same; the test then says what it left out
+        absent = str(exc)
     collectors = {k: CollectorProcess(mosquitto.url, url, f"records-{k}", tmp_path) for k, url in dbs.items()}
     for c in collectors.values():
         c.start()
@@ -200,6 +205,8 @@ def test_a_club_night_is_kept_once_through_kills_restarts_corrections_and_redeli
         for c in collectors.values():
             if c.proc is not None and c.proc.poll() is None:
                 c.proc.kill()
+    if absent:
+        pytest.skip(f"SQLite checked; PostgreSQL not: {absent}")
 
 
 def test_a_result_the_database_refused_is_retried_and_never_acknowledged_before_it_is_stored(
