@@ -190,4 +190,10 @@ def test_standings_text_names_every_column(db_url, capsys):
     assert lines[1].split() == ["Cat", "3", "2", "1", "0", "0", "1.33", "+51000", "50.0%", "0.0%", "0.0%", "2000"]
     assert "  2026-11-20T19:05:00+00:00  club/t2  1. Eve +38000, 2. Ann -2000, 2. Cat -2000, 4. Bob -34000" in lines
     assert main(["records", "standings", "--since", "2030-01-01", "--db", db_url]) == 0
-    assert capsys.readouterr().out.strip() == "no finished games yet since 2030-01-01"
+    assert capsys.readouterr().out.strip() == "no finished games yet since 2030-01-01T00:00:00+00:00"
+    assert main(["records", "standings", "--since", "2026-11-20T21:00+01:00", "--json", "--db", db_url]) == 0
+    data = json.loads(capsys.readouterr().out)  # 20:00 UTC: game three only
+    assert [g["started"] for g in data["games"]] == ["2026-11-20T20:30:00+00:00"]
+    with pytest.raises(SystemExit) as exit_info:
+        main(["records", "standings", "--since", "20/11/2026", "--db", db_url])
+    assert exit_info.value.code == 2 and "is no date" in capsys.readouterr().err

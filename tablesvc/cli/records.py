@@ -55,7 +55,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     actions = p.add_subparsers(dest="action", metavar="ACTION")
     st = actions.add_parser("standings", parents=[db], help="per player: games, places, total with uma, rates",
                             description="Standings of the club's players, then the games they come from.")
-    st.add_argument("--since", metavar="DATE", help="only games started on or after DATE (2026-01-31, UTC)")
+    st.add_argument("--since", metavar="DATE", type=_since,
+                    help="only games started on or after DATE (2026-01-31, UTC)")
     st.add_argument("--json", action="store_true", help="the standings and games as one JSON object")
     st.set_defaults(run=_standings)
     mg = actions.add_parser("merge", parents=[db], help="count a second spelling of a name as that player",
@@ -67,7 +68,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     mg.set_defaults(run=_merge)
     ex = actions.add_parser("export", parents=[db], help="the games as CSV, one row per player per game")
     ex.add_argument("--csv", action="store_true", required=True, help="CSV (the one format for now)")
-    ex.add_argument("--since", metavar="DATE", help="only games started on or after DATE")
+    ex.add_argument("--since", metavar="DATE", type=_since, help="only games started on or after DATE (UTC)")
     ex.add_argument("--out", type=Path, metavar="FILE", help="where to write it (default: standard output)")
     ex.set_defaults(run=_export)
     im = actions.add_parser("import", parents=[db], help="bring the games a table kept into the records",
@@ -78,6 +79,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     where.add_argument("--data-dir", type=Path, metavar="DIR", help="a table's data directory (with --site)")
     im.add_argument("--site", dest="import_site", metavar="SITE", help="the site of the tables (with --data-dir)")
     im.set_defaults(run=_import)
+
+
+def _since(text: str) -> str:
+    """``--since``: a date or a time in ISO 8601 (UTC unless it says), as the games' start times are kept."""
+    from datetime import UTC, datetime
+
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is no date: write it as 2026-11-30 or 2026-11-30T19:00") from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(UTC).isoformat(timespec="seconds")
 
 
 def _fail(message: str) -> int:
