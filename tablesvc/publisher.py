@@ -6,6 +6,9 @@ first refreshes the retained snapshots (state, device health), then sends
 every unacknowledged journal entry in order, then announces ``online``, the
 order zigbee2mqtt uses, so a consumer that sees ``online`` is complete.
 Consumers may see an event twice after an outage and dedupe by ``seq``.
+Every result names its game (``game``: id, players, rules) and a hand result
+its place in the game (``number``), so a consumer that keeps games (the
+records collector) stores each exactly once, however often it hears it.
 
 Everything here runs on the service's one worker thread. Acknowledgements
 are read from paho's message handles (``is_published()``) and written to the
@@ -25,6 +28,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from tablesvc import __version__
+from tablesvc.archive import game_id
 from tablesvc.engine.results import GameResult, HandResult, Output, RiichiAccepted
 from tablesvc.engine.state import GameState
 from tablesvc.journal import Entry, Journal
@@ -62,6 +66,7 @@ class Publisher:
         self.synced = False  # the backlog has been resent since the last (re)connection
         self.devices: dict[str, dict[str, Any]] = {}
         self.sent_events = 0
+        self._game_id: str | None = None
 
     # ------------------------------------------------------------ status
 
@@ -101,8 +106,7 @@ class Publisher:
             if not self.synced:
                 break  # offline: the resync after the reconnection publishes every result (results_replaced)
             if isinstance(output, HandResult | GameResult):
-                self.transport.publish(self.topics.results, _json(result_payload(output, entry.seq, state.players)),
-                                       qos=1)
+                self.transport.publish(self.topics.results, _json(self._result(output, entry.seq, state)), qos=1)
             elif isinstance(output, RiichiAccepted):
                 pass  # visible in the state (sticks, scores) and in the mjai stream
         for message in mjai or ():
@@ -116,10 +120,26 @@ class Publisher:
             state.results)
         final_seq = seqs.final if seqs is not None and seqs.final is not None else seq
         payload = {"schema": SCHEMA_VERSION, "seq": seq, "type": "results_replaced",
-                   "results": [result_payload(r, s, state.players) for r, s in zip(state.results, hands, strict=True)],
-                   "final": (result_payload(state.final, final_seq, state.players)
+                   "game": self._game(state),
+                   "results": [self._result(r, s, state) for r, s in zip(state.results, hands, strict=True)],
+                   "final": (self._result(state.final, final_seq, state)
                              if isinstance(state.final, GameResult) else None)}
         self.transport.publish(self.topics.results, _json(payload), qos=1)
+
+    def _game(self, state: GameState) -> dict[str, Any]:
+        """Which game a result belongs to: its id is when the game's first journal entry was written (one
+        journal per game), which never changes, not even when the game is corrected or the service restarts."""
+        if self._game_id is None:
+            first = self.journal.get(1)
+            self._game_id = game_id(first.ts if first is not None else time.time())
+        return {"id": self._game_id, "players": list(state.players), "rules": state.rules}
+
+    def _result(self, result: HandResult | GameResult, seq: int, state: GameState) -> dict[str, Any]:
+        payload = result_payload(result, seq, state.players)
+        payload["game"] = self._game(state)
+        if isinstance(result, HandResult):
+            payload["number"] = result.hand_number
+        return payload
 
     def publish_event(self, entry: Entry) -> None:
         if not self.synced:
@@ -134,6 +154,7 @@ class Publisher:
         """A new journal (a new game): acknowledgements of the old one no longer matter."""
         self._pending.clear()
         self._recent.clear()
+        self._game_id = None
 
     def disconnected(self) -> None:
         self.synced = False

@@ -20,6 +20,7 @@ from tablesvc.formats.mjai import parse_mjai
 from tablesvc.formats.mjlog import parse_mjlog
 from tablesvc.formats.record import RecordedGame, RecordError, ReplayReport
 from tablesvc.formats.tenhou6 import parse_tenhou6
+from tablesvc.journal import JournalError
 from tablesvc.rules.ruleset import PRESETS, UnknownRuleSetError, get_ruleset
 from tablesvc.tiles import Tile
 
@@ -33,6 +34,14 @@ class Mismatch(AssertionError):
 def load_record(path: str | Path, fmt: str | None = None) -> RecordedGame:
     """Read a game file in any supported format (detected from the content unless ``fmt`` says)."""
     p = Path(path)
+    if fmt in (None, "journal"):
+        from tablesvc.archive import is_journal, load_game, to_record
+
+        if is_journal(p):  # a table's journal (tablesvc games): the game as the service played it
+            try:
+                return to_record(load_game(p))
+            except JournalError as exc:
+                raise RecordError(str(exc)) from None
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:

@@ -82,3 +82,107 @@ def mosquitto(tmp_path):
     broker.start()
     yield broker
     broker.stop()
+
+
+# ---------------------------------------------------------------- a real PostgreSQL for the records tests
+
+import os  # noqa: E402
+import pwd  # noqa: E402
+import signal  # noqa: E402
+import tempfile  # noqa: E402
+import uuid  # noqa: E402
+
+
+def _postgres_bindir() -> Path | None:
+    """Debian's postgresql package puts initdb and postgres in /usr/lib/postgresql/<major>/bin."""
+    versions = sorted(Path("/usr/lib/postgresql").glob("*/bin/postgres"),
+                      key=lambda p: int(p.parts[-3]) if p.parts[-3].isdigit() else 0)
+    if versions:
+        return versions[-1].parent
+    found = shutil.which("postgres")
+    return Path(found).parent if found and (Path(found).parent / "initdb").exists() else None
+
+
+class Postgres:
+    """A PostgreSQL server of the test session's own: initdb in a temporary directory, trust authentication,
+    listening on a free loopback port. PostgreSQL refuses to run as root: as root it runs as the user
+    ``postgres`` (Debian's package creates it), else ``nobody``, through runuser."""
+
+    def __init__(self) -> None:
+        bindir = _postgres_bindir()
+        if bindir is None or not (bindir / "postgres").exists():
+            pytest.skip("PostgreSQL is not installed (.ci/run installs Debian's postgresql with apt-get)")
+        self.bindir = bindir
+        self.port = _free_port()
+        self.dir = Path(tempfile.mkdtemp(prefix="tablesvc-pg-"))
+        self.data = self.dir / "data"
+        self.prefix: list[str] = []
+        if os.geteuid() == 0:
+            try:
+                user = pwd.getpwnam("postgres")
+            except KeyError:
+                user = pwd.getpwnam("nobody")
+            os.chown(self.dir, user.pw_uid, user.pw_gid)
+            if shutil.which("runuser"):
+                self.prefix = ["runuser", "-u", user.pw_name, "--"]
+            else:
+                self.prefix = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups", "--"]
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        log = open(self.dir / "postgres.log", "ab")  # noqa: SIM115 - kept open for the process
+        subprocess.run([*self.prefix, str(self.bindir / "initdb"), "-D", str(self.data), "-U", "postgres",
+                        "--auth=trust", "-E", "UTF8", "--no-sync"], check=True, stdout=log, stderr=log)
+        self.proc = subprocess.Popen(
+            [*self.prefix, str(self.bindir / "postgres"), "-D", str(self.data), "-p", str(self.port),
+             "-k", str(self.dir), "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"],
+            stdout=log, stderr=log)
+        import psycopg
+
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                psycopg.connect(self.dsn("postgres"), connect_timeout=2).close()
+                return
+            except psycopg.OperationalError:
+                if time.monotonic() > deadline or self.proc.poll() is not None:
+                    raise RuntimeError(f"postgres did not start; see {self.dir / 'postgres.log'}") from None
+                time.sleep(0.1)
+
+    def dsn(self, database: str) -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
+
+    def new_database(self) -> str:
+        """A fresh, empty database; its postgresql:// URL."""
+        import psycopg
+
+        name = f"records_{uuid.uuid4().hex[:10]}"
+        with psycopg.connect(self.dsn("postgres"), autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        return self.dsn(name)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.send_signal(signal.SIGINT)  # fast shutdown
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+            self.proc = None
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    pytest.importorskip("psycopg", reason="psycopg is not installed (pip install -e '.[test]')")
+    server = Postgres()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server) -> str:
+    """The URL of a fresh database on the session's own PostgreSQL."""
+    return postgres_server.new_database()

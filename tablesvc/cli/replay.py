@@ -15,7 +15,8 @@ from tablesvc.replay import Mismatch, ReplayReport, load_record, replay
 NAME = "replay"
 
 _EPILOG = """\
-formats: Tenhou mjlog XML, mjai JSON lines, tenhou.net/6 JSON (detected from the content).
+formats: Tenhou mjlog XML, mjai JSON lines, tenhou.net/6 JSON (detected from the content), and a
+table's journal (<data_dir>/<table>.sqlite3 or an archived game, see 'tablesvc games').
 A record that starts at any hand (a log cut at the front, a single hand) is taken up
 where its first hand stands: round, counters, sticks, dealer and scores.
 

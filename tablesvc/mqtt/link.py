@@ -5,6 +5,13 @@ paho-mqtt 2.x with ``CallbackAPIVersion.VERSION2``. MQTT 5 is tried first and
 3.1.1). The Last Will marks the table offline if the service dies; paho
 reconnects with backoff on its own, and every (re)connection is reported so
 the publisher can resend what the broker has not acknowledged.
+
+A consumer that must miss nothing (the records collector) asks for a
+persistent session (``session_expiry``: clean start off, the broker keeps
+its subscriptions and queues QoS 1 messages while it is away) and for
+``manual_ack``: a message is acknowledged only when the consumer calls
+:meth:`MqttLink.ack` after it has stored it, so a crash before that gets the
+message again at the next connection.
 """
 
 from __future__ import annotations
@@ -74,6 +81,8 @@ class IncomingMessage:
     response_topic: str | None = None
     correlation_data: bytes | None = None
     retain: bool = False  # the retain flag as received (with retain_as_published, as the sender set it)
+    mid: int = 0
+    qos: int = 0
 
 
 class MqttLink:
@@ -90,13 +99,18 @@ class MqttLink:
         on_message: Callable[[IncomingMessage], None] | None = None,
         on_refused: Callable[[int, str], None] | None = None,
         on_disconnected: Callable[[], None] | None = None,
-        subscriptions: tuple[str, ...] = (),
+        subscriptions: tuple[str | tuple[str, int], ...] = (),
         protocol: str = "auto",
         ca_file: str | None = None,
         retain_as_published: bool = False,
+        session_expiry: int | None = None,
+        manual_ack: bool = False,
     ) -> None:
-        """``retain_as_published`` (MQTT 5) keeps the sender's retain flag on live messages too, so that a
-        retained command is known as one when it is sent, not only at the next subscription."""
+        """``subscriptions``: topic filters, at QoS 1 unless given as ``(filter, qos)``. ``retain_as_published``
+        (MQTT 5) keeps the sender's retain flag on live messages too, so that a retained command is known as one
+        when it is sent, not only at the next subscription. ``session_expiry`` (seconds): keep the session across
+        disconnections (MQTT 5 session expiry; 3.1.1 clean session off). ``manual_ack``: QoS 1 messages are
+        acknowledged by :meth:`ack`, not on receipt."""
         self.url = url
         self._retain_as_published = retain_as_published
         self._client_id = client_id
@@ -110,10 +124,12 @@ class MqttLink:
         self._auto = protocol == "auto"
         self._v5 = protocol in ("auto", "5")
         self._ca_file = ca_file
+        self._session_expiry = session_expiry
+        self._manual_ack = manual_ack
         self._lock = threading.Lock()
         self.connected = threading.Event()
         self.subscribed = threading.Event()  # the broker acknowledged every subscription of this connection
-        self._subacks = 0
+        self._unacked_subscriptions: set[int] = set()
         self.connects = 0
         self._ever_connected = False
         self._stopping = False
@@ -128,7 +144,8 @@ class MqttLink:
             callback_api_version=CallbackAPIVersion.VERSION2,
             client_id=self._client_id,
             protocol=mqtt.MQTTv5 if self._v5 else mqtt.MQTTv311,
-            clean_session=None if self._v5 else True,
+            clean_session=None if self._v5 else self._session_expiry is None,
+            manual_ack=self._manual_ack,
         )
         if self._will[0] is not None:
             client.will_set(self._will[0], self._will[1], qos=1, retain=True)
@@ -142,14 +159,20 @@ class MqttLink:
         client.on_disconnect = self._disconnected
         client.on_message = self._message
         client.on_publish = self._published
-        client.on_subscribe = self._subscribed
+        client.on_subscribe = self._subscription_acknowledged
         return client
 
     # ------------------------------------------------------------ lifecycle
 
     def start(self) -> None:
         """Connect in the background; returns at once (the broker may come later)."""
-        self._client.connect_async(self.url.host, self.url.port, keepalive=15)
+        if self._v5 and self._session_expiry is not None:
+            props = Properties(PacketTypes.CONNECT)
+            props.SessionExpiryInterval = self._session_expiry
+            self._client.connect_async(self.url.host, self.url.port, keepalive=15, clean_start=False,
+                                       properties=props)
+        else:
+            self._client.connect_async(self.url.host, self.url.port, keepalive=15)
         self._client.loop_start()
         if self._auto and self._v5:
             threading.Thread(target=self._watch_handshake, name="mqtt-handshake", daemon=True).start()
@@ -216,29 +239,41 @@ class MqttLink:
             return
         self._ever_connected = True
         self.connects += 1
-        self._subacks = 0
         self.subscribed.clear()
         log.info("connected to %s (MQTT %s)", self.url, self.protocol)
-        for topic in self._subscriptions:
-            if self._v5 and self._retain_as_published:
-                client.subscribe(topic, options=SubscribeOptions(qos=1, retainAsPublished=True))
-            else:
-                client.subscribe(topic, qos=1)
+        with self._lock:
+            for item in self._subscriptions:
+                topic, qos = item if isinstance(item, tuple) else (item, 1)
+                if self._v5 and self._retain_as_published:
+                    _rc, mid = client.subscribe(topic, options=SubscribeOptions(qos=qos, retainAsPublished=True))
+                else:
+                    _rc, mid = client.subscribe(topic, qos=qos)
+                if mid is not None:
+                    self._unacked_subscriptions.add(mid)
+            if not self._unacked_subscriptions:
+                self.subscribed.set()
         self.connected.set()
         try:
             self._on_connected()
         except Exception:
             log.exception("error while handling the connection to the broker")
 
-    def _subscribed(self, _client: mqtt.Client, _userdata: Any, _mid: int, _codes: Any, _props: Any) -> None:
+    def _subscription_acknowledged(self, _client: mqtt.Client, _userdata: Any, mid: int, _reasons: Any,
+                                   _props: Any) -> None:
         """Retained messages of a subscription follow its SUBACK: after the last one, they are on their way."""
-        self._subacks += 1
-        if self._subacks >= len(self._subscriptions):
+        with self._lock:
+            self._unacked_subscriptions.discard(mid)
+            done = not self._unacked_subscriptions and not self.subscribed.is_set()
+        if done:
+            log.info("subscribed to %d topic filter(s) on %s", len(self._subscriptions), self.url)
             self.subscribed.set()
 
     def _disconnected(self, _client: mqtt.Client, _userdata: Any, _flags: Any, reason: Any, _props: Any) -> None:
         was = self.connected.is_set()
         self.connected.clear()
+        self.subscribed.clear()
+        with self._lock:
+            self._unacked_subscriptions.clear()
         if self._stopping:
             return
         if self._on_disconnected is not None:
@@ -274,9 +309,16 @@ class MqttLink:
         response = getattr(props, "ResponseTopic", None) if props is not None else None
         correlation = getattr(props, "CorrelationData", None) if props is not None else None
         try:
-            self._on_message(IncomingMessage(msg.topic, msg.payload, response, correlation, bool(msg.retain)))
+            self._on_message(IncomingMessage(msg.topic, msg.payload, response, correlation, retain=bool(msg.retain),
+                                             mid=msg.mid, qos=msg.qos))
         except Exception:
             log.exception("error while handling a message on %s", msg.topic)
+
+    def ack(self, message: IncomingMessage) -> None:
+        """With ``manual_ack``: the message is stored, the broker may forget it (QoS 0 needs none)."""
+        if self._manual_ack and message.qos > 0:
+            with self._lock:
+                self._client.ack(message.mid, message.qos)
 
     def _published(self, _client: mqtt.Client, _userdata: Any, mid: int, reason: Any, _props: Any) -> None:
         """Only a refusal matters here (MQTT 5 PUBACK with a failure reason, e.g. not authorised):

@@ -1,0 +1,28 @@
+"""The club's games as CSV, one row per player per game, for a spreadsheet or a club's ranking site."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from tablesvc.records.store import StoredGame
+
+__all__ = ["COLUMNS", "games_csv"]
+
+COLUMNS = ("started", "site", "table", "game", "rules", "seat", "player", "typed_as", "place", "points", "uma",
+           "result")
+
+
+def games_csv(games: list[StoredGame]) -> str:
+    """Finished games (``player`` after merging spellings, ``typed_as`` as typed at the table); seat 0 is the
+    first East; ``result`` is the game's score with uma (points - return points + oka + uma - penalty)."""
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(COLUMNS)
+    for g in games:
+        if not g.finished:
+            continue
+        for s in g.seats:
+            w.writerow([g.started, g.site, g.table, g.game, g.rules, s.seat, s.name, s.typed, s.place, s.points,
+                        s.uma, s.result])
+    return out.getvalue()

@@ -1,0 +1,152 @@
+"""The records database: its tables, and the numbered migrations that build them on SQLite or PostgreSQL.
+
+SQLAlchemy Core describes each table once; the same description makes the
+SQLite file of a club and the PostgreSQL database of a league, so there is
+one schema and one code path. ``records_schema`` holds one row per
+migration applied; :func:`migrate` applies the missing ones in order, each
+in its own transaction (PostgreSQL's DDL is transactional, so a migration
+that fails leaves the previous version intact). A later version of the
+schema adds a step to ``MIGRATIONS``; the ones already shipped never change.
+
+Natural keys make the collector's writes idempotent: a game is
+``(site, table_id, game)`` (``game`` is the id the feed gives it, the time
+its journal began), a hand ``(game, number)``, a seat ``(game, seat)``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Connection,
+    Engine,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    inspect,
+    select,
+    text,
+)
+from sqlalchemy.exc import SQLAlchemyError
+
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "SchemaError", "aliases", "game_players", "games", "hands", "metadata",
+           "migrate", "records_schema"]
+
+metadata = MetaData()
+
+records_schema = Table(
+    "records_schema", metadata,
+    Column("version", Integer, primary_key=True, autoincrement=False),
+    Column("applied_at", String(40), nullable=False),
+)
+
+games = Table(
+    "games", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("site", String(100), nullable=False),
+    Column("table_id", String(100), nullable=False),
+    Column("game", String(64), nullable=False),
+    Column("started", String(40), nullable=False),  # ISO 8601 UTC
+    Column("rules", Text, nullable=False),
+    Column("finished", Boolean, nullable=False, default=False),
+    Column("leftover_sticks", Integer, nullable=True),
+    Column("final_seq", Integer, nullable=True),  # the journal seq of the final ranking as last published
+    Column("recorded_at", String(40), nullable=False),
+    Column("updated_at", String(40), nullable=False),
+    UniqueConstraint("site", "table_id", "game", name="games_natural_key"),
+)
+
+game_players = Table(
+    "game_players", metadata,
+    Column("game_id", Integer, ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    Column("seat", Integer, primary_key=True, autoincrement=False),
+    Column("name", Text, nullable=False),  # as typed at the table; aliases merge spellings when reading
+    Column("points", Integer, nullable=True),  # final score; NULL until the game is over
+    Column("place", Integer, nullable=True),
+    Column("uma", Integer, nullable=True),
+    Column("oka", Integer, nullable=True),
+    Column("penalty", Integer, nullable=True),
+    Column("result", Integer, nullable=True),  # points - return points + oka + uma - penalty
+)
+
+hands = Table(
+    "hands", metadata,
+    Column("game_id", Integer, ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    Column("number", Integer, primary_key=True, autoincrement=False),  # from 0, chombo replays included
+    Column("hand", String(16), nullable=False),  # E1-0
+    Column("kind", String(32), nullable=False),  # win, exhaustive_draw, abortive_draw, chombo
+    Column("seq", Integer, nullable=True),
+    Column("payload", Text, nullable=False),  # the hand result as the feed published it (JSON)
+)
+
+aliases = Table(
+    "aliases", metadata,
+    Column("alias", String(200), primary_key=True),
+    Column("name", String(200), nullable=False),
+)
+
+
+def _v1(conn: Connection) -> None:
+    metadata.create_all(conn, tables=[games, game_players, hands, aliases])
+
+
+MIGRATIONS: tuple[tuple[int, str, Callable[[Connection], None]], ...] = (
+    (1, "games, their players and hands, player aliases", _v1),
+)
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+
+
+class SchemaError(RuntimeError):
+    """The database was written by a newer tablesvc; the message says so."""
+
+
+_LOCK = 0x7461626C  # PostgreSQL advisory lock key of the migrations ("tabl")
+
+
+def migrate(engine: Engine) -> int:
+    """Bring the database to :data:`SCHEMA_VERSION`; returns the version it was at before. On PostgreSQL an
+    advisory lock makes a collector and a ``records`` command started together migrate one after the other."""
+    if engine.dialect.name != "postgresql":
+        # SQLite has no advisory lock: a process that lost the race to another one's migration finds the
+        # tables made or the version taken, and tries again on what the other one finished
+        for attempt in range(10):
+            try:
+                return _migrate(engine)
+            except SQLAlchemyError:
+                if attempt == 9:
+                    raise
+                time.sleep(0.1 * (attempt + 1))
+    with engine.connect() as lock:
+        lock.execute(text("SELECT pg_advisory_lock(:key)"), {"key": _LOCK})
+        try:
+            return _migrate(engine)
+        finally:
+            lock.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": _LOCK})
+            lock.commit()
+
+
+def _migrate(engine: Engine) -> int:
+    with engine.begin() as conn:
+        if not inspect(conn).has_table("records_schema"):
+            records_schema.create(conn)
+        done = {row[0] for row in conn.execute(select(records_schema.c.version))}
+    before = max(done, default=0)
+    if before > SCHEMA_VERSION:
+        raise SchemaError(f"the records database is at schema {before}, newer than this tablesvc ({SCHEMA_VERSION}):"
+                          " upgrade tablesvc")
+    for version, _what, step in MIGRATIONS:
+        if version in done:
+            continue
+        with engine.begin() as conn:
+            step(conn)
+            conn.execute(records_schema.insert().values(
+                version=version, applied_at=datetime.now(UTC).isoformat(timespec="seconds")))
+    return before
