@@ -52,7 +52,7 @@ def club(templates: list[list], games: int) -> list[tuple[str, GameInfo, list[di
         info = GameInfo(game_id, (players[0], players[1], players[2], players[3]), "ema2012")
         messages = []
         for seq, result in enumerate(templates[n % len(templates)], start=1):
-            payload = result_payload(result, 10 * seq)
+            payload = result_payload(result, 10 * seq, players)
             payload["game"] = {"id": game_id, "players": list(players), "rules": "ema2012"}
             if isinstance(result, HandResult):
                 payload["number"] = result.hand_number

@@ -170,7 +170,7 @@ def game_json(game: ArchivedGame) -> dict[str, Any]:
     names = game.players
     hands = []
     for number, hand in enumerate(game.hands):
-        payload = result_payload(hand, 0)
+        payload = result_payload(hand, 0, names)
         payload.pop("seq", None)
         payload.pop("schema", None)
         payload["number"] = number
@@ -178,7 +178,7 @@ def game_json(game: ArchivedGame) -> dict[str, Any]:
         hands.append(payload)
     final = None
     if game.final is not None:
-        final = result_payload(game.final, 0)
+        final = result_payload(game.final, 0, names)
         final.pop("seq", None)
         final.pop("schema", None)
         for row in final["ranking"]:

@@ -24,7 +24,8 @@ BOB_EVE_ANN_CAT = ("Bob", "Eve", "Ann", "Cat")
 
 
 class Recorder(Table):
-    """A scenario table that keeps every event it sends, to be played again elsewhere."""
+    """A scenario table with names at the table; ``events`` (the scenario table's record) is played again
+    elsewhere."""
 
     def __init__(self, players: tuple[str, str, str, str], rules: str = "ema2012") -> None:
         self.engine = Engine()
@@ -32,10 +33,6 @@ class Recorder(Table):
         self.events: list[Event] = []
         self._filler = itertools.cycle(_FILLER)
         self.send(GameStart(players=players, rules=rules))
-
-    def send(self, *events: Event) -> list:
-        self.events += events
-        return super().send(*events)
 
 
 def _ron_on_riichi_discard(tb: Recorder, winner: int) -> None:

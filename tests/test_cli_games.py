@@ -91,14 +91,16 @@ def test_a_whole_game_exports_and_replays_exactly(tmp_path, capsys):
     assert kept.finished and kept.final is not None
     journal = d / "t2-1.sqlite3"
     assert main(["replay", str(journal), "--json"]) == 0
-    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    rules, *lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert rules["rules_from"] == "record"  # the journal's start_game names its rules
     assert [h["deltas"] for h in lines[:-1]] == [list(h.deltas) for h in kept.hands]
     assert lines[-1]["final_scores"] == list(kept.final.scores)
     for fmt in ("mjai", "tenhou6"):
         out = tmp_path / f"g.{fmt}"
         assert main(["games", "export", "t2-1", "--format", fmt, "--out", str(out), "--data-dir", str(d)]) == 0
         assert main(["replay", str(out), "--strict", "--json"]) == 0, capsys.readouterr().err
-        replayed = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+        rules, *replayed = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+        assert rules["rules_from"] == "record"  # both exports name the rules the game was played under
         assert replayed[-1]["final_scores"] == list(kept.final.scores)
         assert [h["deltas"] for h in replayed[:-1]] == [list(h.deltas) for h in kept.hands]
 

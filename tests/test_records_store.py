@@ -36,7 +36,7 @@ def feed(events, game_id: str):
     for seq, event in enumerate(events, start=1):
         for o in engine.apply(event):
             if isinstance(o, HandResult | GameResult):
-                p = result_payload(o, seq)
+                p = result_payload(o, seq, engine.state.players)
                 p["game"] = {"id": game_id, "players": list(engine.state.players), "rules": engine.state.rules}
                 if isinstance(o, HandResult):
                     p["number"] = o.hand_number
