@@ -61,20 +61,8 @@ def test_final_ranking_names_every_player():
     assert [(r["seat"], r["name"]) for r in payload["ranking"]] == [(0, "Ann"), (1, "Bob"), (2, "Cid"), (3, "Dan")]
 
 
-class Recorded(Table):
-    """A scenario table that keeps the events it sent, to journal them on a live table."""
-
-    def __init__(self) -> None:
-        self.events: list = []
-        super().__init__()
-
-    def send(self, *events):
-        self.events += events
-        return super().send(*events)
-
-
 def test_last_result_keeps_its_own_seq_after_later_entries_and_a_correction(tmp_path):
-    scenario = Recorded()
+    scenario = Table()  # keeps the events it sent (scenario.events), to journal them on a live table
     scenario.start_hand()
     scenario.play(RIICHI_SECOND_TURN + " 2:dN 3:dW 0:dS")
     scenario.tsumo(1, PINFU_TANYAO, "4s", ura="9m")
