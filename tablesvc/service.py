@@ -42,6 +42,7 @@ __all__ = ["TableService"]
 log = logging.getLogger(__name__)
 
 _STOP = object()
+ACK_FLUSH_S = 0.5  # while inputs keep coming, the broker's acknowledgements are journalled at least this often
 
 
 def _health_payload(health: DeviceHealth | CameraHealth, now: float) -> dict[str, Any]:
@@ -176,11 +177,16 @@ class TableService:
     # ------------------------------------------------------------ the worker
 
     def _run(self) -> None:
+        # Acknowledgements are written to the journal when the worker is idle, or at least every
+        # ACK_FLUSH_S while it is busy, not after every input: each write is an fsync, and one after every
+        # command delayed the next (a referee sending commands one by one) by that fsync.
+        last_flush = time.monotonic()
         while True:
             try:
-                item = self.inbox.get(timeout=0.2)
+                item = self.inbox.get(timeout=0.05)
             except queue.Empty:
                 self._flush()
+                last_flush = time.monotonic()
                 continue
             try:
                 if item is _STOP:
@@ -190,7 +196,9 @@ class TableService:
             except Exception:  # the worker must survive anything a single input does
                 log.exception("error while handling %r", item[0] if isinstance(item, tuple) else item)
             finally:
-                self._flush()
+                if time.monotonic() - last_flush >= ACK_FLUSH_S:
+                    self._flush()
+                    last_flush = time.monotonic()
                 self.inbox.task_done()
 
     def _flush(self) -> None:
