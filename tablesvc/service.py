@@ -23,6 +23,7 @@ from dataclasses import asdict
 from typing import Any
 
 from drivers.observations import CameraHealth, DeviceHealth, Observation
+from tablesvc.bursts import BurstLimiter
 from tablesvc.commands import Commands
 from tablesvc.config import Config
 from tablesvc.engine.engine import Rejected, apply
@@ -92,6 +93,7 @@ class TableService:
         self._worker: threading.Thread | None = None
         self.processed = threading.Condition()
         self.inputs_done = 0
+        self.refusals = BurstLimiter()  # errors from the table: a few in full per source and second, then counted
 
     # ------------------------------------------------------------ lifecycle
 
@@ -206,6 +208,11 @@ class TableService:
             self.publisher.flush_acks()
         except Exception:
             log.exception("cannot record the broker's acknowledgements in the journal")
+        for summary in self.refusals.due():
+            text = (f"{summary.count} more refused from {summary.source} in {summary.seconds:.1f} s "
+                    f"(the last: {summary.last})")
+            log.warning("%s", text)
+            self.publisher.error(summary.source, text, self.clock(), {"suppressed": summary.count})
 
     def _dispatch(self, item: tuple) -> None:
         kind = item[0]
@@ -238,8 +245,14 @@ class TableService:
         try:
             action()
         except Rejected as exc:
-            log.warning("refused from %s: %s", source, exc)
-            self.publisher.error(source, str(exc), self.clock())
+            self.report_refusal(source, str(exc))
+
+    def report_refusal(self, source: str, message: str, detail: dict[str, Any] | None = None) -> None:
+        """Log and publish on ``errors`` something from the table that was refused (worker thread). A source
+        that keeps being refused is reported in bursts: a few in full, then one summary a second with counts."""
+        if self.refusals.admit(source, message):
+            log.warning("refused from %s: %s", source, message)
+            self.publisher.error(source, message, self.clock(), detail)
 
     # ------------------------------------------------------------ game operations (worker thread)
 
