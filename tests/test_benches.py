@@ -87,6 +87,18 @@ def check_detector_compare(out: str) -> None:
         assert "ours (cold)" in out and "mahjong-detector" in out
 
 
+def check_soak(out: str) -> None:
+    assert number(r"events lost\s+(\d+)", out) == 0
+    assert number(r"events doubled\s+(\d+)", out) == 0
+    journalled = number(r"(\d+) events journalled", out)
+    assert journalled > 20 and number(r"(\d+) received", out) == journalled
+    assert number(r"events/s\s+([\d.]+)", out) > 0
+    tables = re.findall(r"RSS ([\d.]+) MB at start, ([\d.]+) MB at the end; CPU ([\d.]+) %", out)
+    assert len(tables) == 2, out
+    for start, end, cpu in tables:
+        assert 10 < float(start) < 1000 and 10 < float(end) < 1000 and 0 < float(cpu) < 200
+
+
 CHECKS: dict[str, tuple[Callable[[str], None], bool]] = {  # bench -> (check, needs ../shared/data)
     "score": (check_score, False),
     "replay": (check_replay, True),
@@ -96,6 +108,7 @@ CHECKS: dict[str, tuple[Callable[[str], None], bool]] = {  # bench -> (check, ne
     "frame_crops": (check_frame_crops, False),
     "classifier_compare": (check_classifier_compare, True),
     "detector_compare": (check_detector_compare, False),
+    "soak": (check_soak, False),
 }
 
 
