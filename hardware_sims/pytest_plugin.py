@@ -69,6 +69,7 @@ class Mosquitto:
             f"user {getpass.getuser()}\n"
             f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence true\n"
             f"persistence_location {workdir}/\nautosave_interval 1\nmax_queued_messages 0\n"
+            "set_tcp_nodelay true\n"  # as deploy/mosquitto.conf: no 40 ms Nagle wait for a reply after a PUBACK
         )
         self.proc: subprocess.Popen | None = None
 
