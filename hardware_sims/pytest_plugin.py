@@ -153,7 +153,7 @@ def _drawn_classifier() -> Any:
 @pytest.fixture
 def camera_feed(_drawn_classifier: Any) -> Callable[..., Any]:
     """Factory: ``camera_feed(deliver, **CameraFeed options)`` -> a camera that renders the table and delivers
-    what the vision pipeline reads (pass it as ``simulated_table.play(camera=feed.camera)``)."""
+    what the vision pipeline reads; a table simulator's outputs (``simulated_table.play(feed=...)``)."""
     from hardware_sims.camera_feed import CameraFeed
 
     def make(deliver: Callable[[object], None], **options: Any) -> CameraFeed:
@@ -214,12 +214,12 @@ class SimulatedTable:
             raise RuntimeError(f"cannot subscribe to {self.base}/{topic}")
         return received
 
-    def play(self, game: Any = None, *, seed: int = 1, speed: float = 0.0,
-             camera: Callable[[object], None] | None = None) -> Any:
+    def play(self, game: Any = None, *, seed: int = 1, speed: float = 0.0, feed: Any = None) -> Any:
         """Play ``game`` (a :class:`~tablesvc.formats.record.RecordedGame`; default: generated from ``seed``)
         on the simulated devices, the referee starting it; returns the record once the service has
-        handled every input. ``camera`` receives the camera's observations (default: straight to the
-        service; a ``camera_feed`` renders and reads them instead)."""
+        handled every input. The camera's observations go straight to the service, unless ``feed`` (a
+        ``camera_feed(table.service.observe)``) is given: then the whole table goes through it, the felt
+        rendered and read by vision, the device signals handed to the service directly."""
         from hardware_sims.generator import generate_game
         from hardware_sims.table import DeviceOutputs, TableSimulator
         from tablesvc.mqtt.link import IncomingMessage
@@ -230,7 +230,7 @@ class SimulatedTable:
             command = {"command": "start_game", "players": list(record.players), "transaction": "sim"}
             self.service.inbox.put(("cmd", IncomingMessage(f"{self.base}/cmd", json.dumps(command).encode())))
 
-        outputs = DeviceOutputs(self.automatic_table, self.panel, camera or self.service.observe)
+        outputs = feed if feed is not None else DeviceOutputs(self.automatic_table, self.panel, self.service.observe)
         TableSimulator(record, outputs, speed=speed, start_game=start).run()
         self.service.wait_idle(60)
         return record

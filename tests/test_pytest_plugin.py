@@ -60,3 +60,23 @@ def test_the_documented_overlay_example_runs_in_an_outside_project(tmp_path):
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "1 passed" in proc.stdout
+
+
+def test_camera_feed_renders_and_reads_the_table(camera_feed, game_record):
+    from hardware_sims.table import TableSimulator
+    from vision.observations import CameraObservation
+
+    delivered = []
+    sim = TableSimulator(game_record(seed=5), None, start_game=lambda _e: None)
+
+    def stop_after_changes(observation) -> None:
+        delivered.append(observation)
+        if len(feed.stats.changes) >= 6:
+            sim.stop()
+
+    feed = camera_feed(stop_after_changes)
+    sim.out = feed
+    sim.run()
+    changes = feed.stats.changes
+    assert len(changes) >= 6 and all(c.exact for c in changes)  # every change read as the simulator showed it
+    assert any(isinstance(o, CameraObservation) for o in delivered)  # what vision read reached the callback
