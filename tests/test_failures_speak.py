@@ -248,3 +248,35 @@ def test_ten_thousand_refusals_make_a_bounded_report_that_counts_them_all(mosqui
         sub.close()
         service.stop()
     assert json.dumps(messages)  # plain JSON, as consumers read it
+
+
+def test_ten_thousand_refused_frames_on_a_serial_line(mosquitto, pty_device, tmp_path, caplog):
+    """The issue's case end to end: 10,000 good frames on the automatic table's line that the game refuses
+    (dice with no game started) give a bounded number of `errors` messages and warnings, which count them all."""
+    device = pty_device("table", "TBL1")
+    config = parse_config(config_text(mosquitto.url, tmp_path / "data")
+                          + f'[[serial]]\nname = "table"\nurl = "{device.link_path}"\n')
+    service = TableService(config)
+    service.start()
+    sub = Subscriber(mosquitto.port)
+    try:
+        assert service.link.wait_connected(15)
+        assert device.wait_acked(device.roll_dice(1, 1), 10)  # the driver reads the line: 1 refusal
+        with caplog.at_level(logging.WARNING, logger="tablesvc.service"):
+            started = time.monotonic()
+            for chunk in range(0, 9_999, 33):  # paced: a pty drops what overflows its buffer, as a wire would
+                device.noise(b"".join(encode("TBL1", 1000 + i, "DICE", 3, 4)
+                                      for i in range(chunk, min(9_999, chunk + 33))))
+                time.sleep(0.01)
+
+            def counted() -> int:
+                return sum((e.get("detail") or {}).get("suppressed", 1) for e in sub.of("errors"))
+
+            assert sub.wait_for(lambda: counted() == 10_000, 120), counted()
+            elapsed = time.monotonic() - started
+        messages = sub.of("errors")
+        assert len(messages) <= 6 * (elapsed + 3), (len(messages), elapsed)
+        assert len([r for r in caplog.records if r.name == "tablesvc.service"]) <= 6 * (elapsed + 3)
+    finally:
+        sub.close()
+        service.stop()
