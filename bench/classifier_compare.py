@@ -177,19 +177,23 @@ class HogSvm:
         return self._tiles[int(r[0, 0])], 1.0, 0.0
 
 
-def make_methods(enroll_images: dict[str, np.ndarray]) -> dict[str, tuple[Scorer, float, float]]:
-    """Enroll every method on the same images; value = (scorer, min_similarity, min_margin)."""
-    t = TemplateMatcher()
-    t.enroll(enroll_images)
-    k = TileClassifier()
-    k.enroll(enroll_images)
-    s = HogSvm()
-    s.enroll(enroll_images)
-    return {
-        "template": (t.scores, 0.55, 0.03),
-        "lda": (k.scores, k.min_similarity, k.min_margin),
-        "hog-svm": (s.scores, 0.0, 0.0),
-    }
+def make_methods(enroll_images: dict[str, np.ndarray],
+                 wanted: tuple[str, ...] = ("template", "lda", "hog-svm")) -> dict[str, tuple[Scorer, float, float]]:
+    """Enroll the wanted methods on the same images; value = (scorer, min_similarity, min_margin)."""
+    methods: dict[str, tuple[Scorer, float, float]] = {}
+    if "template" in wanted:
+        t = TemplateMatcher()
+        t.enroll(enroll_images)
+        methods["template"] = (t.scores, 0.55, 0.03)
+    if "lda" in wanted:
+        k = TileClassifier()
+        k.enroll(enroll_images)
+        methods["lda"] = (k.scores, k.min_similarity, k.min_margin)
+    if "hog-svm" in wanted:
+        s = HogSvm()
+        s.enroll(enroll_images)
+        methods["hog-svm"] = (s.scores, 0.0, 0.0)
+    return methods
 
 
 # ---------------------------------------------------------------------------- measuring
@@ -259,7 +263,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--per-tile", type=int, default=60, help="augmented test crops per FluffyStuff kind")
     ap.add_argument("--methods", default="template,lda,hog-svm")
+    ap.add_argument("--quick", action="store_true", help="5 crops per kind, template matching only (the tests)")
     args = ap.parse_args()
+    if args.quick:
+        args.per_tile, args.methods = 5, "template"
     if not FLUFFY.is_dir() or not PHOTOS.is_dir():
         print(f"shared data not found under {DATA}", file=sys.stderr)
         return 2
@@ -271,12 +278,12 @@ def main() -> int:
     syn = synthetic_set(args.per_tile)
     _, photo_test = photo_split()
     all_photos = [(tile, cv2.imread(str(PHOTOS / "tiles-resized" / name))) for name, tile, _ in photo_rows()]
-    for name, (scorer, a, b) in make_methods(fl).items():
+    for name, (scorer, a, b) in make_methods(fl, tuple(wanted)).items():
         if name in wanted:
             print(evaluate(scorer, (a, b), syn).row(name, "FluffyStuff augmented"), flush=True)
             print(evaluate(scorer, (a, b), all_photos).row(name, "photos, enrolled artwork"), flush=True)
     enroll_photos, _ = photo_split()
-    for name, (scorer, a, b) in make_methods(enroll_photos).items():
+    for name, (scorer, a, b) in make_methods(enroll_photos, tuple(wanted)).items():
         if name in wanted:
             print(evaluate(scorer, (a, b), photo_test).row(name, "photos, 1 photo per kind"), flush=True)
     print(f"\nORB keypoints on a 36x48 crop (FluffyStuff): {orb_keypoints(list(fl.values())):.1f} mean")

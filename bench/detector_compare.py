@@ -224,7 +224,10 @@ def main() -> int:
     ap.add_argument("--frames", type=int, default=20, help="frames per tile set (default 20)")
     ap.add_argument("--set", choices=["drawn", "fluffy"], action="append", help="tile set(s); default both")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--quick", action="store_true", help="1 frame of the drawn set (what the tests run)")
     args = ap.parse_args()
+    if args.quick:
+        args.frames, args.set = 1, ["drawn"]
     cv2.setNumThreads(1)
     det = load_detector()
     if det is None:

@@ -192,7 +192,10 @@ def main() -> int:
         action="store_true",
         help="enroll copies cut along their exact corners (TileClassifier slot_shift_px=0, slot_turn_deg=0)",
     )
+    ap.add_argument("--quick", action="store_true", help="200 crops of the drawn set, enrolled from art (the tests)")
     args = ap.parse_args()
+    if args.quick:
+        args.tiles, args.set, args.enroll = 200, "drawn", "art"
     if args.seed == ENROLL_SEED:
         raise SystemExit("the test seed must differ from the enrollment frame's seed")
     cv2.setNumThreads(1)

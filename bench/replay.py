@@ -1,6 +1,6 @@
 """Hands per second replaying the shared Tenhou games through the engine, with full checking.
 
-    python bench/replay.py [--rounds 3]
+    python bench/replay.py [--rounds 3] [--quick]
 
 Full checking: every event validated against the tracked hands (tiles held,
 riichi in tenpai, kuikae, claim order), every win scored, every hand's deltas
@@ -10,10 +10,14 @@ apart. One process, one core. The aim is well over 500 hands/s.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, not bench/, comes first
+
 import argparse
 import statistics
 import time
-from pathlib import Path
 
 from tablesvc.formats.mjlog import parse_mjlog
 from tablesvc.replay import replay
@@ -25,8 +29,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="repeat and keep the median")
     parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--quick", action="store_true", help="the first 10 games, 1 round (what the tests run)")
     args = parser.parse_args()
     files = sorted(args.data.glob("*.mjlog"))
+    if args.quick:
+        files, args.rounds = files[:10], 1
     if not files:
         raise SystemExit(f"no .mjlog files in {args.data}")
     texts = [(str(f), f.read_text(encoding="utf-8")) for f in files]

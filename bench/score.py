@@ -12,6 +12,11 @@ under 2x.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, not bench/, comes first
+
 import argparse
 import io
 import json
@@ -148,7 +153,10 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=5, help="repeat, alternating sides, and keep each side's best")
+    parser.add_argument("--quick", action="store_true", help="300 hands, 1 round (what the tests run)")
     args = parser.parse_args()
+    if args.quick:
+        args.hands, args.rounds = 300, 1
     hands = generate(args.hands, args.seed)
     lines = [json.dumps(h) for h in hands]
     inputs = package_inputs(hands)

@@ -44,7 +44,7 @@ from hardware_sims.camera_render import (
     TableView,
     render,
 )
-from hardware_sims.generator import generate_game
+from hardware_sims.generator import GeneratorOptions, generate_game
 from hardware_sims.table import TableSimulator
 from hardware_sims.tile_art import TileSet, drawn_tile_set, load_tile_set
 from tablesvc.engine.engine import Engine, Rejected, apply
@@ -176,6 +176,10 @@ class LoopResult:
 _WORKER: dict[str, tuple[TileSet, TileClassifier]] = {}  # set name -> (tiles, enrolled classifier), per process
 
 
+LOOP_HANDS: int | None = None  # --quick: the loop plays only the first hands of each game
+LOOP_CHANGES: int | None = None  # --quick: and stops after this many table changes
+
+
 def _play_one(seed: int, name: str, occlude_every: int, effects: Effects = LOOP_EFFECTS) -> LoopResult:
     cv2.setNumThreads(1)
     tiles, classifier = _WORKER[name]
@@ -192,7 +196,7 @@ def loop_effects(jitter_mm: float) -> Effects:
 
 def play(seed: int, tiles: TileSet, classifier: TileClassifier, res: LoopResult, occlude_every: int,
          effects: Effects = LOOP_EFFECTS) -> None:  # fmt: skip
-    game = generate_game(seed)
+    game = generate_game(seed, GeneratorOptions(max_hands=LOOP_HANDS) if LOOP_HANDS else None)
     engine = Engine()
     results: list[HandResult] = []
     rejected: list[str] = []
@@ -208,6 +212,8 @@ def play(seed: int, tiles: TileSet, classifier: TileClassifier, res: LoopResult,
     sim = TableSimulator(game, None, start_game=engine.apply)  # type: ignore[arg-type]
 
     def deliver(observation: object) -> None:
+        if LOOP_CHANGES is not None and len(feed.stats.changes) >= LOOP_CHANGES:
+            sim.stop()  # --quick: enough changes seen to know the loop works
         for action in fusion.observe(observation):  # type: ignore[arg-type]
             try:
                 out = engine.apply(action.event)  # type: ignore[arg-type]
@@ -227,6 +233,8 @@ def play(seed: int, tiles: TileSet, classifier: TileClassifier, res: LoopResult,
     res.seconds += time.perf_counter() - t0
     want = [h.deltas for h in game.hands if h.deltas is not None]
     got = [r.deltas for r in results]
+    if LOOP_CHANGES is not None:
+        want = want[: len(got)]  # --quick: the hands the loop was stopped in are not counted
     res.games += 1
     res.hands += len(want)
     # hand k is exact when every result up to and including it matches (a missed hand shifts the rest)
@@ -283,7 +291,14 @@ def main() -> int:
     ap.add_argument("--skip", default="", help="parts to skip, e.g. 'photos,loop'")
     ap.add_argument("--loop-jitter", type=float, default=0.0, metavar="MM",
                     help="the loop's tiles put down up to MM mm / 2*MM degrees off their slots, still for the hand")
+    ap.add_argument("--quick", action="store_true",
+                    help="drawn tiles only, 30 tiles, a one-hand loop, 12 enrollment copies (what the tests run)")
     args = ap.parse_args()
+    global LOOP_HANDS, LOOP_CHANGES
+    if args.quick:
+        args.tiles, args.games, args.seeds, args.loop_sets = 30, 1, "", "drawn"
+        args.skip = ",".join(filter(None, [args.skip, "photos"]))
+        LOOP_HANDS, LOOP_CHANGES = 1, 24
     cv2.setNumThreads(1)
     skip = set(args.skip.split(",")) - {""}
     print(f"options: --tiles {args.tiles} --games {args.games} --jobs {args.jobs} --loop-sets {args.loop_sets} "
@@ -292,12 +307,12 @@ def main() -> int:
           f"cv2 threads {cv2.getNumThreads()}, OpenCV {cv2.__version__}")
 
     sets: dict[str, TileSet] = {"drawn": drawn_tile_set()}
-    if FLUFFY.is_dir():
+    if FLUFFY.is_dir() and not args.quick:
         sets["fluffy"] = load_tile_set(FLUFFY)
     classifiers: dict[str, TileClassifier] = {}
     for name, ts in sets.items():
         t0 = time.perf_counter()
-        clf = TileClassifier()
+        clf = TileClassifier(augment_per_image=12) if args.quick else TileClassifier()
         clf.enroll(ts.faces)
         classifiers[name] = clf
         _WORKER[name] = (ts, clf)
@@ -345,6 +360,8 @@ def main() -> int:
                   f"table changes read exactly {res.exact_changes}/{res.changes}; {res.frames} frames, "
                   f"{res.rejected} events the engine refused; {res.seconds:.0f} s of play "
                   f"(render median {statistics.median(res.render_ms):.0f} ms/frame)")
+            if LOOP_CHANGES is not None:
+                print(f"  (--quick: each game stopped after {LOOP_CHANGES} table changes)")
             for d in res.divergences:
                 print(f"    first divergence, {d}")
 

@@ -61,6 +61,7 @@ __all__ = [
     "EVENT_MESSAGES",
     "HOST_MESSAGES",
     "MAX_LINE",
+    "NAKS_PER_SECOND",
     "SEQ_MODULO",
     "BadFrame",
     "Frame",
@@ -92,6 +93,7 @@ DEVICE_MESSAGES = frozenset({"HELLO", "HB", "DICE", "WALL", "HAND", "BTN", "ERR"
 EVENT_MESSAGES = frozenset({"DICE", "WALL", "HAND", "BTN"})
 #: Host -> device messages.
 HOST_MESSAGES = frozenset({"ACK", "NAK", "PING"})
+NAKS_PER_SECOND = 10.0  # the most NAKs the host sends on one link per second (a burst of as many, then this rate)
 
 _DEVICE_ID = re.compile(r"[A-Za-z0-9_-]{1,16}")
 _SEQ = re.compile(r"[0-9]{1,5}")
@@ -402,10 +404,14 @@ class HostProtocol:
     """
 
     def __init__(self, *, max_line: int = MAX_LINE, duplicate_window: float = DUPLICATE_WINDOW,
-                 binding: LinkBinding | None = None) -> None:
+                 binding: LinkBinding | None = None, naks_per_second: float = NAKS_PER_SECOND) -> None:
         self.framer = LineFramer(max_line)
         self.duplicate_window = duplicate_window
         self.binding = binding
+        self.naks_per_second = naks_per_second
+        self._nak_budget = naks_per_second  # a token bucket: a burst of that many, then that many a second
+        self._nak_time: float | None = None
+        self.naks_withheld = 0  # NAKs not sent because the bucket was empty
         self.device_id: str | None = None  # the last (configured) device id heard on this link
         self._seen: dict[str, OrderedDict[int, float]] = {}
         self._out: list[tuple[tuple[str, int] | None, bytes]] = []  # (event acknowledged, frame) to send
@@ -486,7 +492,11 @@ class HostProtocol:
         try:
             observation = to_observation(frame, now)
         except FrameError as error:
-            self._reply(frame.device, "NAK", frame.seq, error.reason.value)
+            # Never answer a host message (ACK, NAK, PING): on a line that echoes it is our own frame coming
+            # back, and a NAK to it would come back too, for ever, as fast as the line goes. Other refusals
+            # are NAKed at most naks_per_second: a device repeats what it was not answered.
+            if frame.msg not in HOST_MESSAGES and self._may_nak(now):
+                self._reply(frame.device, "NAK", frame.seq, error.reason.value)
             return self._bad(BadFrame(error.reason, error.detail, chunk, now, frame.device, frame.seq))
         if binding is not None:
             why = binding.refuse(observation)
@@ -498,9 +508,20 @@ class HostProtocol:
         return observation
 
     def _forbidden(self, frame: Frame, why: str, chunk: bytes, now: float, is_event: bool) -> BadFrame:
-        if is_event:  # refused for good: the device must not repeat it
+        if is_event and self._may_nak(now):  # refused for good: the device must not repeat it
             self._reply(frame.device, "NAK", frame.seq, BadReason.FORBIDDEN.value)
         return self._bad(BadFrame(BadReason.FORBIDDEN, why, chunk, now, frame.device, frame.seq))
+
+    def _may_nak(self, now: float) -> bool:
+        if self._nak_time is not None:
+            elapsed = max(0.0, now - self._nak_time)
+            self._nak_budget = min(self.naks_per_second, self._nak_budget + elapsed * self.naks_per_second)
+        self._nak_time = now
+        if self._nak_budget >= 1:
+            self._nak_budget -= 1
+            return True
+        self.naks_withheld += 1
+        return False
 
     def _bad(self, bad: BadFrame) -> BadFrame:
         log.debug("bad frame (%s): %s %r", bad.reason.value, bad.detail, bad.data[:64])

@@ -27,6 +27,7 @@ from dataclasses import asdict
 from typing import Any
 
 from drivers.observations import CameraHealth, DeviceHealth, Observation
+from tablesvc.bursts import BurstLimiter
 from tablesvc.commands import Commands
 from tablesvc.config import Config
 from tablesvc.engine.engine import Rejected, apply
@@ -49,6 +50,7 @@ __all__ = ["JournalMissing", "TableService"]
 log = logging.getLogger(__name__)
 
 _STOP = object()
+ACK_FLUSH_S = 0.5  # while inputs keep coming, the broker's acknowledgements are journalled at least this often
 
 
 class _Receipt:
@@ -127,6 +129,7 @@ class TableService:
         self._worker: threading.Thread | None = None
         self.processed = threading.Condition()
         self.inputs_done = 0
+        self.refusals = BurstLimiter()  # errors from the table: a few in full per source and second, then counted
 
     # ------------------------------------------------------------ lifecycle
 
@@ -233,11 +236,16 @@ class TableService:
     # ------------------------------------------------------------ the worker
 
     def _run(self) -> None:
+        # Acknowledgements are written to the journal when the worker is idle, or at least every
+        # ACK_FLUSH_S while it is busy, not after every input: each write is an fsync, and one after every
+        # command delayed the next (a referee sending commands one by one) by that fsync.
+        last_flush = time.monotonic()
         while True:
             try:
-                item = self.inbox.get(timeout=0.2)
+                item = self.inbox.get(timeout=0.05)
             except queue.Empty:
                 self._flush()
+                last_flush = time.monotonic()
                 continue
             try:
                 if item is _STOP:
@@ -247,7 +255,9 @@ class TableService:
             except Exception:  # the worker must survive anything a single input does
                 log.exception("error while handling %r", item[0] if isinstance(item, tuple) else item)
             finally:
-                self._flush()
+                if time.monotonic() - last_flush >= ACK_FLUSH_S:
+                    self._flush()
+                    last_flush = time.monotonic()
                 self.inbox.task_done()
 
     def _flush(self) -> None:
@@ -255,6 +265,11 @@ class TableService:
             self.publisher.flush_acks()
         except Exception:
             log.exception("cannot record the broker's acknowledgements in the journal")
+        for summary in self.refusals.due():
+            text = (f"{summary.count} more refused from {summary.source} in {summary.seconds:.1f} s "
+                    f"(the last: {summary.last})")
+            log.warning("%s", text)
+            self.publisher.error(summary.source, text, self.clock(), {"suppressed": summary.count})
 
     def _dispatch(self, item: tuple) -> None:
         kind = item[0]
@@ -318,14 +333,20 @@ class TableService:
         try:
             action()
         except Rejected as exc:
-            log.warning("refused from %s: %s", source, exc)
-            self.publisher.error(source, str(exc), self.clock())
+            self.report_refusal(source, str(exc))
         except JournalError as exc:
             log.error("could not journal what %s reported: %s", source, exc)
             self.publisher.error(source, f"could not journal what {source} reported, so it is not acknowledged "
                                  f"(a device sends it again): {exc}", self.clock(), {"reason": "journal"})
             return False
         return True
+
+    def report_refusal(self, source: str, message: str, detail: dict[str, Any] | None = None) -> None:
+        """Log and publish on ``errors`` something from the table that was refused (worker thread). A source
+        that keeps being refused is reported in bursts: a few in full, then one summary a second with counts."""
+        if self.refusals.admit(source, message):
+            log.warning("refused from %s: %s", source, message)
+            self.publisher.error(source, message, self.clock(), detail)
 
     # ------------------------------------------------------------ game operations (worker thread)
 

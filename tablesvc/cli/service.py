@@ -60,6 +60,7 @@ def run_service(args: argparse.Namespace) -> int:
     try:
         service = TableService(config, new_game=args.new_game)
     except (JournalError, TableLocked, ValueError, OSError) as exc:
+        log.error("%s", exc)
         print(f"tablesvc run: {exc}", file=sys.stderr)
         return 1
     stop = threading.Event()
@@ -232,8 +233,9 @@ ids = ["PNL1"]
     panel_dev.start()
     service.start()
     viewer.start()
-    if not service.link.wait_connected(20):
-        print(f"tablesvc demo: cannot reach the broker {url}", file=sys.stderr)
+    if not service.link.wait_connected_or_failed(20):
+        print(f"tablesvc demo: cannot reach the broker {url}: {service.link.failure or 'no answer in 20 s'}",
+              file=sys.stderr)
         _shutdown(service, viewer, table_dev, panel_dev, broker)
         return 1
     viewer.wait_connected(10)
@@ -358,14 +360,17 @@ def run_watch(args: argparse.Namespace) -> int:
 
     link = MqttLink(url, client_id=f"tablesvc-watch-{int(time.time() * 1000) % 10**9}", on_connected=lambda: None,
                     on_message=on_message, subscriptions=(f"{args.prefix}/#",))
+    started = time.monotonic()
     link.start()
-    if not link.wait_connected(10):
-        print(f"tablesvc watch: cannot reach the broker {url}", file=sys.stderr)
+    wait = args.once if args.once is not None else 10.0  # --once keeps its deadline, connecting included
+    if not link.wait_connected_or_failed(wait):
+        print(f"tablesvc watch: cannot reach the broker {url}: {link.failure or f'no answer in {wait:g} s'}",
+              file=sys.stderr)
         link.stop()
         return 1
     try:
         if args.once is not None:
-            time.sleep(args.once)
+            time.sleep(max(0.0, args.once - (time.monotonic() - started)))
             with lock:
                 print(watcher.render())
         else:

@@ -20,8 +20,10 @@ import logging
 import socket
 import ssl
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -31,7 +33,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
-__all__ = ["BrokerURL", "IncomingMessage", "MqttLink"]
+__all__ = ["BrokerURL", "IncomingMessage", "MqttLink", "probe", "tls_context"]
 
 log = logging.getLogger(__name__)
 
@@ -66,12 +68,63 @@ class BrokerURL:
         return f"{'mqtts' if self.tls else 'mqtt'}://{user}{self.host}:{self.port}"
 
 
-def _reachable(host: str, port: int) -> bool:
+def tls_context(ca_file: str | None) -> ssl.SSLContext:
+    """The TLS settings of every broker connection: the server's certificate must chain to ``ca_file``
+    (else the system's CAs) and name the host. A CA file that cannot be read is said plainly."""
+    if ca_file is not None and not Path(ca_file).is_file():
+        raise ValueError(f"the broker's CA file {ca_file} does not exist ([mqtt] ca_file)")
     try:
-        with socket.create_connection((host, port), timeout=2):
-            return True
-    except OSError:
-        return False
+        return ssl.create_default_context(cafile=ca_file)
+    except (ssl.SSLError, OSError) as exc:
+        raise ValueError(f"the broker's CA file {ca_file} is no PEM certificate ([mqtt] ca_file): {exc}") from None
+
+
+def probe(url: BrokerURL, ca_file: str | None = None, timeout: float = 2.0) -> tuple[str, str] | None:
+    """Why a connection to the broker fails below MQTT, as (kind, message) with kind ``network`` or
+    ``tls``; None when the TCP connection (and the TLS handshake, for mqtts://) succeed. paho only
+    says that a connection failed; this says why, in words a club owner can act on."""
+    where = f"{url.host}:{url.port}"
+    try:
+        sock = socket.create_connection((url.host, url.port), timeout=timeout)
+    except socket.gaierror as exc:
+        return "network", f"the broker's host name {url.host!r} does not resolve ({exc.strerror})"
+    except ConnectionRefusedError:
+        return "network", f"connection refused at {where}: no broker listens there"
+    except TimeoutError:
+        return "network", f"no answer from {where} within {timeout:g} s (host down or port filtered)"
+    except OSError as exc:
+        return "network", f"cannot reach {where}: {exc.strerror or exc}"
+    with sock:
+        if not url.tls:
+            return None
+        try:
+            context = tls_context(ca_file)
+        except ValueError as exc:
+            return "tls", str(exc)
+        try:
+            with context.wrap_socket(sock, server_hostname=url.host):
+                return None
+        except ssl.SSLCertVerificationError as exc:
+            hint = ("the broker's certificate is for another host" if exc.verify_code in (62, 64)  # name or IP mismatch
+                    else "the broker's certificate is not signed by the CA in [mqtt] ca_file" if ca_file
+                    else "the broker's certificate is not signed by a CA this system trusts: set [mqtt] ca_file")
+            return "tls", f"TLS certificate rejected at {where}: {exc.verify_message} ({hint})"
+        except ssl.SSLError as exc:
+            return "tls", f"TLS handshake with {where} failed: {exc.reason or exc}"
+        except OSError as exc:
+            return "tls", f"TLS handshake with {where} failed: {exc}"
+
+
+def _no_delay(_client: mqtt.Client, _userdata: Any, sock: Any) -> None:
+    """Send each MQTT packet at once (TCP_NODELAY). With Nagle's algorithm a small packet written while
+    the previous one is unacknowledged waits for the broker's delayed ACK (40 ms on Linux): a command's
+    PUBACK followed by its reply cost about 40 ms per hop, where a device frame took 3 ms."""
+    setsockopt = getattr(sock, "setsockopt", None)  # a WebSocket wrapper has none
+    if setsockopt is not None:
+        try:
+            setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except OSError as exc:
+            log.debug("cannot set TCP_NODELAY on the broker connection: %s", exc)
 
 
 @dataclass(frozen=True)
@@ -133,6 +186,9 @@ class MqttLink:
         self.connects = 0
         self._ever_connected = False
         self._stopping = False
+        self.failure: str | None = None  # why the last connection attempt failed, None once connected
+        self.failed = threading.Event()  # set at each failed attempt, cleared on connection
+        self._failures = 0
         self._client = self._make_client()
 
     @property
@@ -152,7 +208,7 @@ class MqttLink:
         if self.url.username:
             client.username_pw_set(self.url.username, self.url.password)
         if self.url.tls:
-            client.tls_set(ca_certs=self._ca_file, cert_reqs=ssl.CERT_REQUIRED)
+            client.tls_set_context(tls_context(self._ca_file))
         client.reconnect_delay_set(min_delay=1, max_delay=30)
         client.max_queued_messages_set(0)
         client.on_connect = self._connected
@@ -160,6 +216,8 @@ class MqttLink:
         client.on_message = self._message
         client.on_publish = self._published
         client.on_subscribe = self._subscription_acknowledged
+        client.on_socket_open = _no_delay
+        client.on_connect_fail = self._connect_failed
         return client
 
     # ------------------------------------------------------------ lifecycle
@@ -185,7 +243,7 @@ class MqttLink:
                 return
             if self._stopping or self._ever_connected or not self._auto or self._refused_connect:
                 return
-            if _reachable(self.url.host, self.url.port):
+            if probe(self.url, self._ca_file) is None:  # it answers TCP (and TLS) but not an MQTT 5 CONNECT
                 self._fall_back()
                 return
 
@@ -208,6 +266,23 @@ class MqttLink:
 
     def wait_connected(self, timeout: float) -> bool:
         return self.connected.wait(timeout)
+
+    def wait_connected_or_failed(self, timeout: float, *, grace: float = 2.0) -> bool:
+        """For a command whose job is not to wait for the broker: True once connected; False at ``timeout``,
+        or ``grace`` seconds after a failed attempt (a broker just starting still gets them); then
+        :attr:`failure` says why."""
+        deadline = time.monotonic() + timeout
+        while not self.connected.wait(0.05):
+            now = time.monotonic()
+            if now >= deadline:
+                return False
+            if self.failed.is_set():
+                give_up = min(deadline, now + grace)
+                while time.monotonic() < give_up:
+                    if self.connected.wait(0.05):
+                        return True
+                return False
+        return True
 
     # ------------------------------------------------------------ publishing
 
@@ -235,11 +310,20 @@ class MqttLink:
                 self._fall_back()
             else:
                 self._refused_connect = True  # e.g. not authorised: a real answer, not a 3.1.1-only broker
-                log.warning("broker %s refused the connection: %s", self.url, reason)
+                failure = f"the broker refused the connection: {reason}"
+                if failure != self.failure:
+                    log.error("broker %s refused the connection: %s", self.url, reason)
+                self.failure = failure
+                self.failed.set()
             return
         self._ever_connected = True
         self.connects += 1
         self.subscribed.clear()
+        if self.failure is not None:
+            log.warning("connected to the broker %s after %d failed attempts", self.url, self._failures)
+        self.failure = None
+        self._failures = 0
+        self.failed.clear()
         log.info("connected to %s (MQTT %s)", self.url, self.protocol)
         with self._lock:
             for item in self._subscriptions:
@@ -268,6 +352,22 @@ class MqttLink:
             log.info("subscribed to %d topic filter(s) on %s", len(self._subscriptions), self.url)
             self.subscribed.set()
 
+    def _connect_failed(self, _client: mqtt.Client, _userdata: Any) -> None:
+        """paho could not connect (it retries with backoff on its own): find out why and say it, at the first
+        failure, whenever the reason changes, and then at the 10th, 100th... attempt, never silently."""
+        self._failures += 1
+        found = probe(self.url, self._ca_file)
+        kind, reason = found if found is not None else ("mqtt", "the connection failed during the MQTT handshake")
+        changed = reason != self.failure
+        self.failure = reason
+        self.failed.set()
+        if self._stopping:
+            return
+        if changed or self._failures in (10, 100) or self._failures % 1000 == 0:
+            retry = "retrying with backoff (1 to 30 s)" if self._failures == 1 else f"{self._failures} attempts so far"
+            level = logging.ERROR if kind == "tls" else logging.WARNING
+            log.log(level, "cannot connect to the broker %s: %s; %s", self.url, reason, retry)
+
     def _disconnected(self, _client: mqtt.Client, _userdata: Any, _flags: Any, reason: Any, _props: Any) -> None:
         was = self.connected.is_set()
         self.connected.clear()
@@ -283,7 +383,8 @@ class MqttLink:
                 log.exception("error while handling the loss of the broker")
         if was:
             log.warning("lost the broker %s: %s; reconnecting", self.url, reason)
-        elif self._auto and self._v5 and not self._ever_connected and not self._refused_connect:
+        elif (self._auto and self._v5 and not self._ever_connected and not self._refused_connect
+              and probe(self.url, self._ca_file) is None):
             self._fall_back()  # a 3.1.1-only broker may just close the socket on an MQTT 5 CONNECT
 
     def _fall_back(self) -> None:

@@ -1,0 +1,255 @@
+"""tablesvc's simulators as pytest fixtures, for the project's own tests and for anyone building on it.
+
+Installed with tablesvc (the ``pytest11`` entry point ``tablesvc`` in pyproject.toml), so any project
+that has tablesvc in its test environment gets these fixtures without importing anything. Every part is
+real: a Mosquitto process on a free loopback port, serial devices on real pseudo-terminals read by the
+real pyserial driver, the real service with its SQLite journal. ``docs/testing.md`` shows them at work.
+
+Fixtures:
+
+``mosquitto``
+    A started :class:`Mosquitto` of the test's own (``.url``, ``.port``, ``.stop()``, ``.start()``);
+    skips the test where the ``mosquitto`` binary is not installed.
+``pty_device``
+    A factory: ``pty_device("table")`` or ``pty_device("panel", device_id="PNL2")`` starts a
+    :class:`~hardware_sims.devices.PtyDevice` on a real pseudo-terminal (its ``link_path`` is what a
+    driver opens) with its faults on demand (``noise``, ``bad_checksum_next``, ``overlong_line``,
+    ``stall``, ``drop_acks``, ``unplug``/``replug``); stopped after the test.
+``game_record``
+    A factory: ``game_record(seed=7)`` generates a legal game, ``game_record(path)`` reads a recorded one
+    (mjlog, mjai, tenhou.net/6).
+``camera_feed``
+    A factory: ``camera_feed(deliver)`` is a :class:`~hardware_sims.camera_feed.CameraFeed` that renders
+    the table, reads the frames with the vision pipeline and delivers what the tracker reports (the
+    drawn tile set's classifier is enrolled once per session).
+``simulated_table``
+    A running :class:`SimulatedTable`: the service (site ``sim``, table ``table-1``) publishing to the
+    ``mosquitto`` fixture, reading an automatic table and a seat panel on pseudo-terminals;
+    ``.play(seed=7)`` plays a game on them, ``.messages("state")`` collects what a topic receives.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import shutil
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+__all__ = ["Mosquitto", "SimulatedTable", "free_port"]
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on at the moment, on the loopback interface."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Mosquitto:
+    """A Mosquitto broker of the test's own, on a free loopback port; can be stopped and restarted."""
+
+    def __init__(self, workdir: Path) -> None:
+        binary = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None)
+        if binary is None:
+            pytest.skip("mosquitto is not installed (.ci/run installs it with apt-get)")
+        self.binary = binary
+        self.port = free_port()
+        self.workdir = workdir
+        self.conf = workdir / "mosquitto.conf"
+        self.conf.write_text(
+            # as root, Mosquitto would drop to user 'mosquitto', who cannot write the test's directory
+            f"user {getpass.getuser()}\n"
+            f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence true\n"
+            f"persistence_location {workdir}/\nautosave_interval 1\nmax_queued_messages 0\n"
+            "set_tcp_nodelay true\n"  # as deploy/mosquitto.conf: no 40 ms Nagle wait for a reply after a PUBACK
+        )
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        log = open(self.workdir / "mosquitto.log", "ab")  # noqa: SIM115 - kept open for the process
+        self.proc = subprocess.Popen([self.binary, "-c", str(self.conf)], stdout=log, stderr=log)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError(f"mosquitto did not start on port {self.port}")
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()  # a clean stop: it saves its persistence file
+            self.proc.wait(10)
+            self.proc = None
+
+
+@pytest.fixture
+def mosquitto(tmp_path: Path) -> Iterator[Mosquitto]:
+    """A started Mosquitto of the test's own on a free loopback port (anonymous, persistent); stopped after."""
+    broker = Mosquitto(tmp_path)
+    broker.start()
+    yield broker
+    broker.stop()
+
+
+@pytest.fixture
+def pty_device(tmp_path: Path) -> Iterator[Callable[..., Any]]:
+    """Factory: ``pty_device("table"|"panel", device_id=None, **PtyDevice options)`` -> a started simulated
+    device on a real pseudo-terminal; open its ``link_path`` with pyserial; faults on demand."""
+    from hardware_sims.devices import PtyDevice
+
+    started: list[PtyDevice] = []
+
+    def make(kind: str = "table", device_id: str | None = None, **options: Any) -> PtyDevice:
+        device_id = device_id or f"{'TBL' if kind == 'table' else 'PNL'}{len(started) + 1}"
+        device = PtyDevice(device_id, kind, tmp_path / f"tty{device_id}", **options)
+        device.start()
+        started.append(device)
+        return device
+
+    yield make
+    for device in started:
+        device.stop()
+
+
+@pytest.fixture
+def game_record() -> Callable[..., Any]:
+    """Factory: ``game_record(seed=7)`` a generated game, ``game_record("game.mjlog")`` a recorded one."""
+    def make(source: int | str | Path | None = None, *, seed: int | None = None, rules: str = "ema2012") -> Any:
+        if source is not None and not isinstance(source, int):
+            from tablesvc.replay import load_record
+
+            return load_record(source)
+        from hardware_sims.generator import GeneratorOptions, generate_game
+
+        return generate_game(seed if seed is not None else (source or 1), GeneratorOptions(rules=rules))
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def _drawn_classifier() -> Any:
+    from hardware_sims.tile_art import drawn_tile_set
+    from vision.classifier import TileClassifier
+
+    classifier = TileClassifier(augment_per_image=12)  # enough for rendered frames, quick to enroll
+    classifier.enroll(drawn_tile_set().faces)
+    return classifier
+
+
+@pytest.fixture
+def camera_feed(_drawn_classifier: Any) -> Callable[..., Any]:
+    """Factory: ``camera_feed(deliver, **CameraFeed options)`` -> a camera that renders the table and delivers
+    what the vision pipeline reads; a table simulator's outputs (``simulated_table.play(feed=...)``)."""
+    from hardware_sims.camera_feed import CameraFeed
+
+    def make(deliver: Callable[[object], None], **options: Any) -> CameraFeed:
+        return CameraFeed(deliver, _drawn_classifier, **options)
+
+    return make
+
+
+class SimulatedTable:
+    """A table service on the test's broker with a simulated automatic table and seat panel on ptys."""
+
+    site = "sim"
+    table = "table-1"
+
+    def __init__(self, broker: Mosquitto, workdir: Path, make_device: Callable[..., Any]) -> None:
+        from tablesvc.config import parse_config
+        from tablesvc.service import TableService
+
+        self.broker = broker
+        self.automatic_table = make_device("table", "TBL1")
+        self.panel = make_device("panel", "PNL1")
+        self.config = parse_config(
+            f'[table]\nsite = "{self.site}"\nid = "{self.table}"\ndata_dir = "{workdir / "data"}"\n'
+            f'[mqtt]\nurl = "{broker.url}"\n'
+            f'[[serial]]\nname = "table"\nurl = "{self.automatic_table.link_path}"\n'
+            f'[[serial]]\nname = "panel"\nurl = "{self.panel.link_path}"\n', "<simulated_table>")
+        self.base = self.config.topics.base
+        self.service = TableService(self.config)
+        self._clients: list[Any] = []
+
+    def start(self) -> None:
+        self.service.start()
+        if not self.service.link.wait_connected(15):
+            raise RuntimeError(f"the service cannot reach {self.broker.url}: {self.service.link.failure}")
+
+    def stop(self) -> None:
+        for client in self._clients:
+            client.disconnect()
+            client.loop_stop()
+        self.service.stop()
+
+    def messages(self, topic: str) -> list[Any]:
+        """A list that fills with every message on ``<base>/<topic>`` from now on (JSON decoded), as a
+        consumer subscribed to it sees them, retained ones included."""
+        import paho.mqtt.client as mqtt
+        from paho.mqtt.enums import CallbackAPIVersion
+
+        received: list[Any] = []
+        subscribed = threading.Event()
+        client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        client.on_connect = lambda c, _u, _f, _r, _p: c.subscribe(f"{self.base}/{topic}", qos=1)
+        client.on_subscribe = lambda *_: subscribed.set()
+        client.on_message = lambda _c, _u, m: received.append(json.loads(m.payload) if m.payload else None)
+        client.connect("127.0.0.1", self.broker.port)
+        client.loop_start()
+        self._clients.append(client)
+        if not subscribed.wait(10):
+            raise RuntimeError(f"cannot subscribe to {self.base}/{topic}")
+        return received
+
+    def play(self, game: Any = None, *, seed: int = 1, speed: float = 0.0, feed: Any = None) -> Any:
+        """Play ``game`` (a :class:`~tablesvc.formats.record.RecordedGame`; default: generated from ``seed``)
+        on the simulated devices, the referee starting it; returns the record once the service has
+        handled every input. The camera's observations go straight to the service, unless ``feed`` (a
+        ``camera_feed(table.service.observe)``) is given: then the whole table goes through it, the felt
+        rendered and read by vision, the device signals handed to the service directly."""
+        from hardware_sims.generator import generate_game
+        from hardware_sims.table import DeviceOutputs, TableSimulator
+        from tablesvc.mqtt.link import IncomingMessage
+
+        record = game if game is not None else generate_game(seed)
+
+        def start(_event: object) -> None:
+            command = {"command": "start_game", "players": list(record.players), "transaction": "sim"}
+            self.service.inbox.put(("cmd", IncomingMessage(f"{self.base}/cmd", json.dumps(command).encode())))
+
+        outputs = feed if feed is not None else DeviceOutputs(self.automatic_table, self.panel, self.service.observe)
+        TableSimulator(record, outputs, speed=speed, start_game=start).run()
+        self.service.wait_idle(60)
+        return record
+
+    @staticmethod
+    def wait_for(predicate: Callable[[], object], timeout: float = 20.0) -> bool:
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+        return True
+
+
+@pytest.fixture
+def simulated_table(mosquitto: Mosquitto, tmp_path: Path, pty_device: Callable[..., Any]) -> Iterator[SimulatedTable]:
+    """A running table service (``tablesvc/sim/table-1``) on the ``mosquitto`` fixture, reading a simulated
+    automatic table and seat panel; ``.play(seed=7)``, ``.messages("state")``, ``.wait_for(...)``."""
+    table = SimulatedTable(mosquitto, tmp_path, pty_device)
+    table.start()
+    yield table
+    table.stop()

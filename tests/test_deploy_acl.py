@@ -1,0 +1,222 @@
+"""The shipped broker setup (deploy/mosquitto.conf and deploy/acl) gives each account exactly its job
+(issue 11, hole 3). A real Mosquitto runs the shipped ACL file as it is; only the listener (a free
+loopback port, no WebSocket listener), the persistence directory and the password file (made here with
+mosquitto_passwd) are adapted. Every account publishes to every topic (MQTT 5 PUBACK reason code: 135
+is 'not authorised') and subscribes to every topic (does it see what an allowed writer publishes?)."""
+
+from __future__ import annotations
+
+import getpass
+import re
+import shutil
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+
+from tablesvc.config import parse_config
+from tablesvc.service import TableService
+from tests.conftest import Mosquitto
+
+DEPLOY = Path(__file__).resolve().parents[1] / "deploy"
+PASSWORD = "secret"
+SERVICES = ("club-a/table-1", "club-a/table-2", "club-b/table-1")
+PEOPLE = ("referee-a", "referee-b", "viewer")
+FEED = ("events", "state", "results", "mjai", "status", "errors", "devices/table")
+TABLES = SERVICES  # the tables: site/table, as the service accounts are named
+REPLY = "cmd/reply/referee-a"
+
+
+def topics() -> list[str]:
+    return [f"tablesvc/{t}/{leaf}" for t in TABLES for leaf in (*FEED, "cmd", "cmd/reply", REPLY)]
+
+
+def may_write(account: str, topic: str) -> bool:
+    _, site, table, leaf = topic.split("/", 3)
+    if account == f"{site}/{table}":  # a table service: its own feed and replies, never its own cmd
+        return leaf != "cmd"
+    if account.startswith("referee-"):  # a referee: the commands of its own site's tables
+        return leaf == "cmd" and site == f"club-{account[-1]}"
+    return False
+
+
+def may_read(account: str, topic: str) -> bool:
+    _, site, table, leaf = topic.split("/", 3)
+    if account == f"{site}/{table}":
+        return leaf in ("cmd", "state")
+    if account.startswith("referee-"):
+        return site == f"club-{account[-1]}" and (leaf in FEED or leaf == f"cmd/reply/{account}")
+    if account == "viewer":
+        return leaf in FEED
+    return False
+
+
+@pytest.fixture
+def deployed_broker(tmp_path):
+    """Mosquitto with the shipped mosquitto.conf and acl, on a free loopback port."""
+    passwd_tool = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
+    if not Path(passwd_tool).exists():
+        pytest.skip("mosquitto_passwd is not installed (it comes with mosquitto)")
+    broker = Mosquitto(tmp_path)
+    passwd = tmp_path / "tablesvc.passwd"
+    for i, account in enumerate(SERVICES + PEOPLE):
+        subprocess.run([passwd_tool, "-b", *(["-c"] if i == 0 else []), str(passwd), account, PASSWORD],
+                       check=True, capture_output=True)
+    shipped = (DEPLOY / "mosquitto.conf").read_text()
+    conf = re.sub(r"(?m)^listener 1883\n", f"listener {broker.port} 127.0.0.1\n", shipped)
+    conf = re.sub(r"(?m)^listener 9001\nprotocol websockets\n", "", conf)  # no WebSocket listener in the test
+    conf = conf.replace("persistence_location /var/lib/mosquitto/", f"persistence_location {tmp_path}/")
+    conf = conf.replace("password_file /etc/mosquitto/tablesvc.passwd", f"password_file {passwd}")
+    conf = conf.replace("acl_file /etc/mosquitto/tablesvc.acl", f"acl_file {DEPLOY / 'acl'}")  # as shipped
+    assert f"listener {broker.port} 127.0.0.1" in conf and f"acl_file {DEPLOY / 'acl'}" in conf
+    assert "allow_anonymous false" in conf
+    broker.conf.write_text(f"user {getpass.getuser()}\n{conf}")
+    broker.start()
+    yield broker
+    broker.stop()
+
+
+class Account:
+    """One account's MQTT 5 connection: what it received, and the reason code of each publish."""
+
+    def __init__(self, port: int, name: str | None, password: str | None = PASSWORD, *,
+                 reconnect: bool = True) -> None:
+        self.name = name
+        self.received: set[str] = set()
+        self.acks: dict[int, int] = {}
+        self.lock = threading.Lock()
+        self.connected = threading.Event()
+        self.connect_reason: int | None = None
+        self.client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
+                                  client_id=f"acl-test-{name}-{time.monotonic_ns()}",
+                                  reconnect_on_failure=reconnect)
+        if name is not None:
+            self.client.username_pw_set(name, password)
+        self.client.on_connect = self._connected
+        self.client.on_message = self._message
+        self.client.on_publish = self._published
+        self.client.connect("127.0.0.1", port)
+        self.client.loop_start()
+        assert self.connected.wait(10)
+
+    def _connected(self, _c, _u, _f, reason, _p) -> None:
+        self.connect_reason = reason.value
+        self.connected.set()
+
+    def _message(self, _c, _u, msg) -> None:
+        with self.lock:
+            self.received.add(msg.topic)
+
+    def _published(self, _c, _u, mid, reason, _p) -> None:
+        with self.lock:
+            self.acks[mid] = reason.value
+
+    def publish(self, topic: str) -> int:
+        """The broker's PUBACK reason code for one QoS 1 message (0 or 16: accepted, 135: not authorised)."""
+        info = self.client.publish(topic, f"from {self.name}", qos=1)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            with self.lock:
+                if info.mid in self.acks:
+                    return self.acks[info.mid]
+            time.sleep(0.01)
+        raise AssertionError(f"no PUBACK for {topic} from {self.name}")
+
+    def close(self) -> None:
+        self.client.disconnect()  # first: it wakes the network loop, which loop_stop then joins at once
+        self.client.loop_stop()
+
+
+def publish_once(port: int, name: str, topic: str) -> int:
+    """One message from a fresh connection (Mosquitto 2.0 closes a connection after a refused publish)."""
+    account = Account(port, name, reconnect=False)  # the loop ends with the connection: close() is quick
+    try:
+        return account.publish(topic)
+    finally:
+        account.close()
+
+
+def test_every_account_writes_and_reads_exactly_its_job(deployed_broker):
+    port = deployed_broker.port
+    readers = {name: Account(port, name) for name in SERVICES + PEOPLE}  # they only subscribe
+    try:
+        assert all(a.connect_reason == 0 for a in readers.values())
+        for a in readers.values():
+            for topic in topics():
+                a.client.subscribe(topic, qos=1)
+        time.sleep(0.5)
+        wrong: list[str] = []
+        for name in readers:
+            for topic in topics():
+                code = publish_once(port, name, topic)
+                if (code in (0, 16)) != may_write(name, topic) or code not in (0, 16, 135):
+                    wrong.append(f"{name} publish {topic}: reason code {code}, expected "
+                                 f"{'allowed' if may_write(name, topic) else 'refused (135)'}")
+        time.sleep(1.0)  # every accepted message has reached the subscribers that may read it
+        for name, reader in readers.items():
+            for topic in topics():
+                if not any(may_write(w, topic) for w in readers):
+                    continue  # nobody may write it: reading cannot be observed
+                seen = topic in reader.received
+                if seen != may_read(name, topic):
+                    wrong.append(f"{name} read {topic}: {'saw it' if seen else 'did not see it'}")
+        assert not wrong, "\n".join(wrong)
+        # the matrix is not vacuous: each account was allowed something and refused something
+        for name in readers:
+            assert any(may_write(name, t) or may_read(name, t) for t in topics()), name
+            assert any(not may_write(name, t) for t in topics()), name
+    finally:
+        for a in readers.values():
+            a.close()
+
+
+def test_no_anonymous_and_no_wrong_password(deployed_broker):
+    anonymous = Account(deployed_broker.port, None)
+    wrong = Account(deployed_broker.port, "viewer", "not the password")
+    try:
+        assert anonymous.connect_reason == 135 and wrong.connect_reason in (134, 135)
+    finally:
+        anonymous.close()
+        wrong.close()
+
+
+def test_a_table_service_runs_under_its_account(deployed_broker, tmp_path):
+    """The service itself works through the shipped ACL: publishes its feed, takes a referee's command, answers."""
+    port = deployed_broker.port
+    config = parse_config(f'[table]\nsite = "club-a"\nid = "table-1"\ndata_dir = "{tmp_path / "data"}"\n'
+                          f'[mqtt]\nurl = "mqtt://club-a%2Ftable-1:{PASSWORD}@127.0.0.1:{port}"\n')
+    viewer = Account(port, "viewer")
+    referee = Account(port, "referee-a")
+    viewer.client.subscribe("tablesvc/+/+/#", qos=1)
+    referee.client.subscribe("tablesvc/club-a/table-1/cmd/reply/referee-a", qos=1)
+    time.sleep(0.3)
+    service = TableService(config)
+    service.start()
+    try:
+        assert service.link.wait_connected(15), service.link.failure
+        deadline = time.monotonic() + 15
+        while "tablesvc/club-a/table-1/status" not in viewer.received:  # online: its cmd subscription is in place
+            assert time.monotonic() < deadline, viewer.received
+            time.sleep(0.05)
+        from paho.mqtt.packettypes import PacketTypes
+        from paho.mqtt.properties import Properties
+
+        props = Properties(PacketTypes.PUBLISH)
+        props.ResponseTopic = "tablesvc/club-a/table-1/cmd/reply/referee-a"
+        referee.client.publish("tablesvc/club-a/table-1/cmd", '{"command": "start_game", "transaction": "1"}',
+                               qos=1, properties=props)
+        deadline = time.monotonic() + 15
+        while not ("tablesvc/club-a/table-1/events" in viewer.received
+                   and "tablesvc/club-a/table-1/cmd/reply/referee-a" in referee.received):
+            assert time.monotonic() < deadline, (viewer.received, referee.received)
+            time.sleep(0.05)
+        assert service.journal.last_seq == 1
+        assert "tablesvc/club-a/table-1/cmd" not in viewer.received  # the viewer never sees a command
+    finally:
+        service.stop()
+        viewer.close()
+        referee.close()

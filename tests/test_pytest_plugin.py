@@ -1,0 +1,82 @@
+"""The pytest plugin's fixtures (hardware_sims/pytest_plugin.py) work as docs/testing.md says, and its
+example, an outside project's overlay test, passes when run on its own in an empty directory."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from drivers.serial_driver import SerialDriver
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_plugin_is_registered_by_its_entry_point():
+    from importlib.metadata import entry_points
+
+    found = [e for e in entry_points(group="pytest11") if e.name == "tablesvc"]
+    assert found and found[0].value == "hardware_sims.pytest_plugin"
+
+
+def test_simulated_table_plays_a_game_to_its_final_scores(simulated_table, game_record):
+    events = simulated_table.messages("events")
+    states = simulated_table.messages("state")
+    game = simulated_table.play(game_record(seed=3))
+    assert simulated_table.wait_for(lambda: states and states[-1]["phase"] == "game_over")
+    assert [s["score"] for s in states[-1]["seats"]] == list(game.final_scores)
+    assert simulated_table.wait_for(lambda: events and events[-1]["seq"] == simulated_table.service.journal.last_seq)
+    seqs = [e["seq"] for e in events]
+    assert sorted(set(seqs)) == list(range(1, simulated_table.service.journal.last_seq + 1))
+
+
+def test_pty_device_faults_reach_the_driver(pty_device):
+    device = pty_device("panel")
+    seen = []
+    driver = SerialDriver("panel", str(device.link_path), on_observation=seen.append)
+    driver.start()
+    try:
+        assert device.wait_acked(device.press(2, "ron"), 5)
+        device.bad_checksum_next()
+        seq = device.press(1, "tsumo")  # corrupted once, then resent intact
+        assert device.wait_acked(seq, 5)
+        deadline = time.monotonic() + 5
+        while driver.health().frames_bad["checksum"] < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert driver.health().frames_bad["checksum"] >= 1
+        assert [(o.seat, o.button.value) for o in seen if hasattr(o, "button")] == [(2, "ron"), (1, "tsumo")]
+    finally:
+        driver.stop()
+
+
+def test_the_documented_overlay_example_runs_in_an_outside_project(tmp_path):
+    text = (ROOT / "docs" / "testing.md").read_text()
+    block = re.search(r"```python\n(# test_overlay\.py\n.*?)```", text, re.S)
+    assert block, "docs/testing.md has no test_overlay.py example"
+    (tmp_path / "test_overlay.py").write_text(block.group(1))
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_overlay.py"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 passed" in proc.stdout
+
+
+def test_camera_feed_renders_and_reads_the_table(camera_feed, game_record):
+    from hardware_sims.table import TableSimulator
+    from vision.observations import CameraObservation
+
+    delivered = []
+    sim = TableSimulator(game_record(seed=5), None, start_game=lambda _e: None)
+
+    def stop_after_changes(observation) -> None:
+        delivered.append(observation)
+        if len(feed.stats.changes) >= 6:
+            sim.stop()
+
+    feed = camera_feed(stop_after_changes)
+    sim.out = feed
+    sim.run()
+    changes = feed.stats.changes
+    assert len(changes) >= 6 and all(c.exact for c in changes)  # every change read as the simulator showed it
+    assert any(isinstance(o, CameraObservation) for o in delivered)  # what vision read reached the callback
