@@ -14,7 +14,9 @@ and the classifier is enrolled per set. So there are two sources of faces:
   artwork is composited on an ivory tile body with a border.
 
 Faces are BGR uint8 images of the whole top surface of a tile (body margin
-included) in the 26:35 aspect, ``FACE_SIZE`` pixels (w, h), top up.
+included) in the 26:35 aspect, ``FACE_SIZE`` pixels (w, h), top up. The
+names, the face size and the pip and stick layouts come from
+:mod:`tablesvc.tile_design`, which the pages' SVG faces draw as well.
 """
 
 from __future__ import annotations
@@ -26,6 +28,18 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+
+from tablesvc.tile_design import (
+    FACE_SIZE,
+    PIN_COLOURS,
+    PIN_LAYOUT,
+    PIN_RADIUS,
+    SOU_LAYOUT,
+    TILE_NAMES,
+    sou_colour,
+    sou_length,
+    sou_tilt,
+)
 
 __all__ = [
     "FACE_SIZE",
@@ -40,15 +54,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: The 37 faces in mjai notation: 34 kinds then the red fives.
-TILE_NAMES: tuple[str, ...] = (
-    *(f"{n}m" for n in range(1, 10)),
-    *(f"{n}p" for n in range(1, 10)),
-    *(f"{n}s" for n in range(1, 10)),
-    "E", "S", "W", "N", "P", "F", "C",
-    "5mr", "5pr", "5sr",
-)  # fmt: skip
-
 #: FluffyStuff file stem -> mjai name.
 FLUFFY_NAMES: dict[str, str] = {
     **{f"Man{n}": f"{n}m" for n in range(1, 10)},
@@ -58,9 +63,6 @@ FLUFFY_NAMES: dict[str, str] = {
     "Ton": "E", "Nan": "S", "Shaa": "W", "Pei": "N", "Haku": "P", "Hatsu": "F", "Chun": "C",
 }  # fmt: skip
 
-#: Face image size in pixels (width, height): 5 px per mm of a 26 x 35 mm face.
-FACE_SIZE: tuple[int, int] = (130, 175)
-
 IVORY = (226, 238, 244)
 EDGE = (170, 180, 186)
 BLACK = (30, 30, 30)
@@ -68,6 +70,7 @@ RED = (40, 40, 205)
 GREEN = (60, 130, 30)
 BLUE = (150, 80, 20)
 BACK_COLOUR = (40, 120, 215)  # orange-ish back, like many automatic-table sets
+_ROLE = {"red": RED, "green": GREEN, "blue": BLUE}  # the design's colour roles in BGR
 
 
 @dataclass(frozen=True)
@@ -95,55 +98,17 @@ def _body() -> np.ndarray:
     return img
 
 
-# pip positions on a unit face (x, y in 0..1), per count, standard layouts.
-_PIN_LAYOUT: dict[int, list[tuple[float, float]]] = {
-    1: [(0.5, 0.5)],
-    2: [(0.5, 0.27), (0.5, 0.73)],
-    3: [(0.25, 0.22), (0.5, 0.5), (0.75, 0.78)],
-    4: [(0.3, 0.28), (0.7, 0.28), (0.3, 0.72), (0.7, 0.72)],
-    5: [(0.27, 0.24), (0.73, 0.24), (0.5, 0.5), (0.27, 0.76), (0.73, 0.76)],
-    6: [(0.3, 0.2), (0.7, 0.2), (0.3, 0.52), (0.7, 0.52), (0.3, 0.8), (0.7, 0.8)],
-    7: [(0.22, 0.16), (0.5, 0.24), (0.78, 0.32), (0.3, 0.6), (0.7, 0.6), (0.3, 0.84), (0.7, 0.84)],
-    8: [(0.3, 0.14), (0.7, 0.14), (0.3, 0.38), (0.7, 0.38), (0.3, 0.62), (0.7, 0.62), (0.3, 0.86), (0.7, 0.86)],
-    9: [(x, y) for y in (0.2, 0.5, 0.8) for x in (0.22, 0.5, 0.78)],
-}
-_PIN_COLOURS: dict[int, list[tuple[int, int, int]]] = {
-    1: [GREEN],
-    2: [GREEN, BLUE],
-    3: [BLUE, RED, GREEN],
-    4: [BLUE, GREEN, GREEN, BLUE],
-    5: [BLUE, GREEN, RED, GREEN, BLUE],
-    6: [GREEN, GREEN, RED, RED, RED, RED],
-    7: [GREEN] * 3 + [RED] * 4,
-    8: [BLUE] * 8,
-    9: [BLUE] * 3 + [RED] * 3 + [GREEN] * 3,
-}
-_PIN_RADIUS = {1: 0.36, 2: 0.2, 3: 0.16, 4: 0.17, 5: 0.15, 6: 0.14, 7: 0.12, 8: 0.11, 9: 0.12}
-
-
 def _pin(img: np.ndarray, n: int, red: bool) -> None:
     """Circles in the standard layouts; rows coloured so that 6, 7, 8 and 9 differ beyond their count."""
     w, h = FACE_SIZE
     ax, ay, aw, ah = 10, 12, w - 20, h - 24
-    r = int(_PIN_RADIUS[n] * aw)
-    for i, (px, py) in enumerate(_PIN_LAYOUT[n]):
+    r = int(PIN_RADIUS[n] * aw)
+    for i, (px, py) in enumerate(PIN_LAYOUT[n]):
         c = (int(ax + px * aw), int(ay + py * ah))
-        colour = RED if red else _PIN_COLOURS[n][i]
+        colour = RED if red else _ROLE[PIN_COLOURS[n][i]]
         cv2.circle(img, c, r, colour, -1, cv2.LINE_AA)
         cv2.circle(img, c, max(2, int(r * 0.6)), IVORY, max(1, r // 6), cv2.LINE_AA)
         cv2.circle(img, c, max(1, int(r * 0.25)), colour, -1, cv2.LINE_AA)
-
-
-_SOU_LAYOUT: dict[int, list[tuple[float, float]]] = {
-    2: [(0.5, 0.27), (0.5, 0.73)],
-    3: [(0.5, 0.27), (0.3, 0.73), (0.7, 0.73)],
-    4: [(0.3, 0.27), (0.7, 0.27), (0.3, 0.73), (0.7, 0.73)],
-    5: [(0.25, 0.27), (0.75, 0.27), (0.5, 0.5), (0.25, 0.73), (0.75, 0.73)],
-    6: [(x, y) for y in (0.27, 0.73) for x in (0.2, 0.5, 0.8)],
-    7: [(0.5, 0.15)] + [(x, y) for y in (0.5, 0.82) for x in (0.2, 0.5, 0.8)],
-    8: [(x, y) for y in (0.27, 0.73) for x in (0.14, 0.38, 0.62, 0.86)],
-    9: [(x, y) for y in (0.18, 0.5, 0.82) for x in (0.2, 0.5, 0.8)],
-}
 
 
 def _stick(img: np.ndarray, centre: tuple[int, int], length: int, colour: tuple[int, int, int], tilt: float) -> None:
@@ -166,13 +131,9 @@ def _sou(img: np.ndarray, n: int, red: bool) -> None:
         cv2.line(img, (w // 2 - 12, h // 2 - 8), (w // 2 + 12, h // 2 + 28), IVORY, 3, cv2.LINE_AA)
         return
     ax, ay, aw, ah = 12, 14, w - 24, h - 28
-    length = int(ah * (0.36 if n in (2, 3, 4, 5, 6, 8) else 0.26))
-    for i, (px, py) in enumerate(_SOU_LAYOUT[n]):
-        colour = RED if red or (n in (5, 7, 9) and i == len(_SOU_LAYOUT[n]) // 2 - (1 if n == 7 else 0)) else GREEN
-        if n == 9 and i % 3 == 1:
-            colour = RED if not red else BLUE
-        tilt = 0.0 if n != 8 else (0.35 if i % 4 in (1,) else -0.35 if i % 4 == 2 else 0.0)
-        _stick(img, (int(ax + px * aw), int(ay + py * ah)), length, colour, tilt)
+    length = int(ah * sou_length(n))
+    for i, (px, py) in enumerate(SOU_LAYOUT[n]):
+        _stick(img, (int(ax + px * aw), int(ay + py * ah)), length, _ROLE[sou_colour(n, i, red)], sou_tilt(n, i))
 
 
 def _man_glyph(img: np.ndarray, top: int, colour: tuple[int, int, int]) -> None:

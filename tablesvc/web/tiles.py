@@ -3,10 +3,10 @@
 The same design as the camera simulator's drawn set (``hardware_sims/tile_art.py``):
 pips in the standard layouts for pin, bamboo sticks (a bird for 1s) for sou, a
 numeral over the red 'wan' glyph for man, big letters for winds, a frame, a
-lattice and a centre bar for the dragons, red for the red fives. It is drawn
-again here rather than imported because ``tablesvc`` never depends on
-``hardware_sims`` (DESIGN's dependency direction), and as vectors, so a tile
-stays sharp on a 1080p stream at any zoom. Faces are 130 x 175 user units
+lattice and a centre bar for the dragons, red for the red fives. The layouts
+and colour roles both draw come from :mod:`tablesvc.tile_design` (``tablesvc``
+never depends on ``hardware_sims``, so the shared part lives down here); this
+module draws them as vectors, so a tile stays sharp on a 1080p stream at any zoom. Faces are 130 x 175 user units
 (the 26:35 face), names in mjai notation (``5mr`` a red five).
 """
 
@@ -15,17 +15,21 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+from tablesvc.tile_design import (
+    FACE_SIZE,
+    PIN_COLOURS,
+    PIN_LAYOUT,
+    PIN_RADIUS,
+    SOU_LAYOUT,
+    TILE_NAMES,
+    sou_colour,
+    sou_length,
+    sou_tilt,
+)
+
 __all__ = ["TILE_NAMES", "back_svg", "face_svg"]
 
-TILE_NAMES: tuple[str, ...] = (
-    *(f"{n}m" for n in range(1, 10)),
-    *(f"{n}p" for n in range(1, 10)),
-    *(f"{n}s" for n in range(1, 10)),
-    "E", "S", "W", "N", "P", "F", "C",
-    "5mr", "5pr", "5sr",
-)  # fmt: skip
-
-W, H = 130, 175
+W, H = FACE_SIZE
 IVORY = "#f4eee2"
 EDGE = "#bab4aa"
 BLACK = "#1e1e1e"
@@ -33,39 +37,7 @@ RED = "#cd2828"
 GREEN = "#1e8c3c"
 BLUE = "#14509a"
 
-_PIN_LAYOUT: dict[int, list[tuple[float, float]]] = {
-    1: [(0.5, 0.5)],
-    2: [(0.5, 0.27), (0.5, 0.73)],
-    3: [(0.25, 0.22), (0.5, 0.5), (0.75, 0.78)],
-    4: [(0.3, 0.28), (0.7, 0.28), (0.3, 0.72), (0.7, 0.72)],
-    5: [(0.27, 0.24), (0.73, 0.24), (0.5, 0.5), (0.27, 0.76), (0.73, 0.76)],
-    6: [(0.3, 0.2), (0.7, 0.2), (0.3, 0.52), (0.7, 0.52), (0.3, 0.8), (0.7, 0.8)],
-    7: [(0.22, 0.16), (0.5, 0.24), (0.78, 0.32), (0.3, 0.6), (0.7, 0.6), (0.3, 0.84), (0.7, 0.84)],
-    8: [(0.3, 0.14), (0.7, 0.14), (0.3, 0.38), (0.7, 0.38), (0.3, 0.62), (0.7, 0.62), (0.3, 0.86), (0.7, 0.86)],
-    9: [(x, y) for y in (0.2, 0.5, 0.8) for x in (0.22, 0.5, 0.78)],
-}
-_PIN_COLOURS: dict[int, list[str]] = {
-    1: [GREEN],
-    2: [GREEN, BLUE],
-    3: [BLUE, RED, GREEN],
-    4: [BLUE, GREEN, GREEN, BLUE],
-    5: [BLUE, GREEN, RED, GREEN, BLUE],
-    6: [GREEN, GREEN, RED, RED, RED, RED],
-    7: [GREEN] * 3 + [RED] * 4,
-    8: [BLUE] * 8,
-    9: [BLUE] * 3 + [RED] * 3 + [GREEN] * 3,
-}
-_PIN_RADIUS = {1: 0.36, 2: 0.2, 3: 0.16, 4: 0.17, 5: 0.15, 6: 0.14, 7: 0.12, 8: 0.11, 9: 0.12}
-_SOU_LAYOUT: dict[int, list[tuple[float, float]]] = {
-    2: [(0.5, 0.27), (0.5, 0.73)],
-    3: [(0.5, 0.27), (0.3, 0.73), (0.7, 0.73)],
-    4: [(0.3, 0.27), (0.7, 0.27), (0.3, 0.73), (0.7, 0.73)],
-    5: [(0.25, 0.27), (0.75, 0.27), (0.5, 0.5), (0.25, 0.73), (0.75, 0.73)],
-    6: [(x, y) for y in (0.27, 0.73) for x in (0.2, 0.5, 0.8)],
-    7: [(0.5, 0.15)] + [(x, y) for y in (0.5, 0.82) for x in (0.2, 0.5, 0.8)],
-    8: [(x, y) for y in (0.27, 0.73) for x in (0.14, 0.38, 0.62, 0.86)],
-    9: [(x, y) for y in (0.18, 0.5, 0.82) for x in (0.2, 0.5, 0.8)],
-}
+_ROLE = {"red": RED, "green": GREEN, "blue": BLUE}
 _FONT = "font-family='DejaVu Sans, Arial, Helvetica, sans-serif' font-weight='bold' text-anchor='middle'"
 
 
@@ -82,11 +54,11 @@ def _frame() -> str:
 
 def _pin(n: int, red: bool) -> str:
     ax, ay, aw, ah = 10, 12, W - 20, H - 24
-    r = _PIN_RADIUS[n] * aw
+    r = PIN_RADIUS[n] * aw
     out = []
-    for i, (px, py) in enumerate(_PIN_LAYOUT[n]):
+    for i, (px, py) in enumerate(PIN_LAYOUT[n]):
         cx, cy = ax + px * aw, ay + py * ah
-        colour = RED if red else _PIN_COLOURS[n][i]
+        colour = RED if red else _ROLE[PIN_COLOURS[n][i]]
         out.append(f"<circle cx='{cx:.1f}' cy='{cy:.1f}' r='{r:.1f}' fill='{colour}'/>"
                    f"<circle cx='{cx:.1f}' cy='{cy:.1f}' r='{r * 0.6:.1f}' fill='none' stroke='{IVORY}' "
                    f"stroke-width='{max(1.5, r / 6):.1f}'/>"
@@ -113,14 +85,10 @@ def _sou(n: int, red: bool) -> str:
                 f"<line x1='{W / 2 - 12}' y1='{H / 2 - 8}' x2='{W / 2 + 12}' y2='{H / 2 + 28}' stroke='{IVORY}' "
                 "stroke-width='3'/>")
     ax, ay, aw, ah = 12, 14, W - 24, H - 28
-    length = ah * (0.36 if n in (2, 3, 4, 5, 6, 8) else 0.26)
+    length = ah * sou_length(n)
     out = []
-    for i, (px, py) in enumerate(_SOU_LAYOUT[n]):
-        colour = RED if red or (n in (5, 7, 9) and i == len(_SOU_LAYOUT[n]) // 2 - (1 if n == 7 else 0)) else GREEN
-        if n == 9 and i % 3 == 1:
-            colour = RED if not red else BLUE
-        tilt = 0.0 if n != 8 else (0.35 if i % 4 == 1 else -0.35 if i % 4 == 2 else 0.0)
-        out.append(_stick(ax + px * aw, ay + py * ah, length, colour, tilt))
+    for i, (px, py) in enumerate(SOU_LAYOUT[n]):
+        out.append(_stick(ax + px * aw, ay + py * ah, length, _ROLE[sou_colour(n, i, red)], sou_tilt(n, i)))
     return "".join(out)
 
 
