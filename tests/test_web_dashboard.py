@@ -25,24 +25,12 @@ from tablesvc.engine.events import ExhaustiveDraw, Ron, Tsumo
 from tablesvc.formats.mjai import export_mjai
 from tablesvc.formats.record import RecordedGame
 from tablesvc.replay import replay
-from tests.conftest import Mosquitto
-from tests.web_support import LiveTable, chromium, shot, start_web, viewport, wait_js
+from tests import web_support
+from tests.web_support import LiveTable, shot, start_web, viewport, wait_js
 from vision.observations import TileDiscarded
 
-
-@pytest.fixture(scope="module")
-def broker(tmp_path_factory):
-    mq = Mosquitto(tmp_path_factory.mktemp("mosquitto"))
-    mq.start()
-    yield mq
-    mq.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    driver = chromium()
-    yield driver
-    driver.quit()
+# the module's own Mosquitto, Chromium (tests/web_support.py)
+broker, browser = web_support.broker, web_support.browser
 
 
 def _spawn(args: list[str]) -> subprocess.Popen:

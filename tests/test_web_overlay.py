@@ -22,30 +22,11 @@ from paho.mqtt.enums import CallbackAPIVersion
 from tablesvc.engine.engine import Engine
 from tablesvc.engine.events import Call, Discard, ExhaustiveDraw, HandStart, Ron, Tsumo
 from tablesvc.engine.results import HandResult
-from tests.conftest import Mosquitto
-from tests.web_support import CuttableProxy, LiveTable, chromium, shot, start_web, viewport, wait_js, wait_seq
+from tests import web_support
+from tests.web_support import CuttableProxy, LiveTable, shot, viewport, wait_js, wait_seq
 
-
-@pytest.fixture(scope="module")
-def broker(tmp_path_factory):
-    mq = Mosquitto(tmp_path_factory.mktemp("mosquitto"))
-    mq.start()
-    yield mq
-    mq.stop()
-
-
-@pytest.fixture(scope="module")
-def web(broker):
-    server = start_web(broker.url)
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    driver = chromium()
-    yield driver
-    driver.quit()
+# the module's own Mosquitto, web server and Chromium (tests/web_support.py)
+broker, web, browser = web_support.broker, web_support.web, web_support.browser
 
 
 def _texts(driver, css: str) -> list[str]:

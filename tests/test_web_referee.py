@@ -20,30 +20,12 @@ from pathlib import Path
 import pytest
 from selenium.webdriver.common.by import By
 
+from tests import web_support
 from tests.conftest import Mosquitto
-from tests.web_support import REFEREE_PASSWORD, LiveTable, chromium, shot, start_web, viewport, wait_js, wait_seq
+from tests.web_support import REFEREE_PASSWORD, LiveTable, shot, start_web, viewport, wait_js, wait_seq
 
-
-@pytest.fixture(scope="module")
-def broker(tmp_path_factory):
-    mq = Mosquitto(tmp_path_factory.mktemp("mosquitto"))
-    mq.start()
-    yield mq
-    mq.stop()
-
-
-@pytest.fixture(scope="module")
-def web(broker):
-    server = start_web(broker.url)
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    driver = chromium()
-    yield driver
-    driver.quit()
+# the module's own Mosquitto, web server and Chromium (tests/web_support.py)
+broker, web, browser = web_support.broker, web_support.web, web_support.browser
 
 
 @pytest.fixture

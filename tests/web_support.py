@@ -3,7 +3,8 @@
 Everything is real: a Mosquitto the tests start, the table service fed by the
 table simulator (observations as the drivers produce them), the web server on
 a free port, and Debian's Chromium driven by Selenium. One browser per test
-module (the machine is small).
+module (the machine is small): the module-scoped fixtures ``broker``, ``web`` and
+``browser`` below, which a web test module imports by name.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from tablesvc.service import TableService
 from tablesvc.web.app import WebSettings
 from tablesvc.web.auth import hash_password
 from tablesvc.web.server import WebServer
+from tests.conftest import Mosquitto
 
 REFEREE_PASSWORD = "correct horse battery"
 _HASH = hash_password(REFEREE_PASSWORD)
@@ -122,6 +124,31 @@ def chromium():
                 "--hide-scrollbars", "--force-device-scale-factor=1", "--window-size=1920,1080"):
         options.add_argument(arg)
     return webdriver.Chrome(service=Service(driver_path), options=options)
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory):
+    """A Mosquitto of the module's own, on a free loopback port."""
+    mq = Mosquitto(tmp_path_factory.mktemp("mosquitto"))
+    mq.start()
+    yield mq
+    mq.stop()
+
+
+@pytest.fixture(scope="module")
+def web(broker):
+    """The web server on a free port, subscribed to the module's broker."""
+    server = start_web(broker.url)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium for the module (the machine is small)."""
+    driver = chromium()
+    yield driver
+    driver.quit()
 
 
 def viewport(driver, width: int, height: int) -> None:
