@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from tablesvc.archive import ArchivedGame, find_game, game_csv, game_json, iso, list_games, to_record
+from tablesvc.cli.output import fail, write_output
 from tablesvc.cli.replay import _final_text, _hand_line
 from tablesvc.formats.record import RecordError
 from tablesvc.journal import JournalError
@@ -70,8 +71,7 @@ def _data_dir(args: argparse.Namespace) -> Path:
 
 
 def _fail(message: str) -> int:
-    print(f"tablesvc games: {message}", file=sys.stderr)
-    return 1
+    return fail(NAME, message)
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -123,14 +123,7 @@ def _export(args: argparse.Namespace) -> int:
         text = _render(game, args.format)
     except (JournalError, RecordError, ValueError) as exc:
         return _fail(str(exc))
-    if args.out is None:
-        sys.stdout.write(text)
-        return 0
-    try:
-        args.out.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        return _fail(f"cannot write {args.out}: {exc.strerror}")
-    return 0
+    return write_output(NAME, text, args.out)
 
 
 def _render(game: ArchivedGame, fmt: str) -> str:

@@ -9,6 +9,8 @@ import sys
 import threading
 from pathlib import Path
 
+from tablesvc.cli.output import fail, write_output
+
 NAME = "records"
 DEFAULT_DB = "records.sqlite3"
 
@@ -95,8 +97,7 @@ def _since(text: str) -> str:
 
 
 def _fail(message: str) -> int:
-    print(f"tablesvc records: {message}", file=sys.stderr)
-    return 1
+    return fail(NAME, message)
 
 
 def _store(args: argparse.Namespace):
@@ -201,14 +202,7 @@ def _export(args: argparse.Namespace) -> int:
             text = games_csv(store.games(since=args.since))
     except RecordsError as exc:
         return _fail(str(exc))
-    if args.out is None:
-        sys.stdout.write(text)
-        return 0
-    try:
-        args.out.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        return _fail(f"cannot write {args.out}: {exc.strerror}")
-    return 0
+    return write_output(NAME, text, args.out)
 
 
 def _import(args: argparse.Namespace) -> int:
