@@ -9,38 +9,15 @@ from __future__ import annotations
 from drivers.observations import BadReason
 from drivers.protocol import encode
 from hardware_sims.devices import PtyDevice
-from tablesvc.config import parse_config
 from tablesvc.engine.events import DiceRolled
 from tablesvc.service import TableService
+from tests.device_support import pty_devices, two_links_config
 from tests.test_service_mqtt import Subscriber, send_command
 
 
-def _config(mosquitto, tmp_path, panel_seats: str = "[0, 1, 2, 3]"):
-    return parse_config(f"""
-[table]
-site = "club"
-id = "t1"
-data_dir = "{tmp_path / 'data'}"
-[mqtt]
-url = "{mosquitto.url}"
-[[serial]]
-name = "table"
-url = "{tmp_path / 'ttyTABLE'}"
-kind = "table"
-ids = ["T1"]
-[[serial]]
-name = "panel"
-url = "{tmp_path / 'ttyPANEL'}"
-kind = "panel"
-ids = ["P1"]
-seats = {panel_seats}
-""")
-
-
 def _started(mosquitto, tmp_path, panel_seats: str = "[0, 1, 2, 3]"):
-    table_dev = PtyDevice("T1", "table", tmp_path / "ttyTABLE", heartbeat_interval=0.2)
-    panel_dev = PtyDevice("P1", "panel", tmp_path / "ttyPANEL", heartbeat_interval=0.2)
-    service = TableService(_config(mosquitto, tmp_path, panel_seats))
+    table_dev, panel_dev = pty_devices(tmp_path)
+    service = TableService(two_links_config(mosquitto, tmp_path, panel=f"seats = {panel_seats}"))
     table_dev.start()
     panel_dev.start()
     service.start()

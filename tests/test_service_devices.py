@@ -4,38 +4,18 @@ from __future__ import annotations
 
 import threading
 
-from hardware_sims.devices import PtyDevice
 from hardware_sims.generator import generate_game
 from hardware_sims.table import DeviceOutputs, TableSimulator
 from tablesvc.config import parse_config
 from tablesvc.engine.events import Discard
 from tablesvc.service import TableService
+from tests.device_support import pty_devices, two_links_config
 from tests.test_service_mqtt import BASE, Subscriber, send_command
 
 
 def test_noise_and_an_unplugged_panel_are_survived(mosquitto, tmp_path):
-    table_dev = PtyDevice("T1", "table", tmp_path / "ttyTABLE", heartbeat_interval=0.2)
-    panel_dev = PtyDevice("P1", "panel", tmp_path / "ttyPANEL", heartbeat_interval=0.2)
-    config = parse_config(f"""
-[table]
-site = "club"
-id = "t1"
-data_dir = "{tmp_path / 'data'}"
-[mqtt]
-url = "{mosquitto.url}"
-[[serial]]
-name = "table"
-url = "{tmp_path / 'ttyTABLE'}"
-kind = "table"
-ids = ["T1"]
-heartbeat_timeout = 1.0
-[[serial]]
-name = "panel"
-url = "{tmp_path / 'ttyPANEL'}"
-kind = "panel"
-ids = ["P1"]
-heartbeat_timeout = 1.0
-""")
+    table_dev, panel_dev = pty_devices(tmp_path)
+    config = two_links_config(mosquitto, tmp_path, table="heartbeat_timeout = 1.0", panel="heartbeat_timeout = 1.0")
     service = TableService(config)
     table_dev.start()
     panel_dev.start()
