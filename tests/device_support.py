@@ -13,17 +13,22 @@ from hardware_sims.devices import PtyDevice
 from tablesvc.config import Config, parse_config
 
 
-def two_links_config(mosquitto, tmp_path: Path, *, table: str = "", panel: str = "") -> Config:
-    """A table ``club/t1`` on the test's broker with both serial links; ``table`` and ``panel`` are
-    extra TOML lines for each link's block (a heartbeat timeout, the panel's seats)."""
-    return parse_config(f"""
+def table_toml(mosquitto, tmp_path: Path) -> str:
+    """The ``[table]`` and ``[mqtt]`` blocks of a table ``club/t1`` on the test's broker, data in ``tmp_path``."""
+    return f"""
 [table]
 site = "club"
 id = "t1"
 data_dir = "{tmp_path / 'data'}"
 [mqtt]
 url = "{mosquitto.url}"
-[[serial]]
+"""
+
+
+def two_links_config(mosquitto, tmp_path: Path, *, table: str = "", panel: str = "") -> Config:
+    """A table ``club/t1`` on the test's broker with both serial links; ``table`` and ``panel`` are
+    extra TOML lines for each link's block (a heartbeat timeout, the panel's seats)."""
+    return parse_config(table_toml(mosquitto, tmp_path) + f"""[[serial]]
 name = "table"
 url = "{tmp_path / 'ttyTABLE'}"
 kind = "table"

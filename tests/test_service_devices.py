@@ -9,7 +9,7 @@ from hardware_sims.table import DeviceOutputs, TableSimulator
 from tablesvc.config import parse_config
 from tablesvc.engine.events import Discard
 from tablesvc.service import TableService
-from tests.device_support import pty_devices, two_links_config
+from tests.device_support import pty_devices, table_toml, two_links_config
 from tests.test_service_mqtt import BASE, Subscriber, send_command
 
 
@@ -83,14 +83,7 @@ def test_camera_health_is_published(mosquitto, tmp_path):
     for i in range(50):
         writer.write(np.full((48, 64, 3), i * 5 % 255, np.uint8))
     writer.release()
-    config = parse_config(f"""
-[table]
-site = "club"
-id = "t1"
-data_dir = "{tmp_path / 'data'}"
-[mqtt]
-url = "{mosquitto.url}"
-[camera]
+    config = parse_config(table_toml(mosquitto, tmp_path) + f"""[camera]
 name = "overhead"
 source = "{video}"
 """)
@@ -146,14 +139,7 @@ def test_a_camera_over_the_table_feeds_the_game(mosquitto, tmp_path):
     for f in frames:
         writer.write(f)
     writer.release()
-    config = parse_config(f"""
-[table]
-site = "club"
-id = "t1"
-data_dir = "{tmp_path / 'data'}"
-[mqtt]
-url = "{mosquitto.url}"
-[camera]
+    config = parse_config(table_toml(mosquitto, tmp_path) + f"""[camera]
 name = "overhead"
 source = "{video}"
 calibration = "{tmp_path / 'cal.json'}"
