@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import sys
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, not bench/, comes first
 
 from hardware_sims.generator import generate_game
 from tablesvc.engine.engine import Engine

@@ -178,10 +178,11 @@ class SimulatedTable:
         self.config = parse_config(
             f'[table]\nsite = "{self.site}"\nid = "{self.table}"\ndata_dir = "{workdir / "data"}"\n'
             f'[mqtt]\nurl = "{broker.url}"\n'
-            f'[[serial]]\nname = "table"\nurl = "{self.automatic_table.link_path}"\n'
-            f'[[serial]]\nname = "panel"\nurl = "{self.panel.link_path}"\n', "<simulated_table>")
+            f'[[serial]]\nname = "table"\nurl = "{self.automatic_table.link_path}"\nkind = "table"\nids = ["TBL1"]\n'
+            f'[[serial]]\nname = "panel"\nurl = "{self.panel.link_path}"\nkind = "panel"\nids = ["PNL1"]\n',
+            "<simulated_table>")
         self.base = self.config.topics.base
-        self.service = TableService(self.config)
+        self.service = TableService(self.config, new_game=True)  # a broker shared by tests may hold another game
         self._clients: list[Any] = []
 
     def start(self) -> None:

@@ -112,8 +112,13 @@ CHECKS: dict[str, tuple[Callable[[str], None], bool]] = {  # bench -> (check, ne
 }
 
 
+OWN_TESTS = {"web": "test_bench_web.py", "records": "test_bench_records.py"}  # benches with a test file of their own
+
+
 def test_every_bench_is_run_here():
-    assert {p.stem for p in (ROOT / "bench").glob("*.py")} == set(CHECKS)
+    assert {p.stem for p in (ROOT / "bench").glob("*.py")} == set(CHECKS) | set(OWN_TESTS)
+    for test in OWN_TESTS.values():
+        assert (ROOT / "tests" / test).is_file(), test
 
 
 def test_no_bench_is_named_like_a_package():

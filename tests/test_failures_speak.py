@@ -255,7 +255,7 @@ def test_ten_thousand_refused_frames_on_a_serial_line(mosquitto, pty_device, tmp
     (dice with no game started) give a bounded number of `errors` messages and warnings, which count them all."""
     device = pty_device("table", "TBL1")
     config = parse_config(config_text(mosquitto.url, tmp_path / "data")
-                          + f'[[serial]]\nname = "table"\nurl = "{device.link_path}"\n')
+                          + f'[[serial]]\nname = "table"\nurl = "{device.link_path}"\nkind = "table"\nids = ["TBL1"]\n')
     service = TableService(config)
     service.start()
     sub = Subscriber(mosquitto.port)

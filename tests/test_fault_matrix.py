@@ -166,8 +166,8 @@ def test_unplug_storms_and_clock_jumps_keep_the_game_exact(mosquitto, pty_device
     table = pty_device("table", "TBL1", max_resends=400)  # firmware that keeps repeating while unplugged
     panel = pty_device("panel", "PNL1", max_resends=400)
     config = parse_config(config_text(mosquitto.url, tmp_path / "data")
-                          + f'[[serial]]\nname = "table"\nurl = "{table.link_path}"\n'
-                          + f'[[serial]]\nname = "panel"\nurl = "{panel.link_path}"\n')
+                          + f'[[serial]]\nname = "table"\nurl = "{table.link_path}"\nkind = "table"\nids = ["TBL1"]\n'
+                          + f'[[serial]]\nname = "panel"\nurl = "{panel.link_path}"\nkind = "panel"\nids = ["PNL1"]\n')
     clock = JumpingClock(rng)
     service = TableService(config, wall_clock=clock)
     service.start()

@@ -228,7 +228,7 @@ ids = ["PNL1"]
     viewer = MqttLink(BrokerURL.parse(url), client_id=f"tablesvc-demo-viewer-{seed}", on_connected=lambda: None,
                       on_message=on_message, subscriptions=(f"{base}/results", f"{base}/state", f"{base}/status"),
                       protocol="3.1.1" if broker else "auto")
-    service = TableService(config)
+    service = TableService(config, new_game=True)  # the demo always plays a game of its own, from the start
     table_dev.start()
     panel_dev.start()
     service.start()
