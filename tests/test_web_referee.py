@@ -170,14 +170,16 @@ def test_the_web_server_works_under_the_recommended_acl(tmp_path):
         pytest.skip("mosquitto_passwd is not installed")
     secured = Mosquitto(tmp_path)
     passwords = tmp_path / "passwd"
-    for n, user in enumerate(("table-1", "web")):
-        subprocess.run([tool, *(["-c"] if n == 0 else []), "-b", str(passwords), user, f"{user}-pw"], check=True)
+    for n, user in enumerate(("club/table-1", "web")):
+        password = f"{user.replace('/', '-')}-pw"  # no '/' in a password written inside a URL
+        subprocess.run([tool, *(["-c"] if n == 0 else []), "-b", str(passwords), user, password], check=True)
     acl = Path(__file__).resolve().parents[1] / "deploy" / "acl"
     text = secured.conf.read_text().replace("allow_anonymous true", "allow_anonymous false")
     secured.conf.write_text(text + f"password_file {passwords}\nacl_file {acl}\n")
     secured.start()
     host = f"127.0.0.1:{secured.port}"
-    live = LiveTable(f"mqtt://table-1:table-1-pw@{host}", tmp_path / "data", table="table-1").start()
+    # a table service's account is <site>/<table> ('/' written %2F in the URL)
+    live = LiveTable(f"mqtt://club%2Ftable-1:club-table-1-pw@{host}", tmp_path / "data", table="table-1").start()
     server = start_web(f"mqtt://web:web-pw@{host}")
     try:
         live.play_to(40)
