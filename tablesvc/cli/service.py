@@ -232,6 +232,10 @@ url = "{work / 'ttyPANEL'}"
     feed = None
     if args.camera:
         feed = _camera_feed(devices, service.observe, seed)
+        snapshots = service.camera_snapshots("camera", feed.pipeline.detector.calibration, feed.geometry)
+        feed.on_frame = snapshots.frame
+        print(f"  what the camera sees, annotated: {service.topics.camera_snapshot('camera')} (retained, every "
+              f"{snapshots.interval:g} s and at each refusal)", flush=True)
         outputs = feed
 
     def start(_event: object) -> None:  # the referee starts the game, over MQTT like any referee command
