@@ -390,14 +390,40 @@ class TileDetector:
                             self._cov(seat, u + 1.5, u + 7.0, hc + top - 4.0, hc + top - 1.5, ii))  # fmt: skip
             if left_edge < 0.5:
                 break  # felt where this tile's left edge should be: the next tile lies apart
+            if i > 0 and self._felt_gap(seat, u) is not None:
+                break  # a gap the ink filling closed (a win tile laid close): it lies apart all the same
             found.append(self._tile("hand", seat, i, g.hand_slot(seat, i), False))
-        if found:  # a tile set apart after the hand: a tsumo's winning tile
+        if found:  # a tile set apart after the hand: a tsumo's winning tile, found by the gap as it lies
             i = len(found)
-            u = g.hand_left + i * g.tile_w + g.win_gap
+            after = self._felt_gap(seat, g.hand_left + i * g.tile_w)
+            u = after if after is not None else g.hand_left + i * g.tile_w + g.win_gap
             rim = (u, u + g.tile_w, g.hand_centre - g.tile_h / 2, g.hand_centre + g.tile_h / 2)
             if u + g.tile_w <= g.hand_right + 6 and self._present(seat, u + 5, u + g.tile_w - 5, g.hand_centre, rim):
-                found.append(self._tile("hand", seat, i, g.hand_slot(seat, i, apart=True), False, apart=True))
+                local = TileRect(u + g.tile_w / 2, g.hand_centre, g.tile_w, g.tile_h)
+                found.append(self._tile("hand", seat, i, local.local_to(seat), False, apart=True))
         return found
+
+    def _felt_gap(self, seat: int, u: float, min_gap: float = 5.0) -> float | None:
+        """Where the tile after a felt gap begins, if one at least ``min_gap`` mm wide lies near ``u``.
+
+        Hand tiles touch (careless placing opens at most ~3.5 mm between two); a tsumo's winning tile
+        lies ``win_gap`` (10 mm) apart, which jitter narrows to ~6 mm: under the 7 mm ink filling, so
+        the gap is measured on the unfilled mask, in 1 mm strips across the middle of the tiles, from
+        3 mm before the nominal edge to past the widest gap. A strip is felt when under a third of it
+        is tile (the margins of a face carry no ink, so a green bamboo stick never joins a gap).
+        """
+        g = self.geometry
+        hc = g.hand_centre
+        run = start = 0
+        for d in range(-3, int(g.win_gap) + 6):
+            if self._cov(seat, u + d, u + d + 1, hc - 10, hc + 10) < 0.33:
+                start = start if run else d
+                run += 1
+            elif run >= min_gap:
+                return u + start + run
+            else:
+                run = 0
+        return None
 
     def _wall(self) -> list[DetectedTile]:
         """Wall stacks: face-up tiles are dora indicators (index from the rightmost face-up stack leftwards);
