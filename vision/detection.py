@@ -78,9 +78,13 @@ class DetectedTile:
     meld: int = -1
     stacked: bool = False
     kan_guess: bool = False  # fourth tile of a meld joined on a touching edge only (see TileDetector._melds)
+    upright_guess: bool = False  # a pond tile read upright though a strip was partly bare (TileDetector.pond)
     apart: bool = False  # a hand's last tile, set apart: the winning tile of a tsumo
     crop: np.ndarray | None = field(default=None, repr=False, compare=False)
     rect: TileRect | None = field(default=None, repr=False, compare=False)  # the slot the crop was cut from
+
+
+UPRIGHT_SURE = 0.8  # a pond tile whose weaker strip is covered less than this may be a crosswise one pushed up
 
 
 class TileDetector:
@@ -217,7 +221,7 @@ class TileDetector:
         self._prepare(frame)
         out: list[DetectedTile] = []
         for seat in range(4):
-            out += self._pond(seat)
+            out += self.pond(seat)
             out += self.melds(seat)
             out += self._hand(seat)
         out += self._wall()
@@ -244,7 +248,16 @@ class TileDetector:
         )
         return sum(bands) / 4
 
-    def _pond(self, seat: int) -> list[DetectedTile]:
+    def pond(self, seat: int, crosswise: frozenset[int] = frozenset()) -> list[DetectedTile]:
+        """The pond of ``seat`` in discard order, each tile upright or crosswise (a riichi tile) by two strips.
+
+        A crosswise tile pushed against the row before it has both strips partly covered (the neighbour
+        row's tiles on one side, its own edge on the other) and reads upright, as an upright tile with
+        ink of the felt's colour at both ends would: such a tile is marked ``upright_guess``, and the
+        pipeline asks the face (classifies the crosswise cut too) and walks the pond again with its
+        index in ``crosswise`` when the crosswise cut reads better (on the frame last given to
+        :meth:`detect`).
+        """
         g = self.geometry
         found: list[DetectedTile] = []
         flags: list[bool] = []
@@ -264,11 +277,12 @@ class TileDetector:
                 # an upright tile covers both strips; a crosswise one leaves at least one bare (jitter or a
                 # neighbour row can cover the other; green ink of a bamboo tile may look like felt on part
                 # of one strip of an upright tile): the weaker strip decides
-                side = min(near, far) < 0.25
+                side = min(near, far) < 0.25 or len(flags) in crosswise
+                guess = not side and min(near, far) < UPRIGHT_SURE and row > 0
                 flags.append(side)
                 span = g.tile_h if side else g.tile_w  # the slot as TableGeometry.pond_layout places it
                 rect = TileRect(u + span / 2, v0 + g.tile_h / 2, g.tile_w, g.tile_h, 90.0 if side else 0.0)
-                found.append(self._tile("pond", seat, len(flags) - 1, rect.local_to(seat), side))
+                found.append(self._tile("pond", seat, len(flags) - 1, rect.local_to(seat), side, upright_guess=guess))
                 u += span
                 in_row += 1
             if in_row < g.pond_cols:
