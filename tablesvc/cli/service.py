@@ -103,7 +103,8 @@ def add_demo(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="a whole simulated table publishing to MQTT",
                        description="Run the whole pipeline on simulators: a generated game played on a "
                        "simulated automatic table and seat panel (real pseudo-terminals read by the serial "
-                       "drivers) and a stand-in camera, tracked by the engine and published over MQTT. "
+                       "drivers) and a stand-in camera (with --camera, rendered frames read by vision), tracked "
+                       "by the engine and published over MQTT. "
                        "Without --broker an embedded MQTT 3.1.1 broker is started.")
     p.add_argument("--broker", metavar="URL", help="publish to this broker (mqtt://host:1883); default: embedded")
     p.add_argument("--speed", type=float, default=8.0,
