@@ -47,7 +47,7 @@ from hardware_sims.camera_render import (
     TableView,
     render,
 )
-from hardware_sims.table import DirectOutputs
+from hardware_sims.table import DirectOutputs, TableOutputs
 from hardware_sims.tile_art import TileSet, drawn_tile_set
 from vision.calibration import calibrate
 from vision.classifier import TileClassifier
@@ -61,7 +61,7 @@ from vision.observations import (
     TileDiscarded,
     UraIndicatorsSeen,
 )
-from vision.pipeline import FramePipeline
+from vision.pipeline import FramePipeline, ZoneReadings
 from vision.tracking import ZoneTracker
 
 __all__ = ["CameraFeed", "Change", "FeedStats", "observation_key"]
@@ -137,9 +137,13 @@ class CameraFeed:
         occlude_every: int = 0,
         seed: int = 0,
         camera_name: str = "camera-feed",
+        device: TableOutputs | None = None,
+        on_frame: Callable[[np.ndarray, ZoneReadings], None] | None = None,
     ) -> None:
         self._deliver = deliver
-        self.device = DirectOutputs(deliver)
+        # the device side: straight to ``deliver`` (tests, bench) or real devices (the demo's serial ptys)
+        self.device = device if device is not None else DirectOutputs(deliver)
+        self.on_frame = on_frame  # every frame read, with its readings (the service's snapshots)
         self.tiles = tiles or drawn_tile_set()
         self.camera_pose = camera or CameraPose.overhead()
         effects = effects or Effects()
@@ -252,6 +256,8 @@ class CameraFeed:
                 self.stats.occluded_frames += 1
             frame, _ = self._render(effects)
             readings = self.pipeline.process(frame)
+            if self.on_frame is not None:
+                self.on_frame(frame, readings)
             self.stats.pipeline_ms.append(readings.ms)
             if not readings.still:
                 self.stats.read_ms.append(readings.ms)

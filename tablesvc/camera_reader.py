@@ -22,8 +22,10 @@ log = logging.getLogger(__name__)
 
 
 class CameraReader:
-    def __init__(self, pipeline: object, tracker: object, deliver: Callable[[CameraObservation], None]) -> None:
+    def __init__(self, pipeline: object, tracker: object, deliver: Callable[[CameraObservation], None],
+                 on_read: Callable[[object, object], None] | None = None) -> None:
         self.pipeline = pipeline
+        self.on_read = on_read  # (image, readings) of every frame read: the service's snapshots
         self.tracker = tracker
         self.deliver = deliver
         self._cond = threading.Condition()
@@ -59,6 +61,8 @@ class CameraReader:
                 readings = self.pipeline.process(current.image)  # type: ignore[attr-defined]
                 observations = self.tracker.update(readings, current.timestamp)  # type: ignore[attr-defined]
                 self.frames += 1
+                if self.on_read is not None:
+                    self.on_read(current.image, readings)  # type: ignore[attr-defined]
             except Exception:  # a bad frame must not stop the camera
                 self.errors += 1
                 log.exception("cannot read a camera frame")

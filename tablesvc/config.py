@@ -67,6 +67,7 @@ class CameraConfig:
     calibration: Path | None = None
     tiles: Path | None = None
     model: Path | None = None
+    snapshot_interval: float = 5.0  # seconds between annotated snapshots on camera/<name>/snapshot
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ _SECTIONS = {
     "table": {"site", "id", "rules", "data_dir", "players", "journal_sync"},
     "mqtt": {"url", "prefix", "protocol", "ca_file", "client_id"},
     "serial": {"name", "url", "kind", "ids", "seats", "heartbeat_timeout"},
-    "camera": {"name", "source", "calibration", "tiles", "model"},
+    "camera": {"name", "source", "calibration", "tiles", "model", "snapshot_interval"},
     "commands": {"tokens"},
     "start": {"round", "honba", "sticks", "scores", "dealer"},
     "web": {"listen", "site", "referee_password", "secret_key", "referee_token", "idle_alert"},
@@ -294,8 +295,12 @@ def parse_config(text: str, path: str = "<config>", *, base: Path | None = None)
             paths[key] = path
         if paths["tiles"] is not None and paths["model"] is not None:
             raise c.fail("camera", "model", "give either tiles (a directory to enroll) or model, not both")
+        interval = c.get(cam, "camera", "snapshot_interval", (int, float), 5.0)
+        if interval < 0:
+            raise c.fail("camera", "snapshot_interval", "seconds between snapshots: positive, or 0 for none")
         camera = CameraConfig(name=c.get(cam, "camera", "name", str, "camera"),
-                              source=c.get(cam, "camera", "source", (str, int)), **paths)
+                              source=c.get(cam, "camera", "source", (str, int)), snapshot_interval=float(interval),
+                              **paths)
         if not _topic_safe(camera.name):
             raise c.fail("camera", "name", f"{camera.name!r} names a topic: no '/', '+', '#' or spaces")
 

@@ -217,6 +217,11 @@ class Publisher:
         for name, health in list(self.devices.items()):
             self.device(name, {**health, "ts": now, "connected": False, "state": "service stopped"})
 
+    def snapshot(self, topic: str, payload: dict[str, Any]) -> None:
+        """A camera's annotated snapshot (retained: a dashboard opened later sees the latest; QoS 0: a newer
+        one replaces it anyway)."""
+        self.transport.publish(topic, _json(payload), qos=0, retain=True)
+
     def error(self, source: str, message: str, ts: float, detail: dict[str, Any] | None = None) -> None:
         """Something from the table that the engine refused: logged by the caller, published here."""
         payload = {"schema": SCHEMA_VERSION, "ts": iso_time(ts), "source": source, "error": message, "detail": detail}

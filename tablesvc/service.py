@@ -126,6 +126,7 @@ class TableService:
         self.mjai = MjaiStream()
         self.drivers: list[Any] = []
         self.reader: Any = None
+        self.snapshots: dict[str, Any] = {}  # camera name -> tablesvc.snapshots.Snapshots
         self._worker: threading.Thread | None = None
         self.processed = threading.Condition()
         self.inputs_done = 0
@@ -218,8 +219,24 @@ class TableService:
         from vision.tracking import ZoneTracker
 
         classifier = TileClassifier.from_files(cam.model, cam.tiles)
-        pipeline = FramePipeline(Calibration.load(cam.calibration), None, classifier)
-        return CameraReader(pipeline, ZoneTracker(cam.name), self.observe)
+        calibration = Calibration.load(cam.calibration)
+        pipeline = FramePipeline(calibration, None, classifier)
+        snapshots = self.camera_snapshots(cam.name, calibration, pipeline.geometry, cam.snapshot_interval)
+        return CameraReader(pipeline, ZoneTracker(cam.name), self.observe,
+                            on_read=snapshots.frame if snapshots is not None else None)
+
+    def camera_snapshots(self, name: str, calibration: Any, geometry: Any = None, interval: float = 5.0) -> Any:
+        """The annotated snapshots of camera ``name`` (``interval`` seconds apart, 0: none), published retained
+        on ``camera/<name>/snapshot``; also at once when the engine refuses what this camera reported."""
+        if interval <= 0:
+            return None
+        from tablesvc.snapshots import Snapshots
+
+        topic = self.topics.camera_snapshot(name)
+        snapshots = Snapshots(name, calibration, geometry, lambda payload: self.inbox.put(("snapshot", topic, payload)),
+                              interval=interval)
+        self.snapshots[name] = snapshots
+        return snapshots
 
     def _health(self, health: DeviceHealth | CameraHealth) -> None:
         self.inbox.put(("health", health))
@@ -314,6 +331,8 @@ class TableService:
             self.publisher.error(link, f"refused a frame on the {link} link: {bad.detail}{more}", self.clock(),
                                  {"device": bad.device, "seq": bad.seq, "reason": bad.reason.value,
                                   "not_reported": held})
+        elif kind == "snapshot":
+            self.publisher.snapshot(item[1], item[2])
 
     def _retained_command(self, msg: IncomingMessage) -> None:
         """A command the broker keeps (published with retain) would be carried out again at every restart:
@@ -334,6 +353,8 @@ class TableService:
             action()
         except Rejected as exc:
             self.report_refusal(source, str(exc))
+            if source in self.snapshots:  # what the camera saw when its report was refused
+                self.snapshots[source].refused(str(exc))
         except JournalError as exc:
             log.error("could not journal what %s reported: %s", source, exc)
             self.publisher.error(source, f"could not journal what {source} reported, so it is not acknowledged "

@@ -51,3 +51,25 @@ def test_demo_plays_a_recorded_game_file(mosquitto):
     assert "rules tenhou" in proc.stdout
     assert "E4-0" in proc.stdout and "[+9700 0 +8000 -15700]" in proc.stdout  # the double ron, over MQTT
     assert "final: 1. " in proc.stdout and "-1400" in proc.stdout
+
+
+def test_demo_through_the_camera_reads_the_felt_and_scores_each_hand_as_the_record():
+    """``--camera``: every change of the felt is rendered, read by vision and only then reaches the engine;
+    the hands' results over MQTT equal the generated game's, and every camera reading is printed."""
+    import re
+
+    from hardware_sims.generator import generate_game
+
+    proc = subprocess.run([sys.executable, "-m", "tablesvc", "demo", "--camera", "--speed", "0", "--seed", "8",
+                           "--hands", "2"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = proc.stdout
+    assert "37 tile kinds enrolled from the tile art" in out
+    deltas = [tuple(0 if d == "0" else int(d) for d in m.split()) for m in re.findall(r"^  [ESWN]\d-\d.*\[(.*)\]$",
+                                                                                      out, re.M)]
+    assert deltas == [h.deltas for h in generate_game(8).hands[:2]]
+    seen = [line for line in out.splitlines() if line.startswith("  camera: ")]
+    assert sum("discards" in line for line in seen) > 20 and any("dora indicator 1:" in line for line in seen)
+    changes = re.search(r"camera: (\d+) of (\d+) table changes read exactly", out)
+    assert changes and changes[1] == changes[2]
+    assert "final:" not in out and "refused" not in proc.stderr

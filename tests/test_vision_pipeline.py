@@ -213,3 +213,37 @@ def test_a_slot_emptied_between_hands_forgets_its_tile(classifier: TileClassifie
         pipe = pipe or FramePipeline(calibrate(frame), None, classifier)
         reads.append(tuple(t.tile for t in pipe.process(decoded(frame, 90)).seats[1].hand))
     assert reads == [(None, None), ("5s", "E"), (), (), (None, None), ("5sr", "E")]
+
+
+KINDS = [f"{n}{s}" for s in "mps" for n in range(1, 10)] + list("ESWNPFC")
+
+
+def test_a_riichi_tile_pushed_against_the_row_before_reads_crosswise(classifier: TileClassifier) -> None:
+    """Ponds of 18 tiles with crosswise tiles in the second and third rows, carelessly laid (1.5 mm / 3 degrees),
+    seen by the 35-degree camera with the bench's light: in these frames (4 of 240 crosswise tiles) one
+    crosswise tile lies against the row before it, both strips that tell crosswise from upright are partly
+    covered and it read upright (the rest of its row cut 9 mm off). The strips leave it in doubt; the face
+    decides: cut crosswise it reads, cut upright it does not."""
+    from tests.test_detection import TileDetector
+
+    geometry_frame = render(TableView(), camera=CameraPose.oblique(35.0), tiles=drawn_tile_set(),
+                            rng=np.random.default_rng(0))[0]
+    calibration = calibrate(geometry_frame)
+    for k, seat in ((15, 2), (21, 0)):
+        rng = np.random.default_rng(500 + k)
+        seats = []
+        for _ in range(4):
+            at = {int(rng.integers(6, 12)), int(rng.integers(12, 18))}
+            seats.append(SeatView(discards=tuple(Discard(KINDS[int(rng.integers(0, 34))], sideways=i in at)
+                                                 for i in range(18))))
+        effects = Effects(gradient=0.3, glare=60.0, glare_radius_px=160.0, noise_sigma=5.0, blur_sigma=0.9,
+                          jpeg_quality=80, jitter_mm=1.5, jitter_deg=3.0, placement_seed=k)
+        frame, truth = render(TableView(seats=tuple(seats)), camera=CameraPose.oblique(35.0), tiles=drawn_tile_set(),
+                              effects=effects, rng=rng)
+        want = [sorted((t for t in truth.tiles if t.zone == "pond" and t.seat == s), key=lambda t: t.index)
+                for s in range(4)]
+        strips = [t.sideways for t in TileDetector(calibration).detect(frame) if t.zone == "pond" and t.seat == seat]
+        assert strips != [t.sideways for t in want[seat]]  # the strips alone read one crosswise tile upright
+        readings = FramePipeline(calibration, None, classifier, confirm_frames=1).process(frame)
+        for s in range(4):
+            assert [(t.tile, t.sideways) for t in readings.seats[s].pond] == [(t.tile, t.sideways) for t in want[s]]

@@ -78,9 +78,13 @@ class DetectedTile:
     meld: int = -1
     stacked: bool = False
     kan_guess: bool = False  # fourth tile of a meld joined on a touching edge only (see TileDetector._melds)
+    upright_guess: bool = False  # a pond tile read upright though a strip was partly bare (TileDetector.pond)
     apart: bool = False  # a hand's last tile, set apart: the winning tile of a tsumo
     crop: np.ndarray | None = field(default=None, repr=False, compare=False)
     rect: TileRect | None = field(default=None, repr=False, compare=False)  # the slot the crop was cut from
+
+
+UPRIGHT_SURE = 0.8  # a pond tile whose weaker strip is covered less than this may be a crosswise one pushed up
 
 
 class TileDetector:
@@ -217,7 +221,7 @@ class TileDetector:
         self._prepare(frame)
         out: list[DetectedTile] = []
         for seat in range(4):
-            out += self._pond(seat)
+            out += self.pond(seat)
             out += self.melds(seat)
             out += self._hand(seat)
         out += self._wall()
@@ -244,7 +248,16 @@ class TileDetector:
         )
         return sum(bands) / 4
 
-    def _pond(self, seat: int) -> list[DetectedTile]:
+    def pond(self, seat: int, crosswise: frozenset[int] = frozenset()) -> list[DetectedTile]:
+        """The pond of ``seat`` in discard order, each tile upright or crosswise (a riichi tile) by two strips.
+
+        A crosswise tile pushed against the row before it has both strips partly covered (the neighbour
+        row's tiles on one side, its own edge on the other) and reads upright, as an upright tile with
+        ink of the felt's colour at both ends would: such a tile is marked ``upright_guess``, and the
+        pipeline asks the face (classifies the crosswise cut too) and walks the pond again with its
+        index in ``crosswise`` when the crosswise cut reads better (on the frame last given to
+        :meth:`detect`).
+        """
         g = self.geometry
         found: list[DetectedTile] = []
         flags: list[bool] = []
@@ -264,11 +277,12 @@ class TileDetector:
                 # an upright tile covers both strips; a crosswise one leaves at least one bare (jitter or a
                 # neighbour row can cover the other; green ink of a bamboo tile may look like felt on part
                 # of one strip of an upright tile): the weaker strip decides
-                side = min(near, far) < 0.25
+                side = min(near, far) < 0.25 or len(flags) in crosswise
+                guess = not side and min(near, far) < UPRIGHT_SURE and row > 0
                 flags.append(side)
                 span = g.tile_h if side else g.tile_w  # the slot as TableGeometry.pond_layout places it
                 rect = TileRect(u + span / 2, v0 + g.tile_h / 2, g.tile_w, g.tile_h, 90.0 if side else 0.0)
-                found.append(self._tile("pond", seat, len(flags) - 1, rect.local_to(seat), side))
+                found.append(self._tile("pond", seat, len(flags) - 1, rect.local_to(seat), side, upright_guess=guess))
                 u += span
                 in_row += 1
             if in_row < g.pond_cols:
@@ -390,14 +404,40 @@ class TileDetector:
                             self._cov(seat, u + 1.5, u + 7.0, hc + top - 4.0, hc + top - 1.5, ii))  # fmt: skip
             if left_edge < 0.5:
                 break  # felt where this tile's left edge should be: the next tile lies apart
+            if i > 0 and self._felt_gap(seat, u) is not None:
+                break  # a gap the ink filling closed (a win tile laid close): it lies apart all the same
             found.append(self._tile("hand", seat, i, g.hand_slot(seat, i), False))
-        if found:  # a tile set apart after the hand: a tsumo's winning tile
+        if found:  # a tile set apart after the hand: a tsumo's winning tile, found by the gap as it lies
             i = len(found)
-            u = g.hand_left + i * g.tile_w + g.win_gap
+            after = self._felt_gap(seat, g.hand_left + i * g.tile_w)
+            u = after if after is not None else g.hand_left + i * g.tile_w + g.win_gap
             rim = (u, u + g.tile_w, g.hand_centre - g.tile_h / 2, g.hand_centre + g.tile_h / 2)
             if u + g.tile_w <= g.hand_right + 6 and self._present(seat, u + 5, u + g.tile_w - 5, g.hand_centre, rim):
-                found.append(self._tile("hand", seat, i, g.hand_slot(seat, i, apart=True), False, apart=True))
+                local = TileRect(u + g.tile_w / 2, g.hand_centre, g.tile_w, g.tile_h)
+                found.append(self._tile("hand", seat, i, local.local_to(seat), False, apart=True))
         return found
+
+    def _felt_gap(self, seat: int, u: float, min_gap: float = 5.0) -> float | None:
+        """Where the tile after a felt gap begins, if one at least ``min_gap`` mm wide lies near ``u``.
+
+        Hand tiles touch (careless placing opens at most ~3.5 mm between two); a tsumo's winning tile
+        lies ``win_gap`` (10 mm) apart, which jitter narrows to ~6 mm: under the 7 mm ink filling, so
+        the gap is measured on the unfilled mask, in 1 mm strips across the middle of the tiles, from
+        3 mm before the nominal edge to past the widest gap. A strip is felt when under a third of it
+        is tile (the margins of a face carry no ink, so a green bamboo stick never joins a gap).
+        """
+        g = self.geometry
+        hc = g.hand_centre
+        run = start = 0
+        for d in range(-3, int(g.win_gap) + 6):
+            if self._cov(seat, u + d, u + d + 1, hc - 10, hc + 10) < 0.33:
+                start = start if run else d
+                run += 1
+            elif run >= min_gap:
+                return u + start + run
+            else:
+                run = 0
+        return None
 
     def _wall(self) -> list[DetectedTile]:
         """Wall stacks: face-up tiles are dora indicators (index from the rightmost face-up stack leftwards);

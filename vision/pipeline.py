@@ -151,6 +151,9 @@ class FramePipeline:
                 redone = self.detector.melds(seat, cuts)
                 tiles = [t for t in tiles if not (t.zone == "meld" and t.seat == seat)] + redone
                 classified += self._classify(redone)
+        for seat in range(4):
+            tiles, n = self._crosswise_by_face(tiles, seat)
+            classified += n
         seats, dora, ura = _assemble(tiles)
         ms = (time.perf_counter() - t0) * 1000
         readings = ZoneReadings(seats, dora, tuple(tiles), ms, classified, ura=ura)
@@ -159,6 +162,33 @@ class FramePipeline:
         # compared with the frame that was read, not the previous one, so a slow drift is caught too
         self._last, self._last_thumb = (readings, thumb) if settled else (None, None)
         return readings
+
+    def _crosswise_by_face(self, tiles: list[DetectedTile], seat: int) -> tuple[list[DetectedTile], int]:
+        """A pond tile the strips left in doubt (``upright_guess``: a riichi tile pushed against the row
+        before it reads upright by them) is read both ways: the pond is walked again with it crosswise,
+        and that walk is kept when its face reads better cut crosswise (an upright cut of a crosswise
+        tile shows part of a turned face, a crosswise cut of an upright tile half its neighbour)."""
+        classified = 0
+        crosswise: frozenset[int] = frozenset()
+        while True:
+            pond = sorted((t for t in tiles if t.zone == "pond" and t.seat == seat), key=lambda t: t.index)
+            doubt = next((t for t in pond if t.upright_guess and t.index not in crosswise and t.face_up), None)
+            if doubt is None:
+                return tiles, classified
+            crosswise |= {doubt.index}
+            redone = self.detector.pond(seat, crosswise)
+            turned = next((t for t in redone if t.index == doubt.index), None)
+            if turned is None or not turned.sideways or turned.crop is None:
+                continue
+            upright = self._read_crop(doubt)
+            read = self._read_crop(turned)
+            classified += 2
+            if read[0] is None or (upright[0] is not None and upright[1] >= read[1]):
+                crosswise -= {doubt.index}
+                doubt.upright_guess = False  # asked: it is upright
+                continue
+            classified += self._classify(redone)
+            tiles = [t for t in tiles if not (t.zone == "pond" and t.seat == seat)] + redone
 
     def _read_crop(self, t: DetectedTile) -> tuple[str | None, float]:
         """Classify a tile's crop; unless the answer is clear, also crops cut around it.

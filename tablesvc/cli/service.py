@@ -17,7 +17,11 @@ from typing import TYPE_CHECKING
 from tablesvc.cli.arguments import rules_argument
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from hardware_sims.camera_feed import CameraFeed
     from tablesvc.config import CameraConfig
+    from tablesvc.formats.record import RecordedGame
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +126,8 @@ def add_demo(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="a whole simulated table publishing to MQTT",
                        description="Run the whole pipeline on simulators: a generated game played on a "
                        "simulated automatic table and seat panel (real pseudo-terminals read by the serial "
-                       "drivers) and a stand-in camera, tracked by the engine and published over MQTT. "
+                       "drivers) and a stand-in camera (with --camera, rendered frames read by vision), tracked "
+                       "by the engine and published over MQTT. "
                        "Without --broker an embedded MQTT 3.1.1 broker is started.")
     p.add_argument("--broker", metavar="URL", help="publish to this broker (mqtt://host:1883); default: embedded")
     p.add_argument("--speed", type=float, default=8.0,
@@ -140,6 +145,11 @@ def add_demo(sub: argparse._SubParsersAction) -> None:
                    "port if it is taken; 'off' for none)")
     p.add_argument("--stay", action="store_true",
                    help="after the game, keep the broker and the web pages up until Ctrl-C")
+    p.add_argument("--camera", action="store_true",
+                   help="see the felt through the camera: every change is rendered as 1080p frames and read by "
+                   "vision (calibration, detection, a tile model enrolled from the rendered art) before the "
+                   "engine hears of it, as at a real table; what the camera reads is printed")
+    p.add_argument("--hands", type=int, metavar="N", help="stop after the game's first N hands")
     p.set_defaults(run=run_demo)
 
 
@@ -217,6 +227,7 @@ ids = ["PNL1"]
 
     watcher = Watcher(prefix=config.mqtt.prefix, table=args.table)
     finished = threading.Event()
+    results = _Counter()
 
     def on_message(msg: IncomingMessage) -> None:
         line = watcher.feed(msg.topic, msg.payload)
@@ -224,6 +235,8 @@ ids = ["PNL1"]
             print(f"  {line.split('  ', 1)[1]}", flush=True)
             if line.split("  ", 1)[1].startswith("final:"):
                 finished.set()
+            else:
+                results.add()
 
     viewer = MqttLink(BrokerURL.parse(url), client_id=f"tablesvc-demo-viewer-{seed}", on_connected=lambda: None,
                       on_message=on_message, subscriptions=(f"{base}/results", f"{base}/state", f"{base}/status"),
@@ -246,13 +259,25 @@ ids = ["PNL1"]
         print(f"  dashboard: {web.url}/")
         print(f"  console:   {web.url}/referee/{path}  (referee password for this demo: {web.demo_password})",
               flush=True)
-    outputs = DeviceOutputs(table_dev, panel_dev, service.observe)
+    devices = outputs = DeviceOutputs(table_dev, panel_dev, service.observe)
     code = 0
     if record is None:
         record = generate_game(seed, GeneratorOptions(rules=args.rules))
         print(f"game: seed {seed}, {len(record.hands)} hands, rules {args.rules}", flush=True)
     else:
         print(f"game: {args.game}, {len(record.hands)} hands, rules {args.rules}", flush=True)
+    whole = args.hands is None or args.hands >= len(record.hands)
+    if not whole:
+        record = _first_hands(record, args.hands)
+        print(f"  playing its first {len(record.hands)} hand(s)", flush=True)
+    feed = None
+    if args.camera:
+        feed = _camera_feed(devices, service.observe, seed)
+        snapshots = service.camera_snapshots("camera", feed.pipeline.detector.calibration, feed.geometry)
+        feed.on_frame = snapshots.frame
+        print(f"  what the camera sees, annotated: {service.topics.camera_snapshot('camera')} (retained, every "
+              f"{snapshots.interval:g} s and at each refusal)", flush=True)
+        outputs = feed
 
     def start(_event: object) -> None:  # the referee starts the game, over MQTT like any referee command
         command = {"command": "start_game", "players": list(record.players), "rules": args.rules,
@@ -262,14 +287,26 @@ ids = ["PNL1"]
     try:
         TableSimulator(record, outputs, speed=args.speed, start_game=start).run()
         service.wait_idle(30)
-        finished.wait(10)
-        if service.table.state.final is None and (args.game is None or record.final_scores is not None):
+        if whole:
+            finished.wait(10)
+        else:
+            results.wait(len(record.hands), 10)
+        if feed is not None:
+            exact = sum(c.exact for c in feed.stats.changes)
+            ms = sorted(feed.stats.pipeline_ms) or [0.0]
+            print(f"camera: {exact} of {len(feed.stats.changes)} table changes read exactly, "
+                  f"{feed.stats.frames} frames, {ms[len(ms) // 2]:.1f} ms per frame (median)", flush=True)
+        if whole and service.table.state.final is None and (args.game is None or record.final_scores is not None):
             print("tablesvc demo: the game did not reach its end; see the log above", file=sys.stderr)
+            code = 1
+        elif not whole and results.count < len(record.hands):
+            print(f"tablesvc demo: {results.count} of {len(record.hands)} hands ended; see the log above",
+                  file=sys.stderr)
             code = 1
     except KeyboardInterrupt:
         code = 130
-    if outputs.unacknowledged:
-        log.warning("%d device events were never acknowledged", outputs.unacknowledged)
+    if devices.unacknowledged:
+        log.warning("%d device events were never acknowledged", devices.unacknowledged)
     if args.stay and code == 0:
         print("tablesvc demo: the game is over; the pages stay up until Ctrl-C", flush=True)
         with contextlib.suppress(KeyboardInterrupt):
@@ -313,6 +350,87 @@ def _demo_web(args: argparse.Namespace, url: str, prefix: str, protocol: str):
         server.demo_password = password
         return server
     return None
+
+
+class _Counter:
+    """Hand results seen over MQTT, waited for by the demo's main thread."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._cond = threading.Condition()
+
+    def add(self) -> None:
+        with self._cond:
+            self.count += 1
+            self._cond.notify_all()
+
+    def wait(self, count: int, timeout: float) -> bool:
+        with self._cond:
+            return self._cond.wait_for(lambda: self.count >= count, timeout)
+
+
+def _first_hands(record: RecordedGame, hands: int) -> RecordedGame:
+    """The record cut after its first ``hands`` hands (their results kept, no final)."""
+    from dataclasses import replace
+
+    kept = record.hands[:max(1, hands)]
+    end = kept[-1].end_event
+    events = record.events if end is None else record.events[:end + 1]
+    return replace(record, events=list(events), hands=list(kept), final_scores=None)
+
+
+def _camera_feed(device: object, observe: Callable[[object], None], seed: int) -> CameraFeed:
+    """The demo's camera: the felt rendered (1080p, overhead, a little noise, blur and JPEG), calibrated from
+    the markers in its first frame and read by vision with a tile model enrolled from the rendered tile art;
+    what it reads goes to the service as a real camera's observations do (and is printed)."""
+    from hardware_sims.camera_feed import CameraFeed
+    from hardware_sims.camera_render import Effects
+    from hardware_sims.tile_art import drawn_tile_set
+    from vision.classifier import TileClassifier
+
+    t0 = time.perf_counter()
+    tiles = drawn_tile_set()
+    classifier = TileClassifier(augment_per_image=20)
+    classifier.enroll(tiles.faces)
+
+    def deliver(observation: object) -> None:
+        print(f"  camera: {describe_observation(observation)}", flush=True)
+        observe(observation)
+
+    feed = CameraFeed(deliver, classifier, tiles=tiles, seed=seed, camera_name="camera", device=device,
+                      effects=Effects(noise_sigma=3.0, blur_sigma=0.6, jpeg_quality=90))
+    print(f"camera: 1920x1080 frames calibrated to {feed.pipeline.detector.calibration.error_mm:.2f} mm from "
+          f"the table's markers; {len(classifier.tiles)} tile kinds enrolled from the tile art "
+          f"({time.perf_counter() - t0:.1f} s)", flush=True)
+    return feed
+
+
+def describe_observation(o: object) -> str:
+    """One line for what the camera reported (the demo prints every one)."""
+    from vision.observations import (
+        DoraIndicatorSeen,
+        HandRevealed,
+        KanAdded,
+        MeldSeen,
+        TileDiscarded,
+        UraIndicatorsSeen,
+    )
+
+    if isinstance(o, TileDiscarded):
+        return f"seat {o.seat} discards {o.tile}{' crosswise (riichi)' if o.sideways else ''}"
+    if isinstance(o, MeldSeen):
+        source = f"called from the {o.from_side}" if o.from_side else "concealed kan"
+        return f"seat {o.seat} melds {' '.join(o.tiles)} ({source})"
+    if isinstance(o, KanAdded):
+        return f"seat {o.seat} adds {o.tile} to its pon"
+    if isinstance(o, DoraIndicatorSeen):
+        return f"dora indicator {o.index + 1}: {o.tile}"
+    if isinstance(o, UraIndicatorsSeen):
+        return f"ura indicators: {' '.join(o.tiles)}"
+    if isinstance(o, HandRevealed):
+        win = f" + {o.win_tile} apart" if o.win_tile else ""
+        return f"seat {o.seat} lays down {' '.join(o.tiles)}{win}"
+    return type(o).__name__
 
 
 def _shutdown(service, viewer, *others) -> None:

@@ -45,6 +45,10 @@ TOPICS: tuple[TopicSpec, ...] = (
     TopicSpec("devices/<name>", "service", True, 1,
               '{"schema", "name", "ts", "connected", "state", "frames_ok", "frames_bad": {reason: count}, '
               '"lines_per_second", "last_seen", "reconnects"} (cameras: "fps", "frames", "errors")'),
+    TopicSpec("camera/<name>/snapshot", "service", True, 0,
+              '{"schema", "camera", "ts", "reason", "tiles", "unknown", "width", "height", "jpeg"}: what the camera '
+              "sees, annotated (zones, each tile's reading, unknown in red; reason: why the engine refused the "
+              "camera's report, else null), JPEG in base64; every few seconds and at each refusal"),
     TopicSpec("cmd", "referee", False, 1,
               '{"command", "transaction", "token", ...}: start_game, undo, amend, event, chombo, dead_hand, '
               "set_scores, end_game"),
@@ -73,6 +77,9 @@ class TopicTree:
 
     def device(self, name: str) -> str:
         return f"{self.base}/devices/{name}"
+
+    def camera_snapshot(self, name: str) -> str:
+        return f"{self.base}/camera/{name}/snapshot"
 
 
 _SIMPLE = {
