@@ -24,6 +24,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from tablesvc.mqtt.payloads import iso_time
 from tablesvc.mqtt.topics import SCHEMA_VERSION
 from vision.annotation import annotate
 from vision.calibration import Calibration
@@ -97,7 +98,7 @@ class Snapshots:
         if not ok:
             raise ValueError("OpenCV could not encode the snapshot as JPEG")
         face_up = [t for t in tiles if t.face_up and not t.occluded]
-        return {"schema": SCHEMA_VERSION, "camera": self.camera, "ts": ts, "reason": reason,
+        return {"schema": SCHEMA_VERSION, "camera": self.camera, "ts": iso_time(ts), "reason": reason,
                 "tiles": len(face_up), "unknown": sum(t.tile is None for t in face_up),
                 "width": picture.shape[1], "height": picture.shape[0],
                 "jpeg": base64.b64encode(jpeg.tobytes()).decode("ascii")}

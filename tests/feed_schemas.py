@@ -23,6 +23,8 @@ URN = "urn:tablesvc:schema:"
 
 def schema_name(topic: str) -> str:
     """The schema of a topic below the table's base: ``devices/<name>`` share one."""
+    if topic.startswith("camera/"):
+        return "camera-snapshot"
     return "devices" if topic.startswith("devices/") else topic
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import itertools
+from datetime import datetime
 
 import cv2
 import numpy as np
@@ -94,9 +95,12 @@ snapshot_interval = {INTERVAL}
     assert len(periodic) >= 2
     # rate-limited: a periodic picture never closer than the interval to the one before (a refusal goes out at
     # once, and the next periodic one waits the interval from it)
-    ordered = sorted(snaps(), key=lambda s: s["ts"])
-    stamps = [s["ts"] for s in ordered]
-    assert all(b["ts"] - a["ts"] >= INTERVAL * 0.9 for a, b in itertools.pairwise(ordered)
+    def when(s: dict) -> float:  # ISO 8601 UTC, as every topic writes times
+        return datetime.fromisoformat(s["ts"].replace("Z", "+00:00")).timestamp()
+
+    ordered = sorted(snaps(), key=when)
+    stamps = [when(s) for s in ordered]
+    assert all(when(b) - when(a) >= INTERVAL * 0.9 for a, b in itertools.pairwise(ordered)
                if not b["reason"]), stamps
     seconds = stamps[-1] - stamps[0]
     assert len(stamps) <= seconds / INTERVAL + 2

@@ -47,7 +47,7 @@ def _doc_tables() -> dict[str, list[str]]:
     tables: dict[str, list[str]] = {}
     current = None
     for line in DOC.read_text(encoding="utf-8").splitlines():
-        marker = re.match(r"<!-- schema: ([\w/.#]+) -->", line)
+        marker = re.match(r"<!-- schema: ([\w/.#-]+) -->", line)
         if marker:
             current = tables.setdefault(marker.group(1), [])
             continue

@@ -57,8 +57,9 @@ TOPICS: tuple[TopicSpec, ...] = (
               "MQTT 5 response topic)"),
 )
 
-SCHEMA_FILES: dict[str, str] = {t.name: "devices" if t.name.startswith("devices/") else t.name for t in TOPICS}
-"""Each topic's JSON Schema, ``docs/schemas/<file>.json`` (``devices/<name>`` share one)."""
+SCHEMA_FILES: dict[str, str] = {t.name: "devices" if t.name.startswith("devices/") else "camera-snapshot"
+                                if t.name.startswith("camera/") else t.name for t in TOPICS}
+"""Each topic's JSON Schema, ``docs/schemas/<file>.json`` (``devices/<name>`` share one, so do cameras' snapshots)."""
 
 
 class TopicTree:
