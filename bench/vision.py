@@ -11,7 +11,12 @@
 (d) real photos (tiles-photos-camerash): top-1 enrolled from drawn art and from one photo per kind,
     flowers/seasons unknown rate (bench/classifier_compare.py's data and scoring);
 (e) our figures beside the PyPI mahjong-detector's (about 100 ms per image, under a fifth of the tiles
-    found in a real photo of an automatic table: the issue's figures, not measured here).
+    found in a real photo of an automatic table: the issue's figures, not measured here);
+(f) (g) (h) the learnt embedding beside the LDA on real photos and an unseen colouring (bench/vision_real.py):
+    a set enrolled from <= 3 real images per kind, a dark-faced / recoloured FluffyStuff enrolled from its
+    artwork read in four orientations at 64 and 40 px, real photos enrolled from artwork only.
+``--classifier embedding`` runs (a) (b) (c) with the embedding instead of the LDA; ``--real-quick``
+(and ``--quick``) bounds (f) (g) (h) to a few hundred crops (the test runs it).
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ from tablesvc.engine.results import HandResult
 from tablesvc.fusion import Fusion
 from vision.calibration import calibrate
 from vision.classifier import TILES, TileClassifier
+from vision.embedding import EmbeddingClassifier
 from vision.pipeline import FramePipeline
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -289,6 +295,10 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=1, help="processes for the loop's games (each on one core)")
     ap.add_argument("--seeds", default="", help="the loop's game seeds, e.g. '110,114' (default: 100 .. 99+games)")
     ap.add_argument("--skip", default="", help="parts to skip, e.g. 'photos,loop'")
+    ap.add_argument("--classifier", choices=("lda", "embedding"), default="lda",
+                    help="what reads the rendered frames of (a) (b) (c) (default: %(default)s)")
+    ap.add_argument("--real-quick", action="store_true", help="(f) (g) (h) on a few hundred crops only")
+    ap.add_argument("--real-methods", default="embedding,lda", help="what (f) (g) (h) compare (default: %(default)s)")
     ap.add_argument("--loop-jitter", type=float, default=0.0, metavar="MM",
                     help="the loop's tiles put down up to MM mm / 2*MM degrees off their slots, still for the hand")
     ap.add_argument("--quick", action="store_true",
@@ -303,7 +313,7 @@ def main() -> int:
     skip = set(args.skip.split(",")) - {""}
     print(f"options: --tiles {args.tiles} --games {args.games} --jobs {args.jobs} --loop-sets {args.loop_sets} "
           f"--occlude-every {args.occlude_every} --seed {args.seed} --skip {args.skip or '-'} "
-          f"--loop-jitter {args.loop_jitter}; "
+          f"--loop-jitter {args.loop_jitter} --classifier {args.classifier}{' --quick' if args.quick else ''}; "
           f"cv2 threads {cv2.getNumThreads()}, OpenCV {cv2.__version__}")
 
     sets: dict[str, TileSet] = {"drawn": drawn_tile_set()}
@@ -312,11 +322,13 @@ def main() -> int:
     classifiers: dict[str, TileClassifier] = {}
     for name, ts in sets.items():
         t0 = time.perf_counter()
-        clf = TileClassifier(augment_per_image=12) if args.quick else TileClassifier()
+        clf = (EmbeddingClassifier() if args.classifier == "embedding"
+               else TileClassifier(augment_per_image=12) if args.quick else TileClassifier())
         clf.enroll(ts.faces)
         classifiers[name] = clf
         _WORKER[name] = (ts, clf)
-        print(f"enrolled {name}: {len(ts.faces)} faces, {clf.augment_per_image} augmented copies each, "
+        print(f"enrolled {name} ({args.classifier}): {len(ts.faces)} faces, {clf.augment_per_image} augmented "
+              "copies each, "
               f"{time.perf_counter() - t0:.1f} s")
 
     cold_ms: list[float] = []
@@ -384,6 +396,28 @@ def main() -> int:
         print("\n(d) real photos, tiles-photos-camerash")
         for line in photos():
             print(line)
+
+    methods = [m for m in args.real_methods.split(",") if m]
+    if "real" not in skip:
+        from bench.vision_real import real_enrolled
+
+        print("\n(f) real photos, a set enrolled from <= 3 real images per kind, the rest read (embedding beside LDA)")
+        for line in real_enrolled(methods, limit=300 if args.quick or args.real_quick else 0):
+            print(line, flush=True)
+    if "colouring" not in skip and "fluffy" in sets:
+        from bench.vision_real import unseen_colouring
+
+        print("\n(g) a colouring never seen in training (FluffyStuff recoloured), enrolled from that artwork only")
+        per_kind = 4 if args.quick or args.real_quick else 40
+        for line in unseen_colouring(methods, sets["fluffy"].faces, per_kind=per_kind):
+            print(line, flush=True)
+    if "artwork" not in skip:
+        from bench.vision_real import artwork_enrolled
+
+        art = {name: ts.faces for name, ts in sets.items()}
+        print("\n(h) real photos of sets never enrolled, enrolled from artwork of a similar design")
+        for line in artwork_enrolled(methods, art, limit=200 if args.quick or args.real_quick else 0):
+            print(line, flush=True)
 
     print("\n(e) beside the PyPI mahjong-detector (issue's figures, not measured here: ~100 ms/image, "
           "< 20 % of tiles found on a real automatic-table photo)")

@@ -100,3 +100,40 @@ def _calibrate(frame):
     from vision.calibration import calibrate
 
     return calibrate(frame)
+
+
+def test_enroll_from_several_frames_and_add_more_later(tmp_path, capsys):
+    """Two frames in one command, a third added with --add: every kind gets an image per frame, and the
+    per-kind report says how well each stands apart."""
+    import pytest
+
+    from hardware_sims.camera_render import SeatView
+    from hardware_sims.tile_art import load_tile_set
+    from tests.conftest import DATA
+    from vision.classifier import TileClassifier
+    from vision.enrollment import ENROLL_LAYOUT
+
+    if not (DATA / "tiles-fluffystuff").is_dir():
+        pytest.skip("../shared/data/tiles-fluffystuff not found")
+    tiles = load_tile_set(DATA / "tiles-fluffystuff")
+    rows = TableView(seats=tuple(SeatView(hand=ENROLL_LAYOUT.get(seat, ())) for seat in range(4)))  # type: ignore[arg-type]
+    images = []
+    for i, effects in enumerate((Effects(noise_sigma=3.0, gradient=0.2), Effects(noise_sigma=4.0, gradient=-0.3,
+                                 glare=60.0), Effects(noise_sigma=3.0, blur_sigma=0.8))):  # fmt: skip
+        frame, _ = render(rows, camera=CameraPose.oblique(20.0), tiles=tiles, effects=effects,
+                          rng=np.random.default_rng(50 + i))
+        images.append(tmp_path / f"layout{i}.png")
+        cv2.imwrite(str(images[-1]), frame)
+    model = tmp_path / "club.npz"
+    assert main(["vision", "enroll", "--camera", str(images[0]), "--camera", str(images[1]),
+                 "--out", str(model)]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "37 kinds enrolled from 2 frame(s)" in out
+    assert "kind  images  lead" in out and ("every kind stands apart" in out or "need more frames" in out)
+    report = {ln.split()[0]: ln.split() for ln in out.splitlines() if ln.split() and ln.split()[0] in ENROLL_LAYOUT[0]}
+    assert report["1m"][1] == "2" and len(report) == 18
+    assert main(["vision", "enroll", "--camera", str(images[2]), "--out", str(model), "--add"]) == 0
+    out = capsys.readouterr().out
+    assert "37 kinds enrolled from 1 frame(s)" in out
+    clf = TileClassifier.load(model)
+    assert all(r["images"] == 3 for r in clf.report.values())

@@ -27,7 +27,7 @@ import numpy as np
 
 from .features import CameraAugmenter, normalise, tile_features
 
-__all__ = ["FLUFFY_NAMES", "TILES", "GridLayout", "TileClassifier"]
+__all__ = ["FLUFFY_NAMES", "TILES", "GridLayout", "TileClassifier", "read_tile_directory"]
 
 SUITS = "mps"
 HONOURS = ["E", "S", "W", "N", "P", "F", "C"]
@@ -211,20 +211,7 @@ class TileClassifier:
         after an underscore (``1m_2.jpg``) to enroll several photos of one kind.
         Returns the tiles enrolled.
         """
-        found: dict[str, list[np.ndarray]] = {}
-        for p in sorted(Path(path).iterdir()):
-            if p.suffix.lower() not in _IMAGE_SUFFIXES:
-                continue
-            stem = p.stem.split("_")[0]
-            tile = stem if stem in TILES else FLUFFY_NAMES.get(stem)
-            if tile is None:
-                continue
-            img = cv2.imread(str(p), cv2.IMREAD_UNCHANGED)
-            if img is None:
-                raise ValueError(f"cannot read image {p}")
-            found.setdefault(tile, []).append(img)
-        if not found:
-            raise ValueError(f"no tile images named by notation or FluffyStuff name in {path}")
+        found = read_tile_directory(path)
         self.enroll(found)
         return sorted(found, key=TILES.index)
 
@@ -330,12 +317,18 @@ class TileClassifier:
 
     @classmethod
     def load(cls, path: str | Path) -> TileClassifier:
-        """Read a model written by :meth:`save`; answers are identical to the saved classifier's.
+        """Read a model written by :meth:`save` (or by :meth:`EmbeddingClassifier.save
+        <vision.embedding.EmbeddingClassifier.save>`, which is returned as such: the file says which
+        method enrolled it); answers are identical to the saved classifier's.
 
         Raises ``ValueError`` naming the file when it is no model, or one of an older format."""
+        from .embedding import EMBED_FORMAT, EmbeddingClassifier
+
         try:
             with np.load(Path(path), allow_pickle=False) as z:
                 version = int(z["format"]) if "format" in z.files else 1
+                if version == EMBED_FORMAT:
+                    return EmbeddingClassifier.from_npz(z)  # type: ignore[return-value]
                 if version == MODEL_FORMAT:
                     clf = cls(**json.loads(str(z["params"])))
                     clf._raw = z["feats"].astype(np.float32)
@@ -347,6 +340,27 @@ class TileClassifier:
                              "(features changed): enroll the tile set again")  # fmt: skip
         clf._reindex()
         return clf
+
+
+def read_tile_directory(path: str | Path) -> dict[str, list[np.ndarray]]:
+    """Tile -> images of a directory named by notation or FluffyStuff name (``1m_2.jpg`` adds a second 1m).
+
+    Raises ``ValueError`` when an image cannot be read or none is named as a tile."""
+    found: dict[str, list[np.ndarray]] = {}
+    for p in sorted(Path(path).iterdir()):
+        if p.suffix.lower() not in _IMAGE_SUFFIXES:
+            continue
+        stem = p.stem.split("_")[0]
+        tile = stem if stem in TILES else FLUFFY_NAMES.get(stem)
+        if tile is None:
+            continue
+        img = cv2.imread(str(p), cv2.IMREAD_UNCHANGED)
+        if img is None:
+            raise ValueError(f"cannot read image {p}")
+        found.setdefault(tile, []).append(img)
+    if not found:
+        raise ValueError(f"no tile images named by notation or FluffyStuff name in {path}")
+    return dict(sorted(found.items(), key=lambda kv: TILES.index(kv[0])))
 
 
 def _rotate(image: np.ndarray, degrees_cw: int) -> np.ndarray:

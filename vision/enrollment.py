@@ -11,20 +11,35 @@ seats, so nothing has to be measured:
 - in front of seat 2 (West): ``5mr 5pr 5sr`` (a set without red fives leaves this row out).
 
 Each seat's row is read left to right *as that seat sees it*, like a hand laid
-down at the end of a game. ``tablesvc vision enroll`` runs this on one frame
-and saves the model for the service's ``[camera] model``.
+down at the end of a game. ``tablesvc vision enroll`` runs this on one or several
+frames (turn the tiles, move the lights between them: every frame adds an image of
+each kind to one model, :func:`enroll_from_frames`) and saves the model for the
+service's ``[camera] model``; :func:`separability` says per kind how well it will
+be told apart and which kinds need more images.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from vision.calibration import Calibration
 from vision.classifier import TileClassifier
 from vision.detection import TileDetector
+from vision.embedding import EmbeddingClassifier
 from vision.geometry import TableGeometry
 
-__all__ = ["ENROLL_LAYOUT", "EnrollmentError", "crops_from_layout", "enroll_from_frame"]
+__all__ = [
+    "ENROLL_LAYOUT",
+    "EnrollmentError",
+    "KindReport",
+    "crops_from_layout",
+    "enroll_from_frame",
+    "enroll_from_frames",
+    "separability",
+]
 
 _SUITED = {s: [f"{n}{s}" for n in range(1, 10)] for s in "mps"}
 
@@ -68,8 +83,70 @@ def crops_from_layout(frame: np.ndarray, calibration: Calibration,
 
 
 def enroll_from_frame(frame: np.ndarray, calibration: Calibration, geometry: TableGeometry | None = None,
-                      classifier: TileClassifier | None = None) -> TileClassifier:  # fmt: skip
-    """A classifier enrolled from one frame of the layout (a new one unless ``classifier`` is given)."""
+                      classifier: TileClassifier | EmbeddingClassifier | None = None,
+                      ) -> TileClassifier | EmbeddingClassifier:  # fmt: skip
+    """A classifier enrolled from one frame of the layout (a new LDA one unless ``classifier`` is given)."""
     classifier = classifier or TileClassifier()
     classifier.enroll(crops_from_layout(frame, calibration, geometry))
     return classifier
+
+
+def enroll_from_frames(frames: Sequence[np.ndarray], calibration: Calibration, geometry: TableGeometry | None = None,
+                       classifier: TileClassifier | EmbeddingClassifier | None = None,
+                       ) -> TileClassifier | EmbeddingClassifier:  # fmt: skip
+    """Every frame's crops added to one classifier (a new embedding one unless ``classifier`` is given).
+
+    All frames are checked before anything is enrolled: a frame that does not show the layout raises
+    :class:`EnrollmentError` naming it (``frame 2: seat 1's row shows ...``) and the model is unchanged.
+    """
+    crops: list[dict[str, np.ndarray]] = []
+    for i, frame in enumerate(frames, start=1):
+        try:
+            crops.append(crops_from_layout(frame, calibration, geometry))
+        except EnrollmentError as exc:
+            raise EnrollmentError(f"frame {i}: {exc}") from exc
+    if not crops:
+        raise EnrollmentError("no frame to enroll from")
+    classifier = classifier or EmbeddingClassifier()
+    merged: dict[str, list[np.ndarray]] = {}
+    for c in crops:
+        for tile, img in c.items():
+            merged.setdefault(tile, []).append(img)
+    classifier.enroll(merged)
+    return classifier
+
+
+@dataclass(frozen=True)
+class KindReport:
+    """How well one enrolled kind will be told apart (from the enrollment images themselves).
+
+    ``lead``: the median lead of the kind's own similarity over the nearest other kind's, for
+    copies read against prototypes built without their own image; ``worst_lead``: its 5 % quantile;
+    ``nearest``: the kind most often the runner-up. ``needs_more``: says why more images would help
+    (or empty): a lead under twice the answer margin, or copies that read as another kind.
+    """
+
+    tile: str
+    images: int
+    lead: float
+    worst_lead: float
+    nearest: str
+    needs_more: str
+
+
+def separability(classifier: EmbeddingClassifier) -> list[KindReport]:
+    """Per enrolled kind: how far it stands from the others, and which kinds need more images."""
+    out = []
+    margin = classifier.min_margin
+    for tile, r in classifier.report.items():
+        why = ""
+        if r["read_wrong"] > 0.02:
+            why = f"{100 * r['read_wrong']:.0f} % of its copies read as {r['nearest']}"
+        elif r["worst_lead"] < margin:
+            why = f"some copies lead {r['nearest']} by less than the answer margin {margin:.3f}"
+        elif r["lead"] < 2 * margin:
+            why = f"close to {r['nearest']}"
+        if why and r["images"] < 2:
+            why += ": enroll another frame (turn the tile, change the light)"
+        out.append(KindReport(tile, int(r["images"]), r["lead"], r["worst_lead"], r["nearest"], why))
+    return out

@@ -200,15 +200,16 @@ class FramePipeline:
         """
         clf = self.classifier
         best = clf.scores(t.crop)
-        if self.shift_search_mm > 0 and t.rect is not None and best[1] < self.shift_search_below:
+        # a classifier with its own similarity scale says where "unsure" starts (the embedding's)
+        below = getattr(clf, "unsure_below", self.shift_search_below)
+        if self.shift_search_mm > 0 and t.rect is not None and best[1] < below:
             d, r = self.shift_search_mm, t.rect
-            for dx in (-d, 0.0, d):
-                for dy in (-d, 0.0, d):
-                    if dx or dy:
-                        crop = self.detector.crop(TileRect(r.cx + dx, r.cy + dy, r.width, r.height, r.angle))
-                        got = clf.scores(crop)
-                        if got[1] > best[1]:
-                            best = got
+            crops = [self.detector.crop(TileRect(r.cx + dx, r.cy + dy, r.width, r.height, r.angle))
+                     for dx in (-d, 0.0, d) for dy in (-d, 0.0, d) if dx or dy]  # fmt: skip
+            many = getattr(clf, "scores_many", None)  # one network pass for the eight
+            for got in many(crops) if many is not None else [clf.scores(c) for c in crops]:
+                if got[1] > best[1]:
+                    best = got
         return clf.decide(*best)
 
     def _still(self, thumb: np.ndarray, last: np.ndarray) -> bool:

@@ -28,11 +28,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         description="Enroll your tile set from the camera over your table: lay the tiles face up "
                         "as hands (seat 0 / East: 1m..9m then 1p..9p; seat 1 / South: 1s..9s then E S W N P F C; "
                         "seat 2 / West: 5mr 5pr 5sr, if your set has red fives), each row left to right as that "
-                        "seat sees it, then run this. The model goes to [camera] model.")
-    e.add_argument("--camera", required=True, metavar="SOURCE",
-                   help="an image file, a video file, a device index (0) or an rtsp:// / http:// URL")
+                        "seat sees it, then run this. Give --camera several times (frames with the tiles turned "
+                        "or the light moved) or add frames later with --add: every frame adds to one model. "
+                        "Prints per kind how well it stands apart and which kinds need more frames. The model "
+                        "goes to [camera] model.")
+    e.add_argument("--camera", required=True, metavar="SOURCE", action="append",
+                   help="an image file, a video file, a device index (0) or an rtsp:// / http:// URL; "
+                   "repeat for several frames")
     e.add_argument("--calibration", metavar="FILE", help="a saved calibration (default: calibrate from the frame)")
     e.add_argument("--out", default="tiles.npz", metavar="FILE", help="where to save (default: %(default)s)")
+    e.add_argument("--add", action="store_true", help="add the frames to the model already in --out")
+    e.add_argument("--method", choices=("lda", "embedding"), default="lda",
+                   help="lda: the hand-made features with a discriminant metric (default: exact on rendered "
+                   "frames and fast in play); embedding: the learnt tile embedding, prototypes per frame (ahead on "
+                   "real photos, not yet fast or sure enough to be the default; see docs/vision.md)")
     e.add_argument("--geometry", metavar="FILE", help="table geometry TOML (default: a standard automatic table)")
     e.set_defaults(run=run_enroll)
     k = vsub.add_parser("check", help="read an image: annotated copy and what lies in each zone",
@@ -126,20 +135,40 @@ def _classifier(args: argparse.Namespace):
 
 def run_enroll(args: argparse.Namespace) -> int:
     from vision.calibration import Calibration, CalibrationError, calibrate
-    from vision.enrollment import EnrollmentError, enroll_from_frame
+    from vision.classifier import TileClassifier
+    from vision.embedding import EmbeddingClassifier
+    from vision.enrollment import EnrollmentError, enroll_from_frames, separability
 
-    frame = _frame(args)
-    if frame is None:
-        return 1
+    frames = []
+    for source in args.camera:
+        frame = _grab(source)
+        if frame is None:
+            print(f"tablesvc vision enroll: no frame from {source}", file=sys.stderr)
+            return 1
+        frames.append(frame)
     try:
         geometry = _geometry(args.geometry)
-        calibration = Calibration.load(args.calibration) if args.calibration else calibrate(frame, geometry)
-        classifier = enroll_from_frame(frame, calibration, geometry)
+        calibration = Calibration.load(args.calibration) if args.calibration else calibrate(frames[0], geometry)
+        if args.add:
+            classifier = TileClassifier.load(args.out)
+        else:
+            classifier = EmbeddingClassifier() if args.method == "embedding" else TileClassifier()
+        classifier = enroll_from_frames(frames, calibration, geometry, classifier)
         classifier.save(args.out)
     except (CalibrationError, EnrollmentError, OSError, ValueError) as exc:
         print(f"tablesvc vision enroll: {exc}", file=sys.stderr)
         return 1
-    print(f"{args.out}: {len(classifier.tiles)} kinds enrolled from {args.camera} ({' '.join(classifier.tiles)})")
+    print(f"{args.out}: {len(classifier.tiles)} kinds enrolled from {len(frames)} frame(s) "
+          f"({' '.join(classifier.tiles)})")
+    if isinstance(classifier, EmbeddingClassifier):
+        report = separability(classifier)
+        print(f"answers need a similarity of {classifier.min_similarity:.3f} and a lead of "
+              f"{classifier.min_margin:.3f} over the runner-up (set from these frames)")
+        print("kind  images  lead   worst  nearest")
+        for r in report:
+            print(f"{r.tile:<5} {r.images:>6}  {r.lead:.3f}  {r.worst_lead:.3f}  {r.nearest:<6} {r.needs_more}")
+        weak = [r.tile for r in report if r.needs_more]
+        print(f"kinds that need more frames: {' '.join(weak)}" if weak else "every kind stands apart")
     return 0
 
 

@@ -1,0 +1,190 @@
+"""Real-pixel sections of ``bench/vision.py``: the learnt embedding beside the LDA on the same crops.
+
+(f) real photos, a set enrolled from at most 3 real images per kind, the rest read: the Camerash
+    measuring half (never trained on) and the roboflow ``valid`` split enrolled from ``train`` crops;
+(g) a colouring the network never saw (FluffyStuff inverted to a dark face, and FluffyStuff with its
+    ink hues turned and channels swapped), enrolled from that artwork only, crops cut at 64 and 40 px
+    tall and turned 0/90/180/270, read by ``classify_any_orientation``;
+(h) real photos of sets never enrolled, enrolled from artwork of a similar design (FluffyStuff,
+    the project's drawn tiles): right / wrong / unknown, flowers and seasons rejected.
+
+Every figure is over crops the network did not train on; see training/train_embedding.py.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.classifier import TILES, TileClassifier
+from vision.embedding import EmbeddingClassifier
+from vision.photo_data import CAMERASH, ROBOFLOW, PhotoCrop, camerash_photos, camerash_split, roboflow_crops
+
+Factory = Callable[[], "TileClassifier | EmbeddingClassifier"]
+METHODS: dict[str, Factory] = {"embedding": EmbeddingClassifier, "lda": TileClassifier}
+
+
+@dataclass
+class Tally:
+    known: int = 0
+    right: int = 0
+    wrong: int = 0
+    unknown: int = 0
+    raw: int = 0  # right if nothing were rejected
+    others: int = 0
+    others_rejected: int = 0
+    ms: float = 0.0
+    confusions: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def line(self) -> str:
+        k = max(1, self.known)
+        conf = ", ".join(f"{a}->{b} x{n}" for (a, b), n in sorted(self.confusions.items(), key=lambda kv: -kv[1])[:4])
+        oth = (f"; flowers/seasons unknown {100 * self.others_rejected / self.others:.1f} % of {self.others}"
+               if self.others else "")  # fmt: skip
+        return (f"right {100 * self.right / k:.2f} %, wrong {100 * self.wrong / k:.2f} %, unknown "
+                f"{100 * self.unknown / k:.2f} % of {self.known} (raw top-1 {100 * self.raw / k:.2f} %){oth}; "
+                f"{self.ms:.2f} ms/crop" + (f"; worst: {conf}" if conf else ""))
+
+
+def read_all(clf: TileClassifier | EmbeddingClassifier, samples: Sequence[tuple[str | None, np.ndarray]],
+             any_orientation: bool = False) -> Tally:  # fmt: skip
+    t = Tally()
+    t0 = time.perf_counter()
+    for truth, img in samples:
+        if any_orientation:
+            tile, _, _ = clf.classify_any_orientation(img)
+            raw = tile
+        else:
+            best, s1, s2 = clf.scores(img)
+            tile, _ = clf.decide(best, s1, s2)
+            raw = best
+        if truth is None:
+            t.others += 1
+            t.others_rejected += tile is None
+            continue
+        t.known += 1
+        t.raw += raw == truth
+        if tile is None:
+            t.unknown += 1
+        elif tile == truth:
+            t.right += 1
+        else:
+            t.wrong += 1
+            t.confusions[(truth, tile)] = t.confusions.get((truth, tile), 0) + 1
+    t.ms = 1000 * (time.perf_counter() - t0) / max(1, len(samples))
+    return t
+
+
+def pick_enrollment(crops: Sequence[PhotoCrop], per_kind: int, seed: int) -> dict[str, list[np.ndarray]]:
+    """Up to ``per_kind`` crops of each riichi kind, chosen by a seeded shuffle."""
+    rng = random.Random(seed)
+    order = list(crops)
+    rng.shuffle(order)
+    out: dict[str, list[np.ndarray]] = {}
+    for c in order:
+        if c.tile is not None and len(out.setdefault(c.tile, [])) < per_kind:
+            out[c.tile].append(c.image)
+    return out
+
+
+def real_enrolled(methods: Sequence[str], per_kind: int = 3, limit: int = 0, seed: int = 5) -> list[str]:
+    """(f): enroll <= per_kind real images per kind, read the rest of that collection."""
+    lines = []
+    if CAMERASH.is_dir():
+        _, measure = camerash_split(camerash_photos())
+        enroll = pick_enrollment(measure, per_kind, seed)
+        used = {id(img) for imgs in enroll.values() for img in imgs}
+        rest = [(c.tile, c.image) for c in measure if id(c.image) not in used][: limit or None]
+        for m in methods:
+            clf = METHODS[m]()
+            clf.enroll(enroll)
+            lines.append(f"  Camerash measuring half, {per_kind} photos per kind enrolled, {m:<9} "
+                         f"{read_all(clf, rest).line()}")
+    if ROBOFLOW.is_dir():
+        enroll = pick_enrollment(roboflow_crops("train"), per_kind, seed)
+        valid = [(c.tile, c.image) for c in roboflow_crops("valid")]
+        if limit:
+            valid = random.Random(seed).sample(valid, min(limit, len(valid)))
+        for m in methods:
+            clf = METHODS[m]()
+            clf.enroll(enroll)
+            lines.append(f"  roboflow valid, {per_kind} train crops per kind enrolled,   {m:<9} "
+                         f"{read_all(clf, valid).line()}")
+    return lines
+
+
+# ------------------------------------------------------------------------------------------- (g)
+def invert(face: np.ndarray) -> np.ndarray:
+    """A dark-faced colouring: every channel inverted (ivory body -> near black, black ink -> white)."""
+    return 255 - face
+
+
+def recolour(face: np.ndarray) -> np.ndarray:
+    """Ink hues turned by a third of the circle and blue/red swapped: red fives read blue, green bamboo red."""
+    hsv = cv2.cvtColor(face, cv2.COLOR_BGR2HSV)
+    hsv[..., 0] = (hsv[..., 0].astype(np.int32) + 60) % 180
+    return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[..., ::-1].copy()
+
+
+def camera_crop(face: np.ndarray, height: int, rng: np.random.Generator) -> np.ndarray:
+    """The face as a camera crop ``height`` px tall: corners off by up to 3 %, a small turn, light,
+    blur, noise, JPEG (the bench's own, not the training's augmentation)."""
+    h, w = face.shape[:2]
+    src = (np.array([[0, 0], [w, 0], [w, h], [0, h]]) + rng.uniform(-0.03, 0.03, (4, 2)) * [w, h]).astype(np.float32)
+    ww = round(height * 0.75)
+    m = cv2.getPerspectiveTransform(src, np.float32([[0, 0], [ww, 0], [ww, height], [0, height]]))
+    out = cv2.warpPerspective(face, m, (ww, height), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+    out = np.clip(out.astype(np.float32) * rng.uniform(0.8, 1.15) + rng.uniform(-15, 15), 0, 255)
+    out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.4, 0.9))
+    out = np.clip(out + rng.normal(0, 3, out.shape), 0, 255).astype(np.uint8)
+    _, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(70, 95))])
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+
+def unseen_colouring(methods: Sequence[str], faces: dict[str, np.ndarray], per_kind: int = 8,
+                     seed: int = 3) -> list[str]:  # fmt: skip
+    """(g): enroll the recoloured artwork, read its crops at 64 / 40 px in the four orientations."""
+    lines = []
+    rots = {0: None, 90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
+    for cname, fn in (("inverted (dark face)", invert), ("ink hues turned, R/B swapped", recolour)):
+        art = {t: fn(f) for t, f in faces.items()}
+        for m in methods:
+            clf = METHODS[m]()
+            clf.enroll(art)
+            for height in (64, 40):
+                rng = np.random.default_rng(seed)
+                samples = []
+                for t in TILES:
+                    for i in range(per_kind):
+                        crop = camera_crop(art[t], height, rng)
+                        r = rots[(i % 4) * 90]
+                        samples.append((t, crop if r is None else cv2.rotate(crop, r)))
+                lines.append(f"  {cname:<28} {m:<9} {height} px, 4 orientations: "
+                             f"{read_all(clf, samples, any_orientation=True).line()}")
+    return lines
+
+
+def artwork_enrolled(methods: Sequence[str], sets: dict[str, dict[str, np.ndarray]], limit: int = 0) -> list[str]:
+    """(h): real photos of sets never enrolled, enrolled from artwork only."""
+    lines = []
+    data: list[tuple[str, list[tuple[str | None, np.ndarray]]]] = []
+    if CAMERASH.is_dir():
+        _, measure = camerash_split(camerash_photos())
+        data.append(("Camerash measuring half", [(c.tile, c.image) for c in measure][: limit or None]))
+    if ROBOFLOW.is_dir():
+        valid = [(c.tile, c.image) for c in roboflow_crops("valid")]
+        if limit:
+            valid = random.Random(1).sample(valid, min(limit, len(valid)))
+        data.append(("roboflow valid", valid))
+    for set_name, faces in sets.items():
+        for m in methods:
+            clf = METHODS[m]()
+            clf.enroll(faces)
+            for dname, samples in data:
+                lines.append(f"  {dname}, enrolled from {set_name} art, {m:<9} {read_all(clf, samples).line()}")
+    return lines
