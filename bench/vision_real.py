@@ -14,12 +14,16 @@ Every figure is over crops the network did not train on; see training/train_embe
 from __future__ import annotations
 
 import random
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import cv2
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, not bench/, comes first
 
 from vision.classifier import TILES, TileClassifier
 from vision.embedding import EmbeddingClassifier
