@@ -307,7 +307,8 @@ def main() -> int:
     global LOOP_HANDS, LOOP_CHANGES
     if args.quick:
         args.tiles, args.games, args.seeds, args.loop_sets = 30, 1, "", "drawn"
-        args.skip = ",".join(filter(None, [args.skip, "photos", "real", "colouring", "artwork"]))  # tests/test_bench_vision.py runs those
+        # the real-pixel sections have a quick mode of their own (--real-quick, run by tests/test_bench_vision.py)
+        args.skip = ",".join(filter(None, [args.skip, "photos", "real", "colouring", "artwork"]))
         LOOP_HANDS, LOOP_CHANGES = 1, 24
     cv2.setNumThreads(1)
     skip = set(args.skip.split(",")) - {""}
