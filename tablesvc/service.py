@@ -41,7 +41,7 @@ from tablesvc.lock import TableLock
 from tablesvc.mqtt.link import IncomingMessage, MqttLink
 from tablesvc.mqtt.payloads import iso_time
 from tablesvc.publisher import Publisher
-from tablesvc.startup import JournalMissing, check_broker, open_journal
+from tablesvc.startup import BrokerNotAsked, JournalMissing, check_broker, open_journal
 from tablesvc.table import Accepted, Table
 from vision.observations import CameraObservation
 
@@ -134,16 +134,19 @@ class TableService:
 
     # ------------------------------------------------------------ lifecycle
 
-    def start(self) -> None:
+    def start(self, stop: threading.Event | None = None) -> None:
         """Connect, start the worker and the drivers. The tile model is read first: a file that is no
-        model raises ``ValueError`` before anything runs (the caller calls :meth:`stop` and reports it)."""
+        model raises ``ValueError`` before anything runs (the caller calls :meth:`stop` and reports it).
+        With an empty journal the broker is asked first whether it still shows this table's game; given a
+        ``stop`` event (``tablesvc run``), a broker that cannot be reached is asked again with backoff until it
+        answers or ``stop`` is set, else :class:`~tablesvc.startup.BrokerNotAsked` is raised at once."""
         state = self.table.state
         log.info("table %s/%s: %d journal entries, game %s", self.config.table.site, self.config.table.id,
                  self.journal.last_seq, state.phase.value)
         if self.config.camera is not None:
             self.reader = self._camera_reader(self.config.camera)
         if not self.new_game:  # raises JournalMissing before anything is published
-            check_broker(self.config, self.journal, client_id=f"{self._client_id}-check", timeout=self.check_timeout)
+            self._check_broker(stop)
         self.link.start()
         self._worker = threading.Thread(target=self._run, name="table-worker", daemon=True)
         self._worker.start()
@@ -368,6 +371,21 @@ class TableService:
         if self.refusals.admit(source, message):
             log.warning("refused from %s: %s", source, message)
             self.publisher.error(source, message, self.clock(), detail)
+
+    def _check_broker(self, stop: threading.Event | None) -> None:
+        delay = 1.0
+        while True:
+            try:
+                check_broker(self.config, self.journal, client_id=f"{self._client_id}-check",
+                             timeout=self.check_timeout)
+                return
+            except BrokerNotAsked as exc:
+                if stop is None:
+                    raise
+                log.warning("%s -- asking the broker again in %.0f s", exc, delay)
+                if stop.wait(delay):
+                    raise
+                delay = min(30.0, 2 * delay)
 
     # ------------------------------------------------------------ game operations (worker thread)
 

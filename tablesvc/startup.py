@@ -19,13 +19,18 @@ from tablesvc.config import Config, TableConfig
 from tablesvc.journal import Journal, JournalDamaged, JournalError
 from tablesvc.table import Table
 
-__all__ = ["JournalMissing", "check_broker", "open_journal"]
+__all__ = ["BrokerNotAsked", "JournalMissing", "check_broker", "open_journal"]
 
 log = logging.getLogger(__name__)
 
 
 class JournalMissing(JournalError):
     """The journal is missing or empty while the broker still shows a game of this table (or cannot be asked)."""
+
+
+class BrokerNotAsked(JournalMissing):
+    """The journal is empty and the broker could not be asked whether it still shows a game: a service whose
+    job is to run (``tablesvc run``) asks again until it can; anything else gives up."""
 
 
 def open_journal(table: TableConfig, *, new_game: bool = False) -> tuple[Journal, Table]:
@@ -54,7 +59,7 @@ def check_broker(config: Config, journal: Journal, *, client_id: str, timeout: f
         held = retained_seq(mqtt.url, config.topics, client_id=client_id, protocol=mqtt.protocol,
                             ca_file=mqtt.ca_file, timeout=timeout)
     except BrokerUnreachable as exc:
-        raise JournalMissing(
+        raise BrokerNotAsked(
             f"the journal {journal.path} is empty{' (new)' if journal.fresh else ''}, and the broker could not be "
             f"asked whether it still shows a game of table {where} ({exc}). Start again when the broker is up, or "
             "with --new-game if this table has no game to keep") from None

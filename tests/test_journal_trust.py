@@ -279,3 +279,36 @@ ids = ["T1"]
         sub.close()
         service.stop()
         device.stop()
+
+
+def test_run_with_an_empty_journal_waits_for_the_broker_to_answer(tmp_path, caplog):
+    """Issue 11, holes 5 and 6 together: a new table whose broker is not up yet (a club box that boots first)
+    keeps asking, with backoff, whether the broker holds a game of it, and starts once it answers; without a
+    stop event to wait on (anything but 'tablesvc run') it gives up at once, saying why."""
+    import threading
+    import time
+
+    from hardware_sims.pytest_plugin import Mosquitto
+    from tablesvc.startup import BrokerNotAsked
+
+    broker = Mosquitto(tmp_path)  # its port is chosen, it is not started yet
+    config = parse_config(config_text(broker.url, tmp_path / "data"))
+    impatient = TableService(config)
+    impatient.check_timeout = 0.5
+    with pytest.raises(BrokerNotAsked, match="could not be asked"):
+        impatient.start()
+    impatient.stop()
+
+    service = TableService(config)
+    service.check_timeout = 0.5
+    threading.Timer(2.5, broker.start).start()
+    stop = threading.Event()
+    began = time.monotonic()
+    try:
+        service.start(stop=stop)  # returns only once the broker has answered
+        assert time.monotonic() - began >= 2.5
+        assert service.link.wait_connected(10)
+        assert "asking the broker again" in caplog.text
+    finally:
+        service.stop()
+        broker.stop()

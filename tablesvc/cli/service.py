@@ -70,7 +70,7 @@ def run_service(args: argparse.Namespace) -> int:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
-        service.start()
+        service.start(stop=stop)  # an empty journal waits for the broker to say whether it holds this table's game
     except (JournalError, ValueError, OSError) as exc:  # a lost journal; [camera] model is no tile model
         service.stop()
         print(f"tablesvc run: {exc}", file=sys.stderr)
