@@ -80,6 +80,7 @@ class WebConfig:
     secret_key: str | None = field(default=None, repr=False)  # signs session cookies (default: random per start)
     referee_token: str | None = field(default=None, repr=False)  # sent with commands when tables want a token
     idle_alert: float = 600.0  # seconds without an event before the dashboard flags a game as idle
+    records_db: str | None = None  # the records database (SQLite path or postgresql:// URL): /standings
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,8 @@ _SECTIONS = {
     "camera": {"name", "source", "calibration", "tiles", "model", "snapshot_interval"},
     "commands": {"tokens"},
     "start": {"round", "honba", "sticks", "scores", "dealer"},
-    "web": {"listen", "site", "referee_password", "secret_key", "referee_token", "idle_alert"},
+    "web": {"listen", "site", "referee_password", "secret_key", "referee_token", "idle_alert",
+            "records_db"},
 }
 
 
@@ -369,7 +371,8 @@ def _web(c: _Checker, w: Any) -> WebConfig:
     if idle <= 0:
         raise c.fail("web", "idle_alert", "seconds, more than 0")
     return WebConfig(listen=listen, site=site, referee_password=password, secret_key=secret,
-                     referee_token=c.get(w, "web", "referee_token", str, None), idle_alert=float(idle))
+                     referee_token=c.get(w, "web", "referee_token", str, None), idle_alert=float(idle),
+                     records_db=c.get(w, "web", "records_db", str, None) or None)
 
 
 def load_web_config(path: str | Path) -> tuple[WebConfig, str | None, str | None]:

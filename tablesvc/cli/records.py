@@ -85,15 +85,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def _since(text: str) -> str:
     """``--since``: a date or a time in ISO 8601 (UTC unless it says), as the games' start times are kept."""
-    from datetime import UTC, datetime
+    from tablesvc.records.standings import parse_since
 
     try:
-        when = datetime.fromisoformat(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is no date: write it as 2026-11-30 or 2026-11-30T19:00") from None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return when.astimezone(UTC).isoformat(timespec="seconds")
+        return parse_since(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _fail(message: str) -> int:

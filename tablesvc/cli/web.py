@@ -21,8 +21,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--site", help="only this site's tables (default: every site on the broker)")
     p.add_argument("--listen", metavar="HOST:PORT", help="where to serve pages (default: 127.0.0.1:8080)")
     p.add_argument("--prefix", help="topic prefix (default: tablesvc)")
+    p.add_argument("--records-db", metavar="URL", help="the records database that `tablesvc records` writes (a SQLite "
+                   "file or a postgresql:// URL): serves the club's standings at /standings")
     p.add_argument("--config", metavar="FILE", help="a TOML file with [web] (referee_password, secret_key, "
-                   "referee_token, listen, site, idle_alert) and optionally [mqtt] url")
+                   "referee_token, listen, site, idle_alert, records_db) and optionally [mqtt] url")
     p.add_argument("--hash-password", action="store_true",
                    help="read a referee password (twice) and print its hash for [web] referee_password, then exit")
     p.set_defaults(run=run)
@@ -63,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"tablesvc web: {exc}", file=sys.stderr)
         return 2
-    server = make_server(broker, web, listen=listen, site=args.site, prefix=args.prefix or prefix or "tablesvc")
+    server = make_server(broker, web, listen=listen, site=args.site, prefix=args.prefix or prefix or "tablesvc",
+                         records_db=args.records_db)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
@@ -85,12 +88,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def make_server(broker, web, *, listen: tuple[str, int], site: str | None = None, prefix: str = "tablesvc",
-                protocol: str = "auto"):
+                protocol: str = "auto", records_db: str | None = None):
     """A :class:`WebServer` from a ``[web]`` config (shared by ``web``, ``run`` and ``demo``)."""
     from tablesvc.web.app import WebSettings
     from tablesvc.web.server import WebServer
 
     settings = WebSettings(site=site or web.site, referee_password=web.referee_password, secret_key=web.secret_key,
-                           referee_token=web.referee_token)
+                           referee_token=web.referee_token, records_db=records_db or web.records_db)
     return WebServer(broker, listen=listen, prefix=prefix, settings=settings, protocol=protocol,
                      idle_alert=web.idle_alert)

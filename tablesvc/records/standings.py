@@ -16,11 +16,13 @@ average win (the hand's value as scored, counters and sticks aside).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
 
-from tablesvc.records.store import RecordsStore, StoredGame
+if TYPE_CHECKING:  # no SQLAlchemy needed to rank games or parse a date (the web server imports this)
+    from tablesvc.records.store import RecordsStore, StoredGame
 
-__all__ = ["GameLine", "PlayerStanding", "Standings", "club_standings", "game_lines", "standings"]
+__all__ = ["GameLine", "PlayerStanding", "Standings", "club_standings", "game_lines", "parse_since", "standings"]
 
 
 @dataclass(frozen=True)
@@ -137,3 +139,14 @@ def club_standings(store: RecordsStore, *, since: str | None = None) -> Standing
     """The standings and the games they come from (finished games started at or after ``since``)."""
     games = store.games(since=since)
     return Standings(standings(games), game_lines(games))
+
+
+def parse_since(text: str) -> str:
+    """A date or a time in ISO 8601 (UTC unless it says), as the games' start times are kept; ValueError if not."""
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is no date: write it as 2026-11-30 or 2026-11-30T19:00") from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(UTC).isoformat(timespec="seconds")

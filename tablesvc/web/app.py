@@ -27,6 +27,7 @@ from importlib import resources
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
@@ -44,6 +45,7 @@ from starlette.staticfiles import StaticFiles
 
 from tablesvc.web.auth import csrf_token, same_token, verify_password
 from tablesvc.web.downloads import DownloadError, export_game
+from tablesvc.web.standings import StandingsReader
 from tablesvc.web.store import Pushed, Store, sse
 from tablesvc.web.tiles import back_svg, face_svg
 
@@ -65,6 +67,7 @@ class WebSettings:
     referee_token: str | None = None  # sent as `token` when the tables require one ([commands] tokens)
     reply_timeout: float = 10.0
     keepalive: float = 15.0
+    records_db: str | None = None  # SQLite path or postgresql:// URL that `tablesvc records` writes: /standings
 
 
 def _page(name: str) -> Callable[[Request], Any]:
@@ -134,6 +137,24 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
     async def tables(_request: Request) -> Response:
         return JSONResponse({"tables": store.summaries(settings.site or "*")})
 
+    reader = StandingsReader(settings.records_db) if settings.records_db else None
+
+    async def standings(request: Request) -> Response:
+        if reader is None:
+            return JSONResponse({"error": "this web server has no records database: start it with "
+                                 "--records-db (or [web] records_db), the database `tablesvc records` writes"},
+                                status_code=404)
+        try:
+            since = reader.since(request.query_params.get("since"))
+        except ValueError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+        try:  # the database is read on a worker thread: the event loop keeps serving the live streams
+            data = await run_in_threadpool(reader.read, since)
+        except RuntimeError as exc:
+            log.warning("standings: %s", exc)
+            return JSONResponse({"error": str(exc)}, status_code=503)
+        return JSONResponse(data)
+
     async def download(request: Request) -> Response:
         site, table, fmt = request.path_params["site"], request.path_params["table"], request.path_params["fmt"]
         feed = store.table(site, table) if followed(site) else None
@@ -190,7 +211,8 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
 
     async def session_info(request: Request) -> Response:
         referee = bool(request.session.get("referee"))
-        return JSONResponse({"referee": referee, "csrf": session_csrf(request) if referee else None})
+        return JSONResponse({"referee": referee, "csrf": session_csrf(request) if referee else None,
+                             "standings": reader is not None})
 
     async def command(request: Request) -> Response:
         site, table = request.path_params["site"], request.path_params["table"]
@@ -239,6 +261,7 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
         Route("/", _page("dashboard.html")),
         Route("/table/{site}/{table}", _page("table.html")),
         Route("/overlay/{site}/{table}", _page("overlay.html")),
+        Route("/standings", _page("standings.html")),
         Route("/referee/{site}/{table}", referee_page),
         Route("/login", login_page, methods=["GET"]),
         Route("/login", login, methods=["POST"]),
@@ -248,6 +271,7 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
         Route("/sse/site", site_stream),
         Route("/api/tables", tables),
         Route("/api/session", session_info),
+        Route("/api/standings", standings),
         Route("/api/cmd/{site}/{table}", command, methods=["POST"]),
         Route("/download/{site}/{table}.{fmt}", download),
         Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),

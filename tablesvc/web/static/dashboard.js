@@ -46,3 +46,8 @@ function render(m) {
 const model = {};
 connect("/sse/site", model, render);
 setInterval(() => render(model), 5000); // "since" and "in game" keep counting
+
+// the standings page, when this server reads a records database (--records-db)
+fetch("/api/session", { credentials: "same-origin" }).then((r) => r.json()).then((s) => {
+  document.getElementById("standings-link").hidden = !s.standings;
+}).catch(() => {});
