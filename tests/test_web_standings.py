@@ -114,3 +114,44 @@ def test_without_a_records_database_the_api_and_page_say_how_to_set_one_up(broke
         assert browser.execute_script("return document.getElementById('standings-link').hidden") is True
     finally:
         bare.stop()
+
+
+def test_records_db_comes_from_the_command_line_or_the_web_section(tmp_path):
+    from tablesvc.cli.web import make_server
+    from tablesvc.config import load_web_config
+    from tablesvc.mqtt.link import BrokerURL
+
+    path = tmp_path / "web.toml"
+    path.write_text('[web]\nrecords_db = "postgresql://records@db/club"\n')
+    web, _, _ = load_web_config(path)
+    assert web.records_db == "postgresql://records@db/club"
+    broker = BrokerURL.parse("mqtt://127.0.0.1:1883")
+    assert make_server(broker, web, listen=("127.0.0.1", 0)).settings.records_db == "postgresql://records@db/club"
+    given = make_server(broker, web, listen=("127.0.0.1", 0), records_db="club.sqlite3")
+    assert given.settings.records_db == "club.sqlite3"  # --records-db wins over the file
+    path.write_text("[web]\n")
+    assert load_web_config(path)[0].records_db is None
+
+
+def test_a_slow_database_does_not_hold_up_the_live_pages(web, mocker):
+    """The read runs on a worker thread: while the database takes its time, the event loop serves others."""
+    import threading
+    import time
+
+    original = RecordsStore.games
+
+    def slow(self, **kwargs):  # a database that answers slowly (fault injected at the store's boundary)
+        time.sleep(1.5)
+        return original(self, **kwargs)
+
+    mocker.patch.object(RecordsStore, "games", slow)
+    answers: list[int] = []
+    reader = threading.Thread(target=lambda: answers.append(_get(f"{web.url}/api/standings")[0]))
+    reader.start()
+    time.sleep(0.2)
+    asked = time.monotonic()
+    with urllib.request.urlopen(f"{web.url}/api/tables", timeout=10) as response:
+        assert response.status == 200
+    assert time.monotonic() - asked < 0.5 and not answers  # answered while the standings were still being read
+    reader.join(10)
+    assert answers == [200]
