@@ -6,7 +6,7 @@ static files, signed-cookie sessions (itsdangerous) and streaming responses
 in a small, well-kept library; uvicorn runs it. Pages are static files; they
 read the table from their own URL and the feed from ``/sse/...``.
 
-Viewers need nothing: overlay, dashboard and table pages are read-only.
+Viewers need nothing: overlay, dashboard, table and standings pages are read-only.
 The referee console and ``POST /api/cmd/...`` need a signed session
 (password checked against the stored scrypt hash) and the session's CSRF
 token in the ``X-CSRF-Token`` header; a command is then sent on the table's
