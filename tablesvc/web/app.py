@@ -279,7 +279,9 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
     secret = settings.secret_key or secrets.token_urlsafe(32)
     middleware = [Middleware(SessionMiddleware, secret_key=secret, session_cookie="tablesvc_session",
                              same_site="strict", max_age=12 * 3600)]
-    return Starlette(routes=routes, middleware=middleware)
+    app = Starlette(routes=routes, middleware=middleware)
+    app.state.standings = reader  # closed by WebServer.stop
+    return app
 
 
 async def _form(request: Request) -> dict[str, str]:

@@ -111,6 +111,8 @@ class WebServer:
             self._server.should_exit = True
         if self._thread is not None:
             self._thread.join(5)
+        if self.app.state.standings is not None:
+            self.app.state.standings.close()  # the records database's connections
         self.link.stop()
 
     def serve_forever(self, stop: threading.Event) -> None:
