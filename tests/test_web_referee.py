@@ -82,7 +82,7 @@ def test_wrong_password_missing_csrf_and_viewers_are_refused(web, table):
     intruder = Client(web.url)
     status, page = intruder.sign_in("guess")
     assert status == 401 and "Wrong password." in page
-    assert json.loads(intruder.get("/api/session")) == {"referee": False, "csrf": None}
+    assert json.loads(intruder.get("/api/session")) == {"referee": False, "csrf": None, "standings": False}
     assert intruder.command({"command": "undo"}, csrf=None)[0] == 403
 
     referee = Client(web.url)
