@@ -187,7 +187,7 @@ class SimulatedTable:
 
     def start(self) -> None:
         self.service.start()
-        if not self.service.link.wait_connected(15):
+        if not self.service.link.wait_ready(15):  # subscribed too: a command sent from now on is seen
             raise RuntimeError(f"the service cannot reach {self.broker.url}: {self.service.link.failure}")
 
     def stop(self) -> None:

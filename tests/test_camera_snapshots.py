@@ -77,6 +77,7 @@ snapshot_interval = {INTERVAL}
     sub = Subscriber(mosquitto.port)
     service.start()
     try:
+        assert service.link.wait_ready(15)  # a command sent before the service subscribed is never seen
         send_command(sub, {"command": "start_game", "transaction": "go"})
         assert sub.wait_for(lambda: sub.of("cmd/reply"))
         service.observe(HandStarted(device="T1", seq=1, timestamp=0.0))

@@ -22,7 +22,7 @@ def _started(mosquitto, tmp_path, panel_seats: str = "[0, 1, 2, 3]"):
     panel_dev.start()
     service.start()
     sub = Subscriber(mosquitto.port)
-    assert service.link.wait_connected(15)
+    assert service.link.wait_ready(15)
     send_command(sub, {"command": "start_game", "transaction": "go"})
     assert sub.wait_for(lambda: sub.of("cmd/reply"))
     seq = table_dev.roll_dice(3, 5)

@@ -18,7 +18,7 @@ from tests.test_service_mqtt import BASE, Subscriber, config_text, send_command
 def _service(mosquitto, tmp_path) -> TableService:
     service = TableService(parse_config(config_text(mosquitto.url, tmp_path / "data")))
     service.start()
-    assert service.link.wait_connected(15)
+    assert service.link.wait_ready(15)
     return service
 
 

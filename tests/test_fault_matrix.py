@@ -186,7 +186,7 @@ def test_unplug_storms_and_clock_jumps_keep_the_game_exact(mosquitto, pty_device
                 device.replug()
 
     try:
-        assert service.link.wait_connected(15)
+        assert service.link.wait_ready(15)
         record = game_record(seed=11)
 
         def start(_event) -> None:  # the referee's start_game, queued before the device events that follow it

@@ -33,7 +33,7 @@ def _played(mosquitto, tmp_path, commands: int = 3) -> tuple[Subscriber, int]:
     service.start()
     sub = Subscriber(mosquitto.port)
     try:
-        assert service.link.wait_connected(15)
+        assert service.link.wait_ready(15)
         send_command(sub, {"command": "start_game", "transaction": "go"})
         for n in range(commands - 1):
             send_command(sub, {"command": "set_scores", "scores": [30000 + 100 * n, 30000, 30000, 30000 - 100 * n],
@@ -195,7 +195,7 @@ ids = ["T1"]
     service.start()
     sub = Subscriber(mosquitto.port)
     try:
-        assert service.link.wait_connected(15)
+        assert service.link.wait_ready(15)
         send_command(sub, {"command": "start_game", "transaction": "go"})
         assert sub.wait_for(lambda: sub.of("cmd/reply"))
         disk = _FullDisk(service.journal._db)
@@ -255,7 +255,7 @@ ids = ["T1"]
     sub = Subscriber(mosquitto.port)
     filler = tiny_disk / "filler"
     try:
-        assert service.link.wait_connected(15)
+        assert service.link.wait_ready(15)
         send_command(sub, {"command": "start_game", "transaction": "go"})
         assert sub.wait_for(lambda: sub.of("cmd/reply"))
         assert service.wait_idle(10)

@@ -107,7 +107,7 @@ def start_service(broker: str, table: str, data_dir: Path) -> TableService:
     svc = TableService(parse_config(f'[table]\nsite = "club"\nid = "{table}"\ndata_dir = "{data_dir}"\n'
                                     f'[mqtt]\nurl = "{broker}"\n'))
     svc.start()
-    assert svc.link.wait_connected(15)
+    assert svc.link.wait_ready(15)
     return svc
 
 

@@ -115,7 +115,7 @@ def send_command(sub: Subscriber, command: dict, *, response: str | None = None,
 def service(mosquitto, tmp_path):
     svc = TableService(parse_config(config_text(mosquitto.url, tmp_path / "data")))
     svc.start()
-    assert svc.link.wait_connected(15)
+    assert svc.link.wait_ready(15)
     yield svc
     svc.stop()
 

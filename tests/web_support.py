@@ -63,7 +63,7 @@ class LiveTable:
 
     def start(self) -> LiveTable:
         self.service.start()
-        assert self.service.link.wait_connected(15)
+        assert self.service.link.wait_ready(15)
         return self
 
     def command(self, command: dict[str, Any]) -> None:

@@ -267,6 +267,12 @@ class MqttLink:
     def wait_connected(self, timeout: float) -> bool:
         return self.connected.wait(timeout)
 
+    def wait_ready(self, timeout: float) -> bool:
+        """Connected and every subscription acknowledged by the broker: a command published from now on
+        reaches this link (one published between the CONNACK and the SUBACK is not delivered to it)."""
+        deadline = time.monotonic() + timeout
+        return self.connected.wait(timeout) and self.subscribed.wait(max(0.0, deadline - time.monotonic()))
+
     def wait_connected_or_failed(self, timeout: float, *, grace: float = 2.0) -> bool:
         """For a command whose job is not to wait for the broker: True once connected; False at ``timeout``,
         or ``grace`` seconds after a failed attempt (a broker just starting still gets them); then
