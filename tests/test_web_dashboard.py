@@ -19,7 +19,9 @@ import time
 import urllib.error
 import urllib.request
 
+import paho.mqtt.client as mqtt
 import pytest
+from paho.mqtt.enums import CallbackAPIVersion
 
 from tablesvc.engine.events import ExhaustiveDraw, Ron, Tsumo
 from tablesvc.formats.mjai import export_mjai
@@ -97,6 +99,17 @@ def test_dashboard_lists_every_table_and_shows_one_offline_when_killed(broker, b
                                       "[...r.children].slice(2).map(c => c.textContent))")
         assert len(rows) == len(results)
         assert rows[0] == [f"+{d:,}" if d > 0 else f"−{-d:,}" if d < 0 else "±0" for d in results[0].deltas]
+        # tenhou.net/6 needs the deal, which a live table does not show: the link is greyed and says why
+        wait_js(browser, "document.querySelector(\".downloads a[data-format='tenhou6'].unavailable\")", 10,
+                "(tenhou.net/6 greyed)")
+        title = browser.execute_script(
+            "return document.querySelector(\".downloads a[data-format='tenhou6']\").title")
+        assert "only mjai is available" in title and "the deal was not seen" in title
+        assert _texts(browser, ".downloads .unavailable-why") == [title]
+        assert browser.execute_script("return document.querySelector(\".downloads a[data-format='tenhou6']\")"
+                                      ".getAttribute('href')") is None
+        assert browser.execute_script("return document.querySelector(\".downloads a[data-format='mjai']\")"
+                                      ".getAttribute('href')") == "/download/club/t3.mjai"
         shot(browser, "table-page")
         with urllib.request.urlopen(f"{web.url}/download/club/t3.mjai", timeout=10) as response:
             assert response.headers["Content-Disposition"].endswith('club-t3.mjai.jsonl"')
@@ -109,7 +122,8 @@ def test_dashboard_lists_every_table_and_shows_one_offline_when_killed(broker, b
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(f"{web.url}/download/club/t3.tenhou6", timeout=10)
         assert refused.value.code == 409
-        assert "the deal was not seen" in refused.value.read().decode()
+        message = refused.value.read().decode()
+        assert "the deal was not seen" in message and "only mjai is available" in message
         with pytest.raises(urllib.error.HTTPError) as missing:
             urllib.request.urlopen(f"{web.url}/download/club/t2.mjai", timeout=10)
         assert missing.value.code == 409  # t2 played nothing the server saw: it says so, writes no half game
@@ -122,4 +136,53 @@ def test_dashboard_lists_every_table_and_shows_one_offline_when_killed(broker, b
                     proc.wait(10)
                 except subprocess.TimeoutExpired:
                     proc.kill()
+        web.stop()
+
+
+def test_a_game_with_every_tile_downloads_as_tenhou6(broker, browser):
+    """A table that publishes the deal (a recorded or generated log replayed with full information, as
+    bench/web.py's ``game_payloads``): tenhou.net/6 is offered, and the download is the project's exporter's
+    text of the same game."""
+    from bench.web import game_payloads
+    from hardware_sims.generator import generate_game
+    from tablesvc.engine.engine import Engine
+    from tablesvc.formats.tenhou6 import export_tenhou6
+    from tablesvc.mqtt.payloads import state_payload
+
+    _, events, _ = game_payloads(17)
+    record = generate_game(17)
+    engine = Engine()
+    for event in record.events:
+        engine.apply(event)
+    final_state = state_payload(engine.state, len(events))
+    assert any(e["kind"] == "hand_start" and e["event"].get("hands") for e in events)  # the deal is in the feed
+    web = start_web(broker.url)
+    client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2)
+    client.connect("127.0.0.1", broker.port)
+    client.loop_start()
+    try:
+        for payload in events:
+            client.publish("tablesvc/club/full/events", json.dumps(payload), qos=1)
+        client.publish("tablesvc/club/full/state", json.dumps(final_state), qos=1).wait_for_publish(10)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and ((web.store.table("club", "full") or None) is None
+                                               or (web.store.table("club", "full").state or {}).get("seq")
+                                               != len(events)):
+            time.sleep(0.05)
+        with urllib.request.urlopen(f"{web.url}/download/club/full.tenhou6", timeout=20) as response:
+            assert response.headers["Content-Disposition"].endswith('club-full.tenhou6.json"')
+            text = response.read().decode()
+        same = RecordedGame(source="club/full", events=record.events, players=record.players, rules=record.rules)
+        assert text == export_tenhou6(same, replay(same))
+        assert len(json.loads(text)["log"]) == len(record.hands)  # every hand, every tile
+
+        browser.get(f"{web.url}/table/club/full")
+        wait_js(browser, f"Number(document.body.dataset.seq) >= {len(events)}")
+        links = browser.execute_script("return [...document.querySelectorAll('.downloads a')].map(a => "
+                                       "[a.dataset.format, a.getAttribute('href'), a.className])")
+        assert links == [["mjai", "/download/club/full.mjai", ""], ["tenhou6", "/download/club/full.tenhou6", ""]]
+        assert _texts(browser, ".downloads .unavailable-why") == []
+    finally:
+        client.loop_stop()
+        client.disconnect()
         web.stop()

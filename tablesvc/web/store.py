@@ -135,12 +135,13 @@ class TableFeed:
 
     # ------------------------------------------------------------------ derived views
 
-    def discard_seqs(self) -> list[list[int | None]] | None:
+    def discard_seqs(self, events: list[tuple[int, dict[str, Any]]] | None = None) -> list[list[int | None]] | None:
         """For each seat, the journal seq of each discard in its pond (as the state lists them), where the
-        server saw the events of the whole hand; None where it did not (it joined mid-hand)."""
+        server saw the events of the whole hand; None where it did not (it joined mid-hand). ``events``:
+        :meth:`effective_events`, where already known."""
         if self.state is None or not self.entries:
             return None
-        events = self.effective_events()
+        events = events if events is not None else self.effective_events()
         if events is None:
             return None
         start = max((i for i, (_, e) in enumerate(events) if e.get("type") == "hand_start"), default=None)
@@ -181,10 +182,15 @@ class TableFeed:
         return effective
 
     def view_state(self) -> dict[str, Any] | None:
-        """The state as pages get it: the feed's payload plus ``discard_seqs`` for the referee console."""
+        """The state as pages get it: the feed's payload plus ``discard_seqs`` for the referee console and
+        ``downloads`` (per format, None or why the game cannot be downloaded so) for the table page."""
         if self.state is None:
             return None
-        return {**self.state, "discard_seqs": self.discard_seqs()}
+        from tablesvc.web.downloads import availability
+
+        effective = self.effective_events()
+        return {**self.state, "discard_seqs": self.discard_seqs(effective),
+                "downloads": availability(self, effective)}
 
     def hands_played(self) -> int:
         hand_id = (self.state or {}).get("hand_id")

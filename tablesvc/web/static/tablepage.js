@@ -34,10 +34,16 @@ export function renderTablePage(app, m, { onDiscard = null, extra = null } = {})
   const side = el("div", { class: "side-info" }, el("div", { class: "panel" }, el("h2", { text: "Players" }), playerCards(m),
     card ? el("div", { class: "end-card" }, card) : null));
   if (extra) side.append(extra);
+  // state.downloads: per format, null where the server can write the game, else why not (greyed, the reason
+  // as its title and beneath: a live table's deal is not seen, so tenhou.net/6 is refused and only mjai offered)
+  const can = (state && state.downloads) || {};
+  const link = (fmt, text) => can[fmt]
+    ? el("a", { class: "unavailable", "data-format": fmt, "aria-disabled": "true", title: can[fmt], text })
+    : el("a", { href: `/download/${base}.${fmt}`, "data-format": fmt, download: "", text });
+  const why = [...new Set(Object.values(can).filter(Boolean))];
   const downloads = el("div", { class: "panel downloads" }, el("h2", { text: "Download the game" }),
-    el("div", { class: "links" },
-      el("a", { href: `/download/${base}.mjai`, download: "", text: "mjai (Mortal, mjai-reviewer)" }),
-      el("a", { href: `/download/${base}.tenhou6`, download: "", text: "tenhou.net/6" })));
+    el("div", { class: "links" }, link("mjai", "mjai (Mortal, mjai-reviewer)"), link("tenhou6", "tenhou.net/6")),
+    ...why.map((w) => el("p", { class: "hint unavailable-why", text: w })));
   const hist = el("div", { class: "panel" }, el("h2", { text: "Hands" }), history(m));
   side.append(hist, downloads);
   app.replaceChildren(head, el("main", {}, el("div", { class: "table-layout" },
