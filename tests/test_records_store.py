@@ -1,22 +1,27 @@
 """The records database on SQLite and on a real PostgreSQL: writes are idempotent, corrections replace, the
-standings are the hand-worked figures of tests/club_games.py, and the schema migrates once."""
+standings are the hand-worked figures of tests/club_games.py, and the schema migrates once, an old database
+to what a fresh one is, and never down."""
 
 from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 
 import pytest
 
 pytest.importorskip("sqlalchemy", reason="the records extra is not installed (pip install -e '.[test]')")
 
+from sqlalchemy import Column, MetaData, Text, create_engine, inspect, text
+
 from tablesvc.cli import main
 from tablesvc.engine.engine import Engine
 from tablesvc.engine.results import GameResult, HandResult
 from tablesvc.mqtt.payloads import result_payload
+from tablesvc.records import schema
 from tablesvc.records.export import games_csv
-from tablesvc.records.schema import SCHEMA_VERSION, records_schema
+from tablesvc.records.schema import SCHEMA_VERSION, SchemaError, records_schema
 from tablesvc.records.standings import club_standings
 from tablesvc.records.store import GameInfo, RecordsError, RecordsStore, database_url
 from tests.club_games import ANN_BOB_CAT_DAN, game_one, game_three, game_two
@@ -27,6 +32,14 @@ def db_url(request, tmp_path) -> str:
     if request.param == "sqlite":
         return str(tmp_path / "records.sqlite3")
     return request.getfixturevalue("postgres_url")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def new_db(request, tmp_path):
+    """Makes as many fresh, empty databases of one backend as a test needs; each call gives one's URL."""
+    server = request.getfixturevalue("postgres_server") if request.param == "postgresql" else None
+    made = itertools.count()
+    return lambda: server.new_database() if server else str(tmp_path / f"records-{next(made)}.sqlite3")
 
 
 def feed(events, game_id: str):
@@ -197,3 +210,107 @@ def test_standings_text_names_every_column(db_url, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["records", "standings", "--since", "20/11/2026", "--db", db_url])
     assert exit_info.value.code == 2 and "is no date" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- migrations
+
+
+def schema_of(url: str) -> dict:
+    """The schema as the database server reports it, not as the code describes it: per table its columns
+    (name, type, nullable, default), primary key, foreign keys, unique constraints and indexes."""
+    engine = create_engine(database_url(url))
+    try:
+        insp = inspect(engine)
+        return {name: {
+            "columns": [(c["name"], str(c["type"]), c["nullable"], c.get("default")) for c in insp.get_columns(name)],
+            "primary key": insp.get_pk_constraint(name)["constrained_columns"],
+            "foreign keys": sorted((fk["constrained_columns"], fk["referred_table"], fk["referred_columns"],
+                                    sorted((fk.get("options") or {}).items())) for fk in insp.get_foreign_keys(name)),
+            "unique": sorted((u["name"], u["column_names"]) for u in insp.get_unique_constraints(name)),
+            "indexes": sorted((i["name"], i["column_names"], i["unique"]) for i in insp.get_indexes(name)),
+        } for name in sorted(insp.get_table_names())}
+    finally:
+        engine.dispose()
+
+
+def versions(url: str) -> list[int]:
+    engine = create_engine(database_url(url))
+    try:
+        with engine.connect() as conn:
+            return sorted(r[0] for r in conn.execute(records_schema.select()))
+    finally:
+        engine.dispose()
+
+
+def test_the_migrations_build_the_live_tables(new_db):
+    """A fresh database, made by the frozen steps, is what the live tables (those the queries use) describe."""
+    migrated = new_db()
+    RecordsStore(migrated).close()
+    described = new_db()
+    engine = create_engine(database_url(described))
+    schema.metadata.create_all(engine)
+    engine.dispose()
+    assert set(schema_of(migrated)) == {"aliases", "game_players", "games", "hands", "records_schema"}
+    assert schema_of(migrated) == schema_of(described)
+
+
+def a_later_tablesvc(monkeypatch) -> tuple[int, MetaData]:
+    """This module as a later tablesvc will have it: the live ``games`` with a column more, and a step after
+    the last one that adds it (a test-only step: no real change of the schema is due yet)."""
+    later = MetaData()
+    for table in schema.metadata.sorted_tables:
+        table.to_metadata(later)
+    later.tables["games"].append_column(Column("venue", Text, nullable=True))
+    version = schema.SCHEMA_VERSION + 1
+
+    def add_venue(conn) -> None:
+        conn.execute(text("ALTER TABLE games ADD COLUMN venue TEXT"))
+
+    monkeypatch.setattr(schema, "metadata", later)
+    for name in ("games", "game_players", "hands", "aliases", "records_schema"):
+        monkeypatch.setattr(schema, name, later.tables[name])
+    monkeypatch.setattr(schema, "MIGRATIONS", (*schema.MIGRATIONS, (version, "games.venue", add_venue)))
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", version)
+    return version, later
+
+
+def test_a_v1_database_upgrades_to_what_a_fresh_one_is(new_db, monkeypatch):
+    """A database made at version 1 (the first step alone) and kept a club night, then opened by a later
+    tablesvc, goes through every later step, keeps its games, and ends with the schema a fresh database gets;
+    the fresh one, too, takes step 1 as it shipped (no column of the later live tables) and then the rest."""
+    old = new_db()
+    with monkeypatch.context() as m:
+        m.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:1])
+        m.setattr(schema, "SCHEMA_VERSION", 1)
+        with RecordsStore(old) as store:
+            club_night(store)
+    assert versions(old) == [1]
+    version, later = a_later_tablesvc(monkeypatch)
+    with RecordsStore(old) as store:
+        assert figures(store) == NIGHT
+    fresh = new_db()
+    RecordsStore(fresh).close()
+    described = new_db()
+    engine = create_engine(database_url(described))
+    later.create_all(engine)
+    engine.dispose()
+    assert versions(old) == versions(fresh) == list(range(1, version + 1))
+    assert schema_of(old) == schema_of(fresh) == schema_of(described)
+    assert schema_of(fresh)["games"]["columns"][-1][0] == "venue"
+
+
+def test_a_database_of_a_newer_tablesvc_is_refused(db_url, capsys):
+    RecordsStore(db_url).close()
+    engine = create_engine(database_url(db_url))
+    with engine.begin() as conn:
+        conn.execute(records_schema.insert().values(version=SCHEMA_VERSION + 1, applied_at="2031-01-01T00:00:00+00:00"))
+    engine.dispose()
+    with pytest.raises(SchemaError, match=rf"at schema version {SCHEMA_VERSION + 1}, written by a newer tablesvc than "
+                                          rf"this one \(schema version {SCHEMA_VERSION}\): upgrade tablesvc"):
+        RecordsStore(db_url)
+    assert versions(db_url) == [*range(1, SCHEMA_VERSION + 1), SCHEMA_VERSION + 1]  # nothing applied, nothing undone
+    # every records command says so in one line, naming the database, instead of a traceback
+    assert main(["records", "standings", "--db", db_url]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("tablesvc records: the records database ") and "upgrade tablesvc" in err
+    assert "Traceback" not in err and len(err.splitlines()) == 1

@@ -8,6 +8,14 @@ in its own transaction (PostgreSQL's DDL is transactional, so a migration
 that fails leaves the previous version intact). A later version of the
 schema adds a step to ``MIGRATIONS``; the ones already shipped never change.
 
+The tables below are the live schema, the newest, which the queries use.
+A step never builds from them: each carries its own definitions as they
+were when it shipped (``_V1``), so a fresh database goes through every step
+as an old one does, and both end the same (tests/test_records_store.py
+compares them). A step that created the live tables would give a fresh
+database tomorrow's columns at version 1, and the step that adds them
+would then fail.
+
 Natural keys make the collector's writes idempotent: a game is
 ``(site, table_id, game)`` (``game`` is the id the feed gives it, the time
 its journal began), a hand ``(game, number)``, a seat ``(game, seat)``.
@@ -37,12 +45,21 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import SQLAlchemyError
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "SchemaError", "aliases", "game_players", "games", "hands", "metadata",
-           "migrate", "records_schema"]
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "RecordsError", "SchemaError", "aliases", "game_players", "games",
+           "hands", "metadata", "migrate", "records_schema"]
+
+
+class RecordsError(RuntimeError):
+    """The records database cannot be opened, read or written; the message names it and says why."""
+
+
+class SchemaError(RecordsError):
+    """The database was written by a newer tablesvc; the message says so."""
+
 
 metadata = MetaData()
 
-records_schema = Table(
+records_schema = Table(  # the migrations' own bookkeeping, made before the first step: it never changes
     "records_schema", metadata,
     Column("version", Integer, primary_key=True, autoincrement=False),
     Column("applied_at", String(40), nullable=False),
@@ -94,18 +111,60 @@ aliases = Table(
 )
 
 
+# ---------------------------------------------------------------- migrations: frozen as each step shipped
+
+_V1 = MetaData()
+Table(
+    "games", _V1,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("site", String(100), nullable=False),
+    Column("table_id", String(100), nullable=False),
+    Column("game", String(64), nullable=False),
+    Column("started", String(40), nullable=False),
+    Column("rules", Text, nullable=False),
+    Column("finished", Boolean, nullable=False, default=False),
+    Column("leftover_sticks", Integer, nullable=True),
+    Column("final_seq", Integer, nullable=True),
+    Column("recorded_at", String(40), nullable=False),
+    Column("updated_at", String(40), nullable=False),
+    UniqueConstraint("site", "table_id", "game", name="games_natural_key"),
+)
+Table(
+    "game_players", _V1,
+    Column("game_id", Integer, ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    Column("seat", Integer, primary_key=True, autoincrement=False),
+    Column("name", Text, nullable=False),
+    Column("points", Integer, nullable=True),
+    Column("place", Integer, nullable=True),
+    Column("uma", Integer, nullable=True),
+    Column("oka", Integer, nullable=True),
+    Column("penalty", Integer, nullable=True),
+    Column("result", Integer, nullable=True),
+)
+Table(
+    "hands", _V1,
+    Column("game_id", Integer, ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    Column("number", Integer, primary_key=True, autoincrement=False),
+    Column("hand", String(16), nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("seq", Integer, nullable=True),
+    Column("payload", Text, nullable=False),
+)
+Table(
+    "aliases", _V1,
+    Column("alias", String(200), primary_key=True),
+    Column("name", String(200), nullable=False),
+)
+
+
 def _v1(conn: Connection) -> None:
-    metadata.create_all(conn, tables=[games, game_players, hands, aliases])
+    _V1.create_all(conn)
 
 
 MIGRATIONS: tuple[tuple[int, str, Callable[[Connection], None]], ...] = (
     (1, "games, their players and hands, player aliases", _v1),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
-
-
-class SchemaError(RuntimeError):
-    """The database was written by a newer tablesvc; the message says so."""
 
 
 _LOCK = 0x7461626C  # PostgreSQL advisory lock key of the migrations ("tabl")
@@ -140,8 +199,9 @@ def _migrate(engine: Engine) -> int:
         done = {row[0] for row in conn.execute(select(records_schema.c.version))}
     before = max(done, default=0)
     if before > SCHEMA_VERSION:
-        raise SchemaError(f"the records database is at schema {before}, newer than this tablesvc ({SCHEMA_VERSION}):"
-                          " upgrade tablesvc")
+        raise SchemaError(f"the records database is at schema version {before}, written by a newer tablesvc than this"
+                          f" one (schema version {SCHEMA_VERSION}): upgrade tablesvc here"
+                          " (pip install -U 'tablesvc[records]') to open it")
     for version, _what, step in MIGRATIONS:
         if version in done:
             continue

@@ -20,15 +20,11 @@ from sqlalchemy import Connection, create_engine, delete, event, select, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
-from tablesvc.records.schema import aliases, game_players, games, hands, migrate
+from tablesvc.records.schema import RecordsError, SchemaError, aliases, game_players, games, hands, migrate
 
 __all__ = ["GameInfo", "RecordsError", "RecordsStore", "StoredGame", "StoredSeat", "database_url"]
 
 log = logging.getLogger(__name__)
-
-
-class RecordsError(RuntimeError):
-    """The records database cannot be opened, read or written; the message names it and says why."""
 
 
 def database_url(text: str) -> str:
@@ -121,6 +117,10 @@ class RecordsStore:
             if self.engine.dialect.name == "sqlite":
                 event.listen(self.engine, "connect", _sqlite_pragmas)
             migrate(self.engine)
+        except SchemaError as exc:
+            self.engine.dispose()
+            named = str(exc).replace("the records database", f"the records database {self.name}", 1)
+            raise SchemaError(named) from None
         except SQLAlchemyError as exc:
             raise RecordsError(f"cannot open the records database {self.name}: {_reason(exc)}") from None
 
