@@ -42,6 +42,34 @@ def _signed(v: int) -> str:
     return f"+{v:,}" if v > 0 else f"−{-v:,}" if v < 0 else "±0"
 
 
+def _panel(driver, state, names) -> None:
+    """The overlay's side panel and the centre of the felt show the service's own state of the hand in play:
+    the round, honba and riichi sticks, each seat's wind and the dealer's mark (on the player card and on the
+    felt), the scores with each player's place and difference to the leader, the riichi sticks laid down."""
+    h = state.hand
+    round_text = f"{('East', 'South', 'West', 'North')[h.round // 4]} {h.round % 4 + 1}"
+    assert _texts(driver, ".centre .round") == [round_text]
+    assert _texts(driver, ".title .round") == [round_text]
+    assert _texts(driver, ".centre .honba") == [f"×{h.honba}"]
+    assert _texts(driver, ".centre .sticks") == [f"×{h.sticks}"]
+    winds = ["ESWN"[(seat - h.dealer) % 4] for seat in range(4)]
+    assert _texts(driver, ".player .wind") == winds
+    assert _texts(driver, ".side .plate .wind") == winds
+    marked = "return [...document.querySelectorAll(%r)].map(e => e.closest('[data-seat]').dataset.seat)"
+    assert driver.execute_script(marked % ".player .wind.dealer") == [str(h.dealer)]
+    assert driver.execute_script(marked % ".side .plate .wind.dealer") == [str(h.dealer)]
+    assert _texts(driver, ".player .name") == list(names)
+    assert _texts(driver, ".player .score") == [f"{x:,}" for x in state.scores]
+    order = sorted(range(4), key=lambda seat: (-state.scores[seat], seat))
+    top = state.scores[order[0]]
+    ordinal = {0: "1st", 1: "2nd", 2: "3rd", 3: "4th"}
+    diffs = [ordinal[order.index(seat)] + ("" if state.scores[seat] == top else
+                                           f" · {_signed(state.scores[seat] - top)}") for seat in range(4)]
+    assert _texts(driver, ".player .diff") == diffs
+    assert driver.execute_script(marked % ".side .plate .riichi-stick") == [
+        str(seat) for seat in range(4) if h.seats[seat].riichi]
+
+
 def _ura_ron_index(table: LiveTable) -> int:
     """The record's next ron after the current point that scores ura dora (the record has full information)."""
     engine = Engine()
@@ -77,6 +105,14 @@ def test_the_overlay_shows_a_scripted_game(broker, web, browser, tmp_path):
         pond = f".side[data-seat='{riichi.seat}'] .pond .tile"
         assert _attrs(browser, f"{pond}.riichi", "data-tile") == [riichi.tile.mjai]
         assert "RIICHI" in _texts(browser, f".player[data-seat='{riichi.seat}'] .riichi-badge")
+        table.play_to(table.index + 1)  # the next player draws: the riichi is accepted, its stick on the table
+        wait_seq(browser, table.seq)
+        state = table.service.table.state
+        assert state.hand.seats[riichi.seat].riichi and state.hand.sticks >= 1 and state.hand.honba >= 1
+        _panel(browser, state, names)
+        # an OBS browser source: the page itself is transparent, only the panels are drawn
+        assert browser.execute_script("return [document.documentElement, document.body].map(e => "
+                                      "getComputedStyle(e).backgroundColor)") == ["rgba(0, 0, 0, 0)"] * 2
 
         # ---- a call: the called tile is dimmed in the discarder's pond and turned in the caller's meld
         table.play_until(lambda e: isinstance(e, Call))
@@ -88,6 +124,7 @@ def test_the_overlay_shows_a_scripted_game(broker, web, browser, tmp_path):
         assert sorted(_attrs(browser, f"{meld} .tile", "data-tile")) == sorted(t.mjai for t in call.tiles)
         assert len(_attrs(browser, f"{meld} .tile.turned", "data-tile")) == 1
         state = table.service.table.state
+        _panel(browser, state, names)
         assert _texts(browser, ".centre .wall") == [f"wall {state.hand.wall}"]
         assert _attrs(browser, ".centre .dora .dora-indicator", "data-tile") == [t.mjai for t in state.hand.dora]
         turn = browser.execute_script("return [...document.querySelectorAll('.side.turn')].map(e => e.dataset.seat)")
@@ -137,10 +174,10 @@ def test_the_overlay_shows_a_scripted_game(broker, web, browser, tmp_path):
         conditions = web.store.table("club", "t1").state.get("conditions")
         shown = browser.execute_script("return [...document.querySelectorAll('.conditions .condition')].map(c => "
                                        "[...c.querySelectorAll('li')].map(l => l.textContent))")
-        assert shown == ([list(lines) for lines in conditions] if conditions else [])
-        if conditions:
-            assert _texts(browser, ".conditions .condition .who") == list(names)
-            shot(browser, "overlay-conditions-1080", backdrop=True)
+        assert conditions and any(conditions)  # seed 17's last hand has all-last conditions
+        assert shown == [list(lines) for lines in conditions]
+        assert _texts(browser, ".conditions .condition .who") == list(names)
+        shot(browser, "overlay-conditions-1080", backdrop=True)
 
         # ---- the end: the ranking with uma
         table.play_to(len(table.record.events))
