@@ -210,6 +210,40 @@ def test_hand_written_mjai_east_3_hand_plays_on_after_it():
     assert report.state.scores == [27300, 30000, 17700, 25000]
 
 
+def test_a_dealer_other_than_the_rounds_is_refused_by_tenhou6_and_kept_by_mjai(capsys, tmp_path):
+    """tenhou.net/6 writes [round, honba, sticks] and a reader takes the dealer to be the round's (S1: seat 0).
+    The South 4 hand above, written as South 1 still dealt by seat 3 (a game taken up so), cannot be written
+    in it without a wrong dealer: the export refuses, naming both, and points to mjai, which keeps it."""
+    lines = json.loads(json.dumps(S4_MJAI[:-1]))
+    lines[1].update(kyoku=1)  # South 1, oya stays 3
+    source = tmp_path / "s1.mjai"
+    source.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    game = load_record(source)
+    assert next(e for e in game.events if isinstance(e, GameStart)).dealer == 3
+    report = replay(game, strict=True)
+    assert [h.deltas for h in report.hands] == [(3300, 0, 0, -2300)]
+    with pytest.raises(RecordError, match=r"hand S1-1 is dealt by seat 3 .* a reader takes the dealer of S1 to be "
+                                          r"seat 0\. Write it as mjai"):
+        export_tenhou6(game, report)
+    # the same through the command line: exit 1, one line saying why, and no file
+    out = tmp_path / "s1.json"
+    assert main(["replay", str(source), "--export", "tenhou6", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "cannot export to tenhou6" in err and "--export mjai" in err and not out.exists()
+    # the advice holds: the mjai export keeps the dealer and replays exactly
+    again = tmp_path / "again.mjai"
+    assert main(["replay", str(source), "--export", "mjai", str(again)]) == 0
+    assert json.loads(again.read_text().splitlines()[1])["oya"] == 3
+    assert main(["replay", str(again), "--strict"]) == 0
+    # the round's own dealer (South 4, seat 3) is written as ever
+    assert json.loads(export_tenhou6(*_replayed(S4_MJAI)))["log"] == S4_HAND["log"]
+
+
+def _replayed(lines):
+    game = parse_mjai("\n".join(json.dumps(x) for x in lines), "s4.mjai")
+    return game, replay(game, strict=True)
+
+
 def test_record_errors_for_a_first_hand_that_cannot_be_taken_up():
     doc = json.loads(json.dumps(S4_HAND))
     doc["log"][0][0][0] = 19  # no such round (seat 3 deals, as in S4)

@@ -51,7 +51,10 @@ Choices where the format is silent:
   :func:`tablesvc.formats.walk.split_win_deltas`; a hand the record stops in
   is written with an empty result. The format has every tile face up: a
   record with unseen tiles, or with a referee's ruling (chombo, dead hand,
-  score correction, game ended early), cannot be written.
+  score correction, game ended early), cannot be written. Nor can a game
+  taken up with a dealer other than the round's (``start_game`` with
+  ``dealer``): a hand writes only [round, honba, sticks] and the dealer is
+  implied by the round (E1 seat 0, E2 seat 1 ...); mjai names it.
 """
 
 from __future__ import annotations
@@ -82,7 +85,7 @@ from tablesvc.engine.events import (
     SetScores,
     Tsumo,
 )
-from tablesvc.engine.results import HandResult, WinResult
+from tablesvc.engine.results import HandResult, WinResult, round_name
 from tablesvc.formats.record import HandRecord, RecordedGame, RecordError, ReplayReport, take_up_at_first_hand
 from tablesvc.formats.tracker import HandTracker, guess_tenpai, noten_payment_tenpai
 from tablesvc.formats.walk import Before, HandResults, split_win_deltas, walk
@@ -678,6 +681,12 @@ def export_tenhou6(record: RecordedGame, report: ReplayReport) -> str:
         if isinstance(e, Chombo | DeadHand | SetScores | EndGame):
             raise fail(i, f"tenhou.net/6 has no place for a referee's {e.type.replace('_', ' ')}")
         if isinstance(e, HandStart):
+            if b.dealer != b.round % 4:
+                where = f"{round_name(b.round)}-{b.honba}"
+                raise fail(i, f"hand {where} is dealt by seat {b.dealer} (the game was taken up with that dealer), "
+                              f"but tenhou.net/6 does not write the dealer: a reader takes the dealer of "
+                              f"{round_name(b.round)} to be seat {b.round % 4}. Write it as mjai, which names each "
+                              "hand's dealer (tablesvc replay --export mjai, tablesvc games export --format mjai)")
             if e.hands is None:
                 raise fail(i, "the deal was not seen, and tenhou.net/6 writes every tile")
             hand = [[b.round, b.honba, b.sticks], list(b.scores), [], []]
