@@ -20,9 +20,11 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from tablesvc.engine.engine import Engine
-from tablesvc.engine.events import Call, Discard, ExhaustiveDraw, HandStart, Ron, Tsumo
+from tablesvc.engine.events import Call, Discard, ExhaustiveDraw, GameStart, HandStart, Ron, Tsumo
 from tablesvc.engine.results import HandResult
+from tablesvc.mqtt.payloads import state_payload
 from tests import web_support
+from tests.feed_schemas import validate
 from tests.web_support import CuttableProxy, LiveTable, shot, viewport, wait_js, wait_seq
 
 # the module's own Mosquitto, web server and Chromium (tests/web_support.py)
@@ -205,16 +207,20 @@ def test_the_overlay_shows_a_scripted_game(broker, web, browser, tmp_path):
 
 def test_conditions_from_the_feed_are_shown(broker, web, browser):
     """All-last conditions are computed by the rules layer and published in ``state.conditions``; the
-    overlay shows each player's lines (a retained state published by hand here)."""
-    state = {"schema": 1, "seq": 900, "hand_id": "S4-0#8", "phase": "playing", "rules": "ema2012", "round": "S4",
-             "honba": 0, "sticks": 0, "dealer": 3, "turn": 3, "step": "discard", "wall": 70, "dora": ["3p"],
-             "seats": [{"seat": s, "name": n, "wind": "SWNE"[s], "score": p, "riichi": False, "discards": [],
-                        "melds": [], "concealed": 13, "dead": False}
-                       for s, (n, p) in enumerate(zip(("Ann", "Bob", "Cy", "Di"), (35000, 28000, 22000, 15000),
-                                                      strict=True))],
-             "conditions": [["1st: safe unless Bob wins with a mangan"],
-                            ["1st with a mangan tsumo or 3900 from Ann"], ["2nd with 3900"], []],
-             "last_result": None, "final": None}
+    overlay shows each player's lines. The retained state is the service's own payload (``state_payload``)
+    of a game taken up at South 4 in the situation tests/test_conditions.py works out by hand, checked
+    against the state schema before it is published."""
+    engine = Engine()
+    engine.apply(GameStart(players=("Ann", "Bob", "Cid", "Dan"), rules="ema2012", round="S4",
+                           scores=(32000, 28000, 31000, 29000), dealer=3))
+    state = state_payload(engine.state, 900, ts=time.time())
+    assert validate("state", state) == []
+    # tests/test_conditions.py::test_non_dealer_places_by_tsumo_ron_and_draw, worked out by hand
+    bob = ["1st with 900/1800 tsumo, 3200 from Ann or 4500 from Cid or Dan",
+           "2nd with 700/1300 tsumo, 2300 from Ann, 1600 from Cid, 3200 from Dan or tenpai alone at a draw",
+           "3rd with 300/500 tsumo, 1300 from Ann or Cid, 1000 from Dan or tenpai at a draw"]
+    cid = ["1st with 300/500 tsumo, 1000 from Ann, 1300 from Bob or Dan or tenpai at a draw with Ann noten"]
+    assert state["conditions"] == [[], bob, cid, ["a win or tenpai keeps the deal"]]
     client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2)
     client.connect("127.0.0.1", broker.port)
     client.loop_start()
@@ -224,8 +230,10 @@ def test_conditions_from_the_feed_are_shown(broker, web, browser):
     browser.get(f"{web.url}/overlay/club/t9")
     wait_seq(browser, 900)
     wait_js(browser, "document.querySelector('.conditions')")
-    assert _texts(browser, ".conditions .condition[data-seat='1'] li") == ["1st with a mangan tsumo or 3900 from Ann"]
-    assert _texts(browser, ".conditions .condition .who")[:3] == ["Ann", "Bob", "Cy"]
+    for seat, lines in enumerate(state["conditions"]):
+        assert _texts(browser, f".conditions .condition[data-seat='{seat}'] li") == lines
+    assert _texts(browser, ".conditions .condition .who") == ["Ann", "Bob", "Cid", "Dan"]
+    assert _texts(browser, ".title .round") == ["South 4"]
 
 
 def test_a_page_cut_mid_hand_resumes_without_missing_a_result(broker, web, browser, tmp_path):
