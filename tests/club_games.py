@@ -5,6 +5,12 @@ Each game is a list of events built with the scenario script language
 hand or two, so the final ranking (EMA 2012: 30000 to start and to return,
 uma +30000/+10000/-10000/-30000, tied places share their uma) is short
 arithmetic. None of the figures is read back from the engine.
+
+Games one to three are the club night every records test stores; the
+standings of the web server are checked on them too. :func:`sticks_game`
+is kept apart (its own database in the tests): riichi sticks that go down
+in drawn hands, one picked up by the next winner and one left on the table
+at the end.
 """
 
 from __future__ import annotations
@@ -12,10 +18,11 @@ from __future__ import annotations
 import itertools
 
 from tablesvc.engine.engine import Engine
-from tablesvc.engine.events import EndGame, Event, GameStart, Ron, RonClaim
+from tablesvc.engine.events import EndGame, Event, ExhaustiveDraw, GameStart, Ron, RonClaim
 from tests.scenario import _FILLER, Table, ts
 
-__all__ = ["ANN_BOB_CAT_DAN", "BOB_EVE_ANN_CAT", "Recorder", "game_one", "game_three", "game_two"]
+__all__ = ["ANN_BOB_CAT_DAN", "BOB_EVE_ANN_CAT", "Recorder", "game_one", "game_three", "game_two",
+           "sticks_game"]
 
 # a closed tanyao-pinfu hand waiting on 4s/7s (see tests/test_engine_scenarios.py)
 PINFU_TANYAO = "234m567m345p88p456s"
@@ -82,3 +89,41 @@ def game_three() -> tuple[list[Event], list[Event]]:
     tb.draw_hand((False, True, False, False))
     tb.send(EndGame(reason="time"))
     return first, tb.events[len(first):]
+
+
+def sticks_game() -> list[Event]:
+    """Ann Bob Cat Dan, ema2012 (30000 each), three hands and the end: where riichi sticks go.
+
+    Hand 1, E1-0, Ann deals, no stick on the table. Dan riichi: his stick goes down (30000 -> 29000, one
+    stick on the table). Exhaustive draw, only Dan tenpai: each noten pays him 1000; deltas
+    -1000 -1000 -1000 +3000, scores 29000 29000 29000 32000, the stick stays. Ann (dealer) noten: the deal
+    passes to Bob; a counter is added.
+
+    Hand 2, E2-1, Bob deals, one stick on the table. Cat rons Bob's 4s, tanyao pinfu 2 han 30 fu = 2000,
+    + 300 for the counter, + 1000 for Dan's stick: deltas 0 -2300 +3300 0, scores 29000 26700 32300 32000,
+    no stick left. A non-dealer won: the counters go, the deal passes to Cat.
+
+    Hand 3, E3-0, Cat deals. Ann riichi: 29000 -> 28000, one stick on the table. Exhaustive draw, only Ann
+    tenpai: deltas +3000 -1000 -1000 -1000, scores 31000 25700 31300 31000, the stick stays.
+
+    The referee ends the game: the stick left goes to first place, Cat: 31300 + 1000 = 32300 (and the four
+    scores add up to 120000 again). Cat 1st: 2300 + 30000 = +32300; Ann and Dan tie 2nd on 31000 and share
+    (10000 - 10000) / 2 = 0: +1000 each; Bob 4th: -4300 - 30000 = -34300 (sum 0).
+
+    Per player over 3 hands: Ann and Dan put a riichi stick down in one hand each (riichi rate 1/3), Bob and
+    Cat none; Cat won one (2000 as scored, counter and stick aside), Bob dealt in once.
+    """
+    tb = Recorder(ANN_BOB_CAT_DAN)
+    tb.start_hand()
+    tb.play("0:d1m 1:d9p 2:d3m 3:r4m")
+    tb.exhaust()
+    tb.send(ExhaustiveDraw((False, False, False, True)))
+    tb.start_hand()
+    tb.play("1:d1m 2:d9p 3:d3m 0:d6m 1:d4s")
+    tb.send(Ron(1, (RonClaim(2, ts(PINFU_TANYAO)),)))
+    tb.start_hand()
+    tb.play("2:d1m 3:d9p 0:r3m")
+    tb.exhaust()
+    tb.send(ExhaustiveDraw((True, False, False, False)))
+    tb.send(EndGame(reason="time"))
+    return tb.events

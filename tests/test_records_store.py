@@ -21,10 +21,10 @@ from tablesvc.engine.results import GameResult, HandResult
 from tablesvc.mqtt.payloads import result_payload
 from tablesvc.records import schema
 from tablesvc.records.export import games_csv
-from tablesvc.records.schema import SCHEMA_VERSION, SchemaError, records_schema
+from tablesvc.records.schema import SCHEMA_VERSION, SchemaError, games, records_schema
 from tablesvc.records.standings import club_standings
 from tablesvc.records.store import GameInfo, RecordsError, RecordsStore, database_url
-from tests.club_games import ANN_BOB_CAT_DAN, game_one, game_three, game_two
+from tests.club_games import ANN_BOB_CAT_DAN, game_one, game_three, game_two, sticks_game
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -105,6 +105,39 @@ def test_a_club_night_gives_the_hand_worked_standings(db_url):
             ("t1", "2026-11-20T19:00:00+00:00"), ("t2", "2026-11-20T19:05:00+00:00"),
             ("t1", "2026-11-20T20:30:00+00:00")]
         assert set(figures(store, since="2026-11-20T20:00")) == {"Ann", "Bob", "Cat", "Dan"}
+
+
+# tests/club_games.py sticks_game, worked out there: Ann and Dan each put a stick down in one of three hands
+STICKS = {
+    "Cat": (1, (1, 0, 0, 0), 32300, 3, 1, 0, 0, 2000),
+    "Ann": (1, (0, 1, 0, 0), 1000, 3, 0, 0, 1, 0),
+    "Dan": (1, (0, 1, 0, 0), 1000, 3, 0, 0, 1, 0),
+    "Bob": (1, (0, 0, 0, 1), -34300, 3, 0, 1, 0, 0),
+}
+
+
+def test_riichi_sticks_down_in_drawn_hands_count_and_move_as_worked_out(db_url, capsys):
+    with RecordsStore(db_url) as store:
+        store_all(store, "club", "t3", feed(sticks_game(), G3))
+        assert figures(store) == STICKS
+        table = club_standings(store)
+        assert [p.name for p in table.players] == ["Cat", "Ann", "Dan", "Bob"]
+        assert {p.name: p.riichi_rate for p in table.players} == {"Cat": 0.0, "Ann": 1 / 3, "Dan": 1 / 3, "Bob": 0.0}
+        (game,) = store.games()
+        # each hand: (sticks on the table at its start, whose stick went down, deltas, scores after)
+        assert [(h["sticks"], h["riichi_deposits"], h["deltas"], h["scores"]) for h in game.hands] == [
+            (0, [3], [-1000, -1000, -1000, 3000], [29000, 29000, 29000, 32000]),  # Dan's stick stays down
+            (1, [], [0, -2300, 3300, 0], [29000, 26700, 32300, 32000]),  # Cat picks it up with the win
+            (0, [0], [3000, -1000, -1000, -1000], [31000, 25700, 31300, 31000]),  # Ann's stays to the end
+        ]
+        # the stick left at the end went to first place: Cat 31300 + 1000
+        assert [(s.name, s.points, s.place, s.result) for s in game.seats] == [
+            ("Ann", 31000, 2, 1000), ("Bob", 25700, 4, -34300), ("Cat", 32300, 1, 32300), ("Dan", 31000, 2, 1000)]
+        with store.engine.connect() as conn:
+            assert conn.execute(games.select().with_only_columns(games.c.leftover_sticks)).scalar_one() == 1
+    assert main(["records", "standings", "--db", db_url]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2].split() == ["Ann", "1", "0", "1", "0", "0", "2.00", "+1000", "0.0%", "0.0%", "33.3%", "0"]
 
 
 def test_every_result_twice_changes_nothing(db_url):
