@@ -6,22 +6,28 @@ recommended broker ACL (deploy/acl).
 
 from __future__ import annotations
 
+import base64
 import http.cookiejar
 import json
 import re
 import shutil
 import subprocess
+import threading
 import urllib.error
 import urllib.parse
 import urllib.request
 from collections import Counter
 from pathlib import Path
 
+import paho.mqtt.client as mqtt
 import pytest
+from paho.mqtt.enums import CallbackAPIVersion
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
 from tests import web_support
 from tests.conftest import Mosquitto
+from tests.feed_schemas import validate
 from tests.web_support import REFEREE_PASSWORD, LiveTable, shot, start_web, viewport, wait_js, wait_seq
 
 # the module's own Mosquitto, web server and Chromium (tests/web_support.py)
@@ -160,6 +166,157 @@ def test_the_console_amends_a_discard_and_the_overlay_shows_it(web, table, brows
     wait_js(browser, f"document.querySelector(\"{pond}\").dataset.tile === '{new}'", 10, "(overlay corrected)")
     browser.close()
     browser.switch_to.window(console)
+
+
+def _published_state(broker, site: str = "club", table: str = "t1") -> dict:
+    """The table's retained ``state`` as the broker holds it (a fresh subscriber gets it at once), checked
+    against the state schema."""
+    got: list[dict] = []
+    ready = threading.Event()
+    client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2)
+    client.on_message = lambda _c, _u, msg: (got.append(json.loads(msg.payload)), ready.set())
+    client.connect("127.0.0.1", broker.port)
+    client.subscribe(f"tablesvc/{site}/{table}/state", qos=1)
+    client.loop_start()
+    try:
+        assert ready.wait(10), "no retained state"
+    finally:
+        client.loop_stop()
+        client.disconnect()
+    assert validate("state", got[0]) == []
+    return got[0]
+
+
+def _texts(driver, css: str) -> list[str]:
+    return driver.execute_script(f"return [...document.querySelectorAll({css!r})].map(e => e.textContent)")
+
+
+def _sent(browser) -> list[dict]:
+    return browser.execute_script("return window.sentCommands")
+
+
+def _sign_in(browser, web, path: str) -> None:
+    """Open a console page in the module's browser, signing in if the session has not yet."""
+    browser.get(f"{web.url}{path}")
+    if "/login" in browser.current_url:
+        browser.find_element(By.NAME, "password").send_keys(REFEREE_PASSWORD)
+        browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait_js(browser, f"location.pathname === {path!r}")
+
+
+def _submit(browser, form: str, fields: dict[str, str], command: str) -> str:
+    """Fill a console form, submit it, and return the reply line it adds (the newest is listed first)."""
+    before = browser.execute_script("return document.querySelectorAll('.replies li').length")
+    for name, value in fields.items():
+        element = browser.find_element(By.CSS_SELECTOR, f"form.{form} [name='{name}']")
+        if element.tag_name == "select":
+            Select(element).select_by_value(value)
+        else:
+            element.clear()
+            element.send_keys(value)
+    browser.find_element(By.CSS_SELECTOR, f"form.{form} button[type=submit]").click()
+    wait_js(browser, f"document.querySelectorAll('.replies li').length > {before}", 20, f"(the reply to {command})")
+    line = browser.execute_script("return document.querySelector('.replies li').textContent")
+    assert f" {command}: " in line
+    return line
+
+
+def test_the_console_rules_a_chombo_ends_the_game_and_starts_one_midway(web, table, browser, broker):
+    """chombo, end_game and start_game with a situation (South 2, two honba, a riichi stick, given scores and
+    dealer), each from the console's forms: the service's reply is shown and the state it publishes is the
+    ruling's."""
+    table.play_to(60)  # mid-hand
+    names = table.record.players
+    _sign_in(browser, web, "/referee/club/t1")
+    viewport(browser, 1600, 1000)
+    wait_seq(browser, table.seq)
+    # what the console posts, as the page's fetch sends it
+    browser.execute_script("window.sentCommands = []; const f = window.fetch; window.fetch = (url, options) => {"
+                           " if (options && options.body) window.sentCommands.push(JSON.parse(options.body));"
+                           " return f(url, options); };")
+    # the situation's fields are sent only when filled: none here (refused: a game is being played)
+    line = _submit(browser, "start", {}, "start_game")
+    assert "start_game: error" in line
+    assert _sent(browser) == [{"command": "start_game", "players": list(names), "rules": "ema2012"}]
+
+    line = _submit(browser, "chombo", {"chombo_seat": "2", "chombo_reason": "wrong ron"}, "chombo")
+    assert "chombo: ok" in line and browser.execute_script("return document.querySelector('.replies li').className") \
+        == "ok"
+    state = _published_state(broker)
+    wait_seq(browser, state["seq"])
+    assert state["last_result"]["result"] == "chombo" and state["last_result"]["chombo"] == 2
+    assert state["last_result"]["chombo_name"] == names[2] and state["phase"] == "between_hands"
+
+    line = _submit(browser, "end-game", {"end_reason": "time limit"}, "end_game")
+    assert "end_game: ok" in line
+    state = _published_state(broker)
+    wait_seq(browser, state["seq"])
+    assert state["phase"] == "game_over" and [r["name"] for r in state["final"]["ranking"]]
+    wait_js(browser, "document.querySelector('.end-card .final-card')", 10, "(the final ranking on the console)")
+
+    players = ["Ines", "Jun", "Kai", "Lou"]
+    scores = ["31000", "24000", "26500", "17500"]  # with one riichi stick on the table: 99,000 in the seats
+    fields = {f"p{i}": n for i, n in enumerate(players)}
+    fields.update(start_round="S2", start_honba="2", start_sticks="1", start_dealer="1")
+    fields.update({f"start_score{i}": v for i, v in enumerate(scores)})
+    line = _submit(browser, "start", fields, "start_game")
+    assert "start_game: ok" in line
+    assert _sent(browser)[-1] == {"command": "start_game", "players": players, "rules": "ema2012", "round": "S2",
+                                  "honba": 2, "sticks": 1, "scores": [int(v) for v in scores], "dealer": 1}
+    state = _published_state(broker)
+    assert state["phase"] == "between_hands" and state["round"] == "S2"
+    assert (state["honba"], state["sticks"], state["dealer"]) == (2, 1, 1)
+    assert [s["score"] for s in state["seats"]] == [int(v) for v in scores]
+    assert [s["name"] for s in state["seats"]] == players
+    assert [s["wind"] for s in state["seats"]] == ["N", "E", "S", "W"]  # seat 1 deals
+    assert table.service.table.state.round == 5  # the engine's own South 2
+    wait_seq(browser, state["seq"])
+    # a new game: the console shows its players and situation, not the last game's result or ranking
+    wait_js(browser, "!document.querySelector('.end-card')", 10, "(the last game's card gone)")
+    assert _texts(browser, ".side-info .player .name") == players
+    assert _texts(browser, ".centre .round") == ["South 2"]
+    assert _texts(browser, ".centre .honba") == ["×2"] and _texts(browser, ".centre .sticks") == ["×1"]
+    shot(browser, "console-start")
+
+
+def test_a_tampered_session_cookie_and_a_sign_in_without_its_token_are_refused(web, table):
+    table.play_to(40)
+    before = table.seq
+    # a sign-in form posted without the token the sign-in page gave (a cross-site form): refused, no session
+    intruder = Client(web.url)
+    intruder.get("/login")
+    status, page = intruder.post("/login", urllib.parse.urlencode({"password": REFEREE_PASSWORD, "next": "/"}).encode(),
+                                 {"Content-Type": "application/x-www-form-urlencoded"})
+    assert status == 403 and "The form expired" in page
+    assert json.loads(intruder.get("/api/session"))["referee"] is False
+
+    # a referee's cookie whose signed content is rewritten (a viewer making himself a referee, or a token of
+    # his choosing) no longer matches its signature: the server reads no session from it
+    referee = Client(web.url)
+    assert referee.sign_in(REFEREE_PASSWORD)[0] == 200
+    cookie = next(c for c in referee.opener.handlers if isinstance(c, urllib.request.HTTPCookieProcessor)) \
+        .cookiejar
+    value = next(c.value for c in cookie if c.name == "tablesvc_session")
+    data, stamp, signature = value.rsplit(".", 2)
+    forged_data = base64.b64encode(json.dumps({"referee": True, "csrf": "chosen-token"}).encode()).decode()
+    for forged in (f"{forged_data}.{stamp}.{signature}", f"{data}.{stamp}.{signature[:-2]}xx"):
+        headers = {"Cookie": f"tablesvc_session={forged}", "Content-Type": "application/json",
+                   "X-CSRF-Token": "chosen-token"}
+        request = urllib.request.Request(f"{web.url}/api/session", headers=headers)
+        with urllib.request.urlopen(request, timeout=10) as r:
+            assert json.loads(r.read())["referee"] is False
+        request = urllib.request.Request(f"{web.url}/api/cmd/club/t1", data=b'{"command": "undo"}',
+                                         headers=headers, method="POST")
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=10)
+        assert refused.value.code == 403 and "signed-in referee" in json.loads(refused.value.read())["error"]
+    request = urllib.request.Request(f"{web.url}/referee/club/t1", headers={"Cookie": f"tablesvc_session={forged}"})
+    with urllib.request.urlopen(request, timeout=10) as r:
+        assert "Referee sign-in" in r.read().decode()  # sent to sign in
+    assert table.seq == before  # nothing reached the table
+    # the untouched cookie still works
+    session = json.loads(referee.get("/api/session"))
+    assert session["referee"] is True
 
 
 def test_the_web_server_works_under_the_recommended_acl(tmp_path):

@@ -123,7 +123,7 @@ class TableFeed:
     ring: deque[Pushed] = field(default_factory=lambda: deque(maxlen=RING_SIZE))
     counter: int = 0
     last_event_ts: float | None = None  # wall clock of the latest journal entry (its ts)
-    game_started_ts: float | None = None
+    game_started_ts: float | None = None  # the ts of the game's first journal entry, where the server saw it
 
     @property
     def key(self) -> tuple[str, str]:
@@ -363,7 +363,7 @@ class Store:
             t.state = data
             seq = data.get("seq")
             if data.get("phase") == "not_started":
-                t.results, t.final = [], None
+                self._new_game(t, out)
             last = data.get("last_result")
             if not t.results and isinstance(last, dict) and last.get("type") == "hand_result":
                 t.results = [last]  # a server started mid-game knows the last hand from the retained state
@@ -374,7 +374,7 @@ class Store:
             seq = int(data["seq"])
             if seq == 1 or (t.entries and seq < min(t.entries)):
                 t.entries.clear()  # a new game: the table starts a new journal
-                t.results, t.final = [], None
+                self._new_game(t, out)
             t.entries[seq] = data
             ts = _epoch(data.get("ts"))
             t.last_event_ts = ts if ts is not None else now
@@ -390,6 +390,14 @@ class Store:
             name = kind.split("/", 1)[1]
             t.devices[name] = data  # a device lost is an alert while it lasts (see TableFeed.summary)
             self._push(t, "device", {"name": name, "health": data}, out)
+
+    def _new_game(self, t: TableFeed, out: list[Pushed]) -> None:
+        """A new game: the last one's results go, on the pages too (else a console would show the last game's
+        result card over the new game's first state)."""
+        if t.results or t.final is not None:
+            t.results, t.final = [], None
+            self._push(t, "results", {"results": [], "final": None, "latest": None}, out)
+        t.game_started_ts = None
 
     def _result(self, t: TableFeed, data: dict[str, Any], out: list[Pushed]) -> None:
         rtype = data.get("type")

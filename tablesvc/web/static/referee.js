@@ -35,11 +35,47 @@ function input(name, attrs = {}) {
   return e;
 }
 
-function seatSelect(name) {
-  const s = el("select", { name }, ...[0, 1, 2, 3].map((i) => el("option", { value: i, text: seatName(model.state, i) })));
-  s.value = keep[name] ?? "0";
+function select(name, options, fallback) {
+  const s = el("select", { name }, ...options.map(([value, text]) => el("option", { value, text })));
+  s.value = keep[name] ?? fallback;
   s.addEventListener("change", () => { keep[name] = s.value; });
   return s;
+}
+
+function seatSelect(name) {
+  return select(name, [0, 1, 2, 3].map((i) => [String(i), seatName(model.state, i)]), "0");
+}
+
+// the start-anywhere situation of start_game (docs/mqtt.md): each field is sent only when filled; what is sent
+// replaces the table's configured [start] as a whole (a field left empty takes the engine's default)
+const ROUNDS = ["E", "S", "W", "N"].flatMap((w) => [1, 2, 3, 4].map((n) => `${w}${n}`));
+
+function situationFields() {
+  const who = (i) => keep[`p${i}`] || seatName(model.state, i);
+  return el("fieldset", { class: "situation" },
+    el("legend", { text: "Take the game up at (optional)" }),
+    select("start_round", [["", "round…"], ...ROUNDS.map((r) => [r, r])], ""),
+    input("start_honba", { class: "count", type: "number", min: 0, step: 1, placeholder: "honba" }),
+    input("start_sticks", { class: "count", type: "number", min: 0, step: 1, placeholder: "sticks" }),
+    ...[0, 1, 2, 3].map((i) => input(`start_score${i}`, { class: "score", type: "number", step: 100,
+      placeholder: `score: ${who(i)}` })),
+    select("start_dealer", [["", "dealer…"], ...[0, 1, 2, 3].map((i) => [String(i), `dealer: ${who(i)}`])], ""),
+    el("p", { class: "hint", text: "Leave empty to start as the table is configured. Filled fields are sent "
+      + "and replace that configuration as a whole: an empty one takes its default (East 1, the dealer the "
+      + "round implies, no counters or sticks, the rules' starting points)." }));
+}
+
+function startCommand(d) {
+  const c = { command: "start_game", players: [0, 1, 2, 3].map((i) => String(d.get(`p${i}`) || "").trim()),
+    rules: String(d.get("rules") || "ema2012") };
+  const filled = (k) => String(d.get(k) ?? "").trim();
+  if (filled("start_round")) c.round = filled("start_round");
+  for (const k of ["honba", "sticks"]) if (filled(`start_${k}`)) c[k] = Number(filled(`start_${k}`));
+  const scores = [0, 1, 2, 3].map((i) => filled(`start_score${i}`));
+  // a score left empty among others is sent as null: the service refuses the command and says why
+  if (scores.some((v) => v !== "")) c.scores = scores.map((v) => (v === "" ? null : Number(v)));
+  if (filled("start_dealer")) c.dealer = Number(filled("start_dealer"));
+  return c;
 }
 
 function form(cls, fields, label, build, danger = false) {
@@ -67,8 +103,8 @@ function controls() {
   });
   return el("div", { class: "panel commands" }, el("h2", { text: "Referee" }),
     el("p", { class: "hint", text: "Click a discard on the table to amend it." }), amend,
-    form("start", [...names, input("rules", { value: model.state?.rules || "ema2012", class: "name" })], "Start game", (d) => ({
-      command: "start_game", players: [0, 1, 2, 3].map((i) => String(d.get(`p${i}`) || "").trim()), rules: String(d.get("rules") || "ema2012") })),
+    form("start", [...names, input("rules", { value: model.state?.rules || "ema2012", class: "name" }), situationFields()],
+      "Start game", startCommand),
     el("div", { class: "row" },
       el("button", { class: "undo", onclick: () => send({ command: "undo", count: 1 }), text: "Undo last event" })),
     form("chombo", [seatSelect("chombo_seat"), input("chombo_reason", { placeholder: "reason" })], "Chombo",
