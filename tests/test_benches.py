@@ -52,12 +52,17 @@ def check_pipeline(out: str) -> None:
 
 
 def check_commands(out: str) -> None:
+    """Hole 8: a command's reply as fast as a device frame's. A Nagle / delayed-ACK stall adds about 40 ms per
+    hop (48 ms with the broker's TCP_NODELAY off, 88 ms with it off everywhere: docs/service.md), which no
+    p50 of a sound run comes near; a busy machine slows the frames of the same run too, hence the 3x."""
     line = next(line for line in out.splitlines() if line.startswith("referee command"))
     assert "30 set_scores" in line and "0 refused" in line, line
     p50, p99 = number(r"p50 ([\d.]+) ms", line), number(r"p99 ([\d.]+) ms", line)
-    assert 0 < p50 <= p99 < 5000, line
     frames = next(line for line in out.splitlines() if line.startswith("device frame"))
     assert "30/30 frames" in frames, frames
+    frame_p50 = number(r"p50 ([\d.]+) ms", frames)
+    assert 0 < p50 <= p99, line
+    assert p50 <= max(15.0, 3 * frame_p50), f"a command's reply is slower than a frame's:\n{line}\n{frames}"
 
 
 def check_vision(out: str) -> None:
@@ -137,3 +142,74 @@ def test_bench_quick_mode(name):
     if needs_data and not DATA.is_dir():
         pytest.skip(f"bench/{name}.py needs {DATA}")
     check(run_bench(name))
+
+
+# ---------------------------------------------------------------- hole 8 beyond the figures
+
+# bench/commands.py --quick output, measured on the 2-core machine under load: a sound run, and one with
+# Mosquitto's set_tcp_nodelay left out of its configuration (the stall hole 8 was about)
+SOUND_RUN = """broker                    mosquitto
+referee command -> reply  30 set_scores, one at a time, journal_sync=full, MQTT 5 response topic: p50 11.8 ms, \
+p99 114.9 ms, max 114.9 ms (target p50 < 10 ms); 0 refused
+device frame -> subscriber 30/30 frames at 20/s, journal_sync=full: p50 7.6 ms, p99 76.9 ms, max 76.9 ms
+"""
+NAGLE_RUN = SOUND_RUN.replace("p50 11.8 ms", "p50 65.8 ms").replace("p50 7.6 ms", "p50 7.3 ms")
+
+
+def test_the_commands_check_tolerates_a_busy_machine_and_catches_a_nagle_stall():
+    check_commands(SOUND_RUN)
+    with pytest.raises(AssertionError, match="slower than a frame"):
+        check_commands(NAGLE_RUN)
+
+
+def test_acknowledgements_are_journalled_in_batches_while_inputs_keep_coming(mosquitto, tmp_path):
+    """The broker's acknowledgements are written to the journal (an fsync each time) when the worker is idle,
+    or every ACK_FLUSH_S while it is busy, not after each input: a write after every command held up the next
+    command of a referee sending one after another. None is lost: once idle, every event is marked published."""
+    import time
+
+    from tablesvc.config import parse_config
+    from tablesvc.mqtt.link import IncomingMessage
+    from tablesvc.service import ACK_FLUSH_S, TableService
+    from tests.test_service_mqtt import config_text
+
+    service = TableService(parse_config(config_text(mosquitto.url, tmp_path / "data")))
+    service.start()
+    writes: list[tuple[float, int]] = []  # (when, how many acknowledgements) of each journal write
+    real = service.journal.mark_published
+
+    def recording(seqs: list[int]) -> None:
+        if seqs:
+            writes.append((time.monotonic(), len(seqs)))
+        real(seqs)
+
+    service.journal.mark_published = recording  # type: ignore[method-assign]
+
+    def command(payload: str) -> None:
+        service.inbox.put(("cmd", IncomingMessage("tablesvc/club/t1/cmd", payload.encode())))
+
+    try:
+        assert service.link.wait_ready(15)
+        command('{"command": "start_game", "transaction": "go"}')
+        assert service.wait_idle(10)
+        count = 0
+        began = time.monotonic()
+        while time.monotonic() - began < 3 * ACK_FLUSH_S:  # a command every 10 ms: the worker never idles long
+            command(f'{{"command": "set_scores", "scores": [{25000 + count % 7 * 100}, 25000, 25000, '
+                    f'{25000 - count % 7 * 100}], "transaction": "s{count}"}}')
+            count += 1
+            time.sleep(0.01)
+        busy_until = time.monotonic()
+        assert service.wait_idle(30)
+        # every event reached the broker and, once the worker was idle, its acknowledgement reached the journal
+        deadline = time.monotonic() + 5
+        while service.journal.unpublished() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert service.journal.unpublished() == [] and service.journal.last_seq == count + 1
+        assert sum(n for _, n in writes) == count + 1
+        # in batches: far fewer writes than commands (each write in a busy stretch covers many), and some while
+        # the commands kept coming, not all left to the end
+        assert len(writes) <= count / 4, (len(writes), count)
+        assert any(when < busy_until for when, _ in writes)
+    finally:
+        service.stop()
