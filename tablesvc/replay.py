@@ -12,6 +12,7 @@ from dataclasses import fields, is_dataclass
 from dataclasses import replace as _replace
 from pathlib import Path
 
+from tablesvc.archive import is_journal, load_game, to_record
 from tablesvc.engine.engine import Engine, Rejected
 from tablesvc.engine.events import Event, GameStart, HandStart
 from tablesvc.engine.results import GameResult, HandResult, round_name
@@ -34,14 +35,11 @@ class Mismatch(AssertionError):
 def load_record(path: str | Path, fmt: str | None = None) -> RecordedGame:
     """Read a game file in any supported format (detected from the content unless ``fmt`` says)."""
     p = Path(path)
-    if fmt in (None, "journal"):
-        from tablesvc.archive import is_journal, load_game, to_record
-
-        if is_journal(p):  # a table's journal (tablesvc games): the game as the service played it
-            try:
-                return to_record(load_game(p))
-            except JournalError as exc:
-                raise RecordError(str(exc)) from None
+    if fmt in (None, "journal") and is_journal(p):  # a table's journal (tablesvc games): as the service played it
+        try:
+            return to_record(load_game(p))
+        except JournalError as exc:
+            raise RecordError(str(exc)) from None
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:

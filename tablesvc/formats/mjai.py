@@ -99,11 +99,11 @@ from tablesvc.engine.results import GameResult, HandResult, Output, RiichiAccept
 from tablesvc.engine.state import Phase
 from tablesvc.formats.record import HandRecord, RecordedGame, RecordError, ReplayReport, take_up_at_first_hand
 from tablesvc.formats.tracker import HandTracker, guess_tenpai, noten_payment_tenpai
-from tablesvc.formats.walk import Before, HandResults, split_win_deltas, walk
+from tablesvc.formats.walk import Before, HandResults, split_win_deltas, tenhou_order, walk
 from tablesvc.rules.ruleset import UnknownRuleSetError, get_ruleset
 from tablesvc.tiles import Tile
 
-__all__ = ["MJAI_TILES", "export_mjai", "parse_mjai"]
+__all__ = ["MJAI_TILES", "UNKNOWN", "WINDS", "export_mjai", "parse_mjai", "tile_names", "write_draw", "write_win"]
 
 MJAI_TILES: dict[str, Tile] = {
     t.mjai: t for t in (*(Tile.of(k) for k in range(34)), *(Tile.of(k, True) for k in (4, 13, 22)))
@@ -111,7 +111,7 @@ MJAI_TILES: dict[str, Tile] = {
 """Every mjai tile name: ``1m``..``9s``, ``5mr 5pr 5sr``, ``E S W N P F C``."""
 
 UNKNOWN = "?"
-_WINDS = "ESWN"
+WINDS = "ESWN"
 
 # ryukyoku reasons as gimite's server writes them, with the spellings other programs use
 _REASONS = {
@@ -156,11 +156,6 @@ _KNOWN_TYPES = frozenset({
     "ankan", "dora", "hora", "ryukyoku", "end_kyoku", "end_game", "none",
 })
 _CALL_KINDS = {"chi": ("chi", 2), "pon": ("pon", 2), "daiminkan": ("kan", 3)}
-
-
-def _sort_key(t: Tile) -> tuple[int, bool]:
-    """Kind order with a red five before the plain ones (Tenhou id order)."""
-    return (t.kind, not t.red)
 
 
 # ====================================================================== reading
@@ -300,7 +295,7 @@ class _Reader:
         hands = [self.tiles_of("start_kyoku", h, f"tehais[{i}]", 13, unknown=True) for i, h in enumerate(tehais)]
         known = all(t is not None for h in hands for t in h)
         dealt = tuple(tuple(h) for h in hands) if known else None
-        self.game.hands.append(HandRecord(round=_WINDS.index(bakaze) * 4 + kyoku - 1, honba=honba, sticks=kyotaku,
+        self.game.hands.append(HandRecord(round=WINDS.index(bakaze) * 4 + kyoku - 1, honba=honba, sticks=kyotaku,
                                           dealer=oya, scores=scores))
         self.game.events.append(HandStart(hands=dealt))  # type: ignore[arg-type]
         self.game.events.append(DoraRevealed(tile=dora))
@@ -336,7 +331,7 @@ class _Reader:
         seat, target = self.seat(ev), self.seat(ev, "target")
         called = self.known_tile(ev, "pai")
         own: list[Tile] = self.tile_list(ev, "consumed", size)  # type: ignore[assignment]
-        tiles = tuple(sorted([*own, called], key=_sort_key))
+        tiles = tuple(sorted([*own, called], key=tenhou_order))
         self.game.events.append(Call(seat=seat, kind=kind, tiles=tiles, called=called, from_seat=target))
         self.tracker.call(seat, own, kind == "kan")
 
@@ -351,7 +346,7 @@ class _Reader:
     def on_ankan(self, ev: dict[str, Any]) -> None:
         seat = self.seat(ev)
         tiles: list[Tile] = self.tile_list(ev, "consumed", 4)  # type: ignore[assignment]
-        self.game.events.append(ConcealedKan(seat=seat, tiles=tuple(sorted(tiles, key=_sort_key))))
+        self.game.events.append(ConcealedKan(seat=seat, tiles=tuple(sorted(tiles, key=tenhou_order))))
         self.tracker.kan(seat, tiles)
 
     def on_dora(self, ev: dict[str, Any]) -> None:
@@ -489,13 +484,14 @@ def parse_mjai(text: str, source: str = "<mjai>") -> RecordedGame:
 # ====================================================================== writing
 
 
-def _names(tiles: Sequence[Tile]) -> list[str]:
+def tile_names(tiles: Sequence[Tile]) -> list[str]:
+    """The tiles' mjai names, in the order given."""
     return [t.mjai for t in tiles]
 
 
 def _shown(tiles: Sequence[Tile] | None) -> list[str]:
     """A hand laid down at the end, sorted as servers show it."""
-    return _names(sorted(tiles or (), key=_sort_key))
+    return tile_names(sorted(tiles or (), key=tenhou_order))
 
 
 def export_mjai(record: RecordedGame, report: ReplayReport) -> str:
@@ -574,9 +570,9 @@ def export_mjai(record: RecordedGame, report: ReplayReport) -> str:
         if isinstance(e, DoraRevealed):
             if b.phase is Phase.DEALING:
                 sb = start_before or b
-                tehais = ([_names(h) for h in hand_tiles] if hand_tiles is not None
+                tehais = ([tile_names(h) for h in hand_tiles] if hand_tiles is not None
                           else [[UNKNOWN] * 13 for _ in range(4)])
-                out.append({"type": "start_kyoku", "bakaze": _WINDS[(sb.round // 4) % 4], "dora_marker": e.tile.mjai,
+                out.append({"type": "start_kyoku", "bakaze": WINDS[(sb.round // 4) % 4], "dora_marker": e.tile.mjai,
                             "kyoku": sb.round % 4 + 1, "honba": sb.honba, "kyotaku": sb.sticks, "oya": sb.dealer,
                             "scores": list(sb.scores), "tehais": tehais})
             elif i not in emitted:  # the record reveals it before a server would
@@ -612,17 +608,17 @@ def export_mjai(record: RecordedGame, report: ReplayReport) -> str:
             own.remove(e.called)
             kind = {"chi": "chi", "pon": "pon", "kan": "daiminkan"}[e.kind]
             out.append({"type": kind, "actor": e.seat, "target": e.from_seat, "pai": e.called.mjai,
-                        "consumed": _names(own)})
+                        "consumed": tile_names(own)})
             if e.kind == "kan":
                 open_kan()
         elif isinstance(e, AddedKan):
-            consumed = _names(b.pon.tiles) if b.pon is not None else [e.tile.plain.mjai] * 3
+            consumed = tile_names(b.pon.tiles) if b.pon is not None else [e.tile.plain.mjai] * 3
             out.append({"type": "kakan", "actor": e.seat, "pai": e.tile.mjai, "consumed": consumed})
             open_kan()
         elif isinstance(e, ConcealedKan):
             while owed:  # an open kan's dora still owed comes first
                 reveal(i)
-            out.append({"type": "ankan", "actor": e.seat, "consumed": _names(e.tiles)})
+            out.append({"type": "ankan", "actor": e.seat, "consumed": tile_names(e.tiles)})
             owed.append("now")
             reveal(i)
         elif isinstance(e, Ron | Tsumo):
@@ -630,14 +626,14 @@ def export_mjai(record: RecordedGame, report: ReplayReport) -> str:
             accepts(step.outputs)
             if result is None:  # pragma: no cover - a win always ends the hand
                 continue
-            _write_win(out, e, b, result)
+            write_win(out, e, b, result)
             end_hand(step.outputs)
         elif isinstance(e, ExhaustiveDraw | AbortiveDraw | Chombo):
             result = results.next(step.outputs)
             accepts(step.outputs)
             if result is None:  # pragma: no cover
                 continue
-            _write_draw(out, e, b, result)
+            write_draw(out, e, b, result)
             end_hand(step.outputs)
         elif isinstance(e, EndGame):
             final = report.final or next(o for o in step.outputs if isinstance(o, GameResult))
@@ -645,7 +641,10 @@ def export_mjai(record: RecordedGame, report: ReplayReport) -> str:
     return "".join(json.dumps(x, ensure_ascii=False, separators=(",", ":")) + "\n" for x in out)
 
 
-def _write_win(out: list[dict[str, Any]], e: Ron | Tsumo, b: Before, result: HandResult) -> None:
+def write_win(out: list[dict[str, Any]], e: Ron | Tsumo, b: Before, result: HandResult) -> None:
+    """Append the ``hora`` lines of a win (one per winner; a triple ron that aborts is a ``ryukyoku``), given the
+    state before it (:func:`tablesvc.formats.walk.capture`) and the engine's result. The file exporter and the
+    live stream (:mod:`tablesvc.formats.mjai_live`) both write wins with it."""
     if result.kind != "win":  # a triple ron that aborts the hand
         claimants = {c.seat for c in e.claims} if isinstance(e, Ron) else set()
         out.append({"type": "ryukyoku", "reason": _REASON_OUT.get(result.draw or "", result.draw),
@@ -665,7 +664,7 @@ def _write_win(out: list[dict[str, Any]], e: Ron | Tsumo, b: Before, result: Han
         else:
             pai = e.win_tile or b.drawn
             target = e.seat
-        ura = _names(e.ura) if b.riichi[win.seat] else []
+        ura = tile_names(e.ura) if b.riichi[win.seat] else []
         line = {"type": "hora", "actor": win.seat, "target": target, "pai": pai.mjai if pai else UNKNOWN,
                 "ura_markers": ura, "deltas": list(row), "scores": scores}
         shown = (e.hand if isinstance(e, Tsumo)
@@ -677,8 +676,9 @@ def _write_win(out: list[dict[str, Any]], e: Ron | Tsumo, b: Before, result: Han
         out.append(line)
 
 
-def _write_draw(out: list[dict[str, Any]], e: ExhaustiveDraw | AbortiveDraw | Chombo, b: Before,
+def write_draw(out: list[dict[str, Any]], e: ExhaustiveDraw | AbortiveDraw | Chombo, b: Before,
                 result: HandResult) -> None:
+    """Append the ``ryukyoku`` line of a drawn hand (exhaustive, abortive, or a chombo), as :func:`write_win`."""
     if isinstance(e, Chombo):
         line = {"type": "ryukyoku", "reason": "chombo", "actor": e.seat}
         if e.reason:

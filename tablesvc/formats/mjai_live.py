@@ -32,7 +32,7 @@ from tablesvc.engine.events import (
 )
 from tablesvc.engine.results import GameResult, HandResult, Output, RiichiAccepted
 from tablesvc.engine.state import Phase
-from tablesvc.formats.mjai import _WINDS, UNKNOWN, _names, _write_draw, _write_win
+from tablesvc.formats.mjai import UNKNOWN, WINDS, tile_names, write_draw, write_win
 from tablesvc.formats.walk import Before, capture
 
 __all__ = ["MjaiStream", "capture"]
@@ -56,9 +56,9 @@ class MjaiStream:
             self._hands = e.hands
         elif isinstance(e, DoraRevealed):
             if before.phase is Phase.DEALING:
-                tehais = ([_names(h) for h in self._hands] if self._hands is not None
+                tehais = ([tile_names(h) for h in self._hands] if self._hands is not None
                           else [[UNKNOWN] * 13 for _ in range(4)])
-                out.append({"type": "start_kyoku", "bakaze": _WINDS[(before.round // 4) % 4],
+                out.append({"type": "start_kyoku", "bakaze": WINDS[(before.round // 4) % 4],
                             "dora_marker": e.tile.mjai, "kyoku": before.round % 4 + 1, "honba": before.honba,
                             "kyotaku": before.sticks, "oya": before.dealer, "scores": list(before.scores),
                             "tehais": tehais})
@@ -88,16 +88,16 @@ class MjaiStream:
             own.remove(e.called)
             kind = {"chi": "chi", "pon": "pon", "kan": "daiminkan"}[e.kind]
             out.append({"type": kind, "actor": e.seat, "target": e.from_seat, "pai": e.called.mjai,
-                        "consumed": _names(own)})
+                        "consumed": tile_names(own)})
         elif isinstance(e, AddedKan):
-            consumed = _names(b.pon.tiles) if b.pon is not None else [e.tile.plain.mjai] * 3
+            consumed = tile_names(b.pon.tiles) if b.pon is not None else [e.tile.plain.mjai] * 3
             out.append({"type": "kakan", "actor": e.seat, "pai": e.tile.mjai, "consumed": consumed})
         elif isinstance(e, ConcealedKan):
-            out.append({"type": "ankan", "actor": e.seat, "consumed": _names(e.tiles)})
+            out.append({"type": "ankan", "actor": e.seat, "consumed": tile_names(e.tiles)})
         elif isinstance(e, Ron | Tsumo) and result is not None:
-            _write_win(out, e, b, result)
+            write_win(out, e, b, result)
         elif isinstance(e, ExhaustiveDraw | AbortiveDraw | Chombo) and result is not None:
-            _write_draw(out, e, b, result)
+            write_draw(out, e, b, result)
         elif isinstance(e, EndGame) and final is not None:
             out.append({"type": "end_game", "reason": e.reason or "ended by the referee",
                         "scores": list(final.scores)})

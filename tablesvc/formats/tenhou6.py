@@ -88,7 +88,7 @@ from tablesvc.engine.events import (
 from tablesvc.engine.results import HandResult, WinResult, round_name
 from tablesvc.formats.record import HandRecord, RecordedGame, RecordError, ReplayReport, take_up_at_first_hand
 from tablesvc.formats.tracker import HandTracker, guess_tenpai, noten_payment_tenpai
-from tablesvc.formats.walk import Before, HandResults, split_win_deltas, walk
+from tablesvc.formats.walk import Before, HandResults, split_win_deltas, tenhou_order, walk
 from tablesvc.rules.ruleset import UnknownRuleSetError, get_ruleset
 from tablesvc.tiles import Tile
 
@@ -173,10 +173,6 @@ class _Out:
     tiles: tuple[Tile, ...] = ()
 
 
-def _sort_key(t: Tile) -> tuple[int, bool]:
-    return (t.kind, not t.red)
-
-
 class _HandReader:
     """One hand of a tenhou.net/6 log."""
 
@@ -218,11 +214,11 @@ class _HandReader:
             raise self.fail(f"{what}: {item!r} is neither a tile nor a call")
         letter, pos, tiles = self.meld(item, what, "cpm", "a chi, pon or open kan string (c, p, m)")
         if letter == "c" and pos == 0 and len(tiles) == 3:
-            return _Take("chi", tiles[0], tuple(sorted(tiles, key=_sort_key)), (seat + 3) % 4)
+            return _Take("chi", tiles[0], tuple(sorted(tiles, key=tenhou_order)), (seat + 3) % 4)
         if letter == "p" and pos in _PON_POS and len(tiles) == 3:
-            return _Take("pon", tiles[pos // 2], tuple(sorted(tiles, key=_sort_key)), (seat + _PON_POS[pos]) % 4)
+            return _Take("pon", tiles[pos // 2], tuple(sorted(tiles, key=tenhou_order)), (seat + _PON_POS[pos]) % 4)
         if letter == "m" and pos in _KAN_POS and len(tiles) == 4:
-            return _Take("kan", tiles[pos // 2], tuple(sorted(tiles, key=_sort_key)), (seat + _KAN_POS[pos]) % 4)
+            return _Take("kan", tiles[pos // 2], tuple(sorted(tiles, key=tenhou_order)), (seat + _KAN_POS[pos]) % 4)
         raise self.fail(f"{what}: {item!r} is not a chi, pon or open kan string")
 
     def out(self, item: Any, what: str) -> _Out:
@@ -241,7 +237,7 @@ class _HandReader:
         if letter == "k" and pos in _PON_POS and len(tiles) == 4:
             return _Out("kakan", tiles[pos // 2])
         if letter == "a" and len(tiles) == 4:
-            return _Out("ankan", tiles=tuple(sorted(tiles, key=_sort_key)))
+            return _Out("ankan", tiles=tuple(sorted(tiles, key=tenhou_order)))
         raise self.fail(f"{what}: {item!r} is not an added or concealed kan string")
 
     # ------------------------------------------------------------ the hand

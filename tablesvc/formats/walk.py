@@ -4,7 +4,8 @@ The mjai and tenhou.net/6 writers (and the live mjai stream) need the same
 facts an event leaves implicit: the draw the engine infers, the tile won on,
 the pon an added kan extends, the hands at the end. :func:`walk` plays the
 record and hands each event over with a :class:`Before`; the engine's hand
-results come from the replay's report where it has them.
+results come from the replay's report where it has them. It also holds the
+tile order both formats write melds and shown hands in (:func:`tenhou_order`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,13 @@ from tablesvc.engine.state import GameState, MeldState, Phase, Step
 from tablesvc.formats.record import RecordedGame, RecordError, ReplayReport
 from tablesvc.tiles import Tile
 
-__all__ = ["Before", "HandResults", "WalkStep", "capture", "split_win_deltas", "walk"]
+__all__ = ["Before", "HandResults", "WalkStep", "capture", "split_win_deltas", "tenhou_order", "walk"]
+
+
+def tenhou_order(t: Tile) -> tuple[int, bool]:
+    """Sort key: kind order with a red five before the plain ones (Tenhou's id order, which mjai servers keep
+    too); a Tile's own order puts the red five after."""
+    return (t.kind, not t.red)
 
 
 @dataclass
