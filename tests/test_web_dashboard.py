@@ -186,3 +186,108 @@ def test_a_game_with_every_tile_downloads_as_tenhou6(broker, browser):
         client.loop_stop()
         client.disconnect()
         web.stop()
+
+
+def _game_feed(record, count: int, first: float, last: float) -> tuple[list[dict], dict]:
+    """The first ``count`` journal entries of ``record`` as the service publishes them on ``events``, written
+    evenly from ``first`` to ``last`` (epoch seconds), and the retained ``state`` after the last one."""
+    from tablesvc.engine.engine import Engine
+    from tablesvc.engine.events import to_dict
+    from tablesvc.mqtt.payloads import iso_time, state_payload
+
+    engine = Engine()
+    events = []
+    for seq, event in enumerate(record.events[:count], 1):
+        engine.apply(event)
+        ts = first + (last - first) * (seq - 1) / max(1, count - 1)
+        events.append({"schema": 1, "seq": seq, "ts": iso_time(ts), "source": "test", "kind": event.type,
+                       "event": to_dict(event)})
+    return events, state_payload(engine.state, count, ts=last)
+
+
+def test_dashboard_times_device_health_and_alerts_come_from_the_feed(broker, browser):
+    """"Online for" is the table's own: its retained status says when its service started, so a web server
+    started later does not show it online "for 0 s"; "in game" runs from the game's first journal entry and
+    stops at its end; a device's error counts and its loss, and a game idle longer than the threshold, are
+    shown. Every payload is the service's own kind, checked against its schema."""
+    from hardware_sims.generator import generate_game
+    from tablesvc.mqtt.payloads import iso_time, status_payload
+    from tests.feed_schemas import validate
+
+    now = time.time()
+    record = generate_game(17)
+    over_events, over_state = _game_feed(record, len(record.events), now - 2700, now - 1500)  # 20 min, over
+    idle_events, idle_state = _game_feed(record, 100, now - 630, now - 200)  # 10 min in, idle for 3
+    assert over_state["phase"] == "game_over" and idle_state["phase"] == "playing"
+    retained = {
+        "tablesvc/club/over/status": status_payload(True, version="1", started=iso_time(now - 7500), site="club",
+                                                    table="over"),
+        "tablesvc/club/idle/status": status_payload(True, version="1", started=iso_time(now - 630), site="club",
+                                                    table="idle"),
+    }
+    devices = {
+        "tablesvc/club/idle/devices/table": {
+            "schema": 1, "name": "table", "ts": iso_time(now), "connected": False, "state": "no answer",
+            "frames_ok": 812, "frames_bad": {"checksum": 2, "framing": 1}, "lines_per_second": 0.0,
+            "last_seen": iso_time(now - 40), "last_seen_ago": 40.0, "reconnects": 5},
+        "tablesvc/club/idle/devices/camera": {
+            "schema": 1, "name": "camera", "ts": iso_time(now), "source": "/dev/video0", "connected": True,
+            "state": "reading", "fps": 29.5, "frames": 18000, "dropped": 3, "errors": 2, "reconnects": 0,
+            "last_frame": iso_time(now), "last_frame_ago": 0.0},
+    }
+    for topic, payload in [*retained.items(), *devices.items(), ("tablesvc/club/over/state", over_state),
+                           ("tablesvc/club/idle/state", idle_state), *(("tablesvc/club/over/events", e)
+                                                                       for e in over_events[:3])]:
+        assert validate(topic.split("/", 3)[3], payload) == [], topic
+    client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2)
+    client.connect("127.0.0.1", broker.port)
+    client.loop_start()
+    web = None
+    try:
+        for topic, payload in retained.items():  # the tables came online long before this web server started
+            client.publish(topic, json.dumps(payload), qos=1, retain=True).wait_for_publish(5)
+        web = start_web(broker.url, idle_alert=60)
+        for base, events, state in (("tablesvc/club/over", over_events, over_state),
+                                    ("tablesvc/club/idle", idle_events, idle_state)):
+            for payload in events:
+                client.publish(f"{base}/events", json.dumps(payload), qos=1)
+            client.publish(f"{base}/state", json.dumps(state), qos=1, retain=True).wait_for_publish(10)
+        for topic, payload in devices.items():
+            client.publish(topic, json.dumps(payload), qos=1, retain=True).wait_for_publish(5)
+
+        browser.get(f"{web.url}/")
+        viewport(browser, 1600, 1000)
+        over, idle = ".table-card[data-table='over']", ".table-card[data-table='idle']"
+        wait_js(browser, f"document.querySelector(\"{idle} .device[data-name='camera']\") && "
+                f"document.querySelector(\"{over} .hands b\")?.textContent === '{len(record.hands)}'", 15,
+                "(both tables and their devices)")
+        assert _texts(browser, f"{over} .since") == ["for 2 h 5 min"]  # not "for 0 s": its service's start
+        assert _texts(browser, f"{idle} .since") == ["for 10 min"]
+        assert _texts(browser, f"{over} .elapsed b") == ["20 min"]  # first entry to game over, not to now
+        assert _texts(browser, f"{idle} .elapsed b") == ["10 min"]  # a game in play: to now
+        devs = browser.execute_script(f"return [...document.querySelectorAll(\"{idle} .devices .device\")].map(d => "
+                                      "[d.dataset.name, d.className, d.querySelector('.errors')?.textContent])")
+        assert devs == [["camera", "device up", "2 errors"], ["table", "device down", "3 errors"]]
+        alerts = browser.execute_script(f"return [...document.querySelectorAll(\"{idle} .alerts li\")].map(a => "
+                                        "[a.dataset.kind, a.firstChild.textContent])")
+        assert alerts == [["device", "table lost (no answer)"], ["idle", "idle for 3 min"]]
+        assert _texts(browser, f"{over} .alerts li") == []  # a game over is not idle
+        assert _texts(browser, f"{over} .round-line .round") == ["Final"]  # not the round that would come next
+        assert browser.execute_script(f"return getComputedStyle(document.querySelector(\"{idle} .alerts li\"), "
+                                      "'::before').content") == "none"  # a device's mark is not an alert's
+        shot(browser, "dashboard-times")
+
+        # a web server restarted now shows the same: the times are the tables' own, not when it heard them
+        web.stop()
+        web = start_web(broker.url, idle_alert=60)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not (web.store.table("club", "over") or None):
+            time.sleep(0.05)  # the retained messages are on their way
+        row = next(r for r in json.loads(urllib.request.urlopen(f"{web.url}/api/tables", timeout=10).read())["tables"]
+                   if r["table"] == "over")
+        assert row["online"] and abs(row["since"] - (now - 7500)) < 0.01
+    finally:
+        client.loop_stop()
+        client.disconnect()
+        if web is not None:
+            web.stop()

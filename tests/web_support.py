@@ -100,8 +100,8 @@ class LiveTable:
         self.service.stop()
 
 
-def start_web(broker_url: str, **settings: Any) -> WebServer:
-    server = WebServer(BrokerURL.parse(broker_url), listen=("127.0.0.1", 0),
+def start_web(broker_url: str, *, idle_alert: float = 600.0, **settings: Any) -> WebServer:
+    server = WebServer(BrokerURL.parse(broker_url), listen=("127.0.0.1", 0), idle_alert=idle_alert,
                        settings=WebSettings(referee_password=_HASH, secret_key="test-secret-key-0123456789",
                                             **settings))
     server.start()

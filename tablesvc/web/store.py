@@ -113,7 +113,7 @@ class TableFeed:
     site: str
     table: str
     status: dict[str, Any] | None = None
-    status_since: float | None = None
+    status_since: float | None = None  # when this server saw the status change (None: it found it so)
     state: dict[str, Any] | None = None
     devices: dict[str, dict[str, Any]] = field(default_factory=dict)
     results: list[dict[str, Any]] = field(default_factory=list)
@@ -124,6 +124,7 @@ class TableFeed:
     counter: int = 0
     last_event_ts: float | None = None  # wall clock of the latest journal entry (its ts)
     game_started_ts: float | None = None  # the ts of the game's first journal entry, where the server saw it
+    game_ended_ts: float | None = None  # the ts of the state that said the game is over
 
     @property
     def key(self) -> tuple[str, str]:
@@ -132,6 +133,17 @@ class TableFeed:
     @property
     def online(self) -> bool:
         return bool(self.status and self.status.get("status") == "online")
+
+    @property
+    def since(self) -> float | None:
+        """Online or offline since when, in the table's own words where it has them: online since its service
+        started (the retained status's ``started``, so a web server started later does not reset it); offline
+        since this server saw it go (its Last Will says nothing of when), None when it found it offline."""
+        if self.online:
+            started = _epoch((self.status or {}).get("started"))
+            if started is not None:
+                return started
+        return self.status_since
 
     # ------------------------------------------------------------------ derived views
 
@@ -208,7 +220,7 @@ class TableFeed:
         alerts = [a.to_dict() for a in self.alerts]
         active: list[dict[str, Any]] = []
         if self.status is not None and not self.online:
-            active.append({"ts": self.status_since, "kind": "offline", "text": "table offline"})
+            active.append({"ts": self.since, "kind": "offline", "text": "table offline"})
         for name, dev in sorted(self.devices.items()):
             if self.online and dev.get("connected") is False:
                 active.append({"ts": None, "kind": "device",
@@ -222,7 +234,7 @@ class TableFeed:
             "table": self.table,
             "online": self.online,
             "known": self.status is not None,
-            "since": self.status_since,
+            "since": self.since,
             "started": (self.status or {}).get("started"),
             "version": (self.status or {}).get("version"),
             "phase": state.get("phase"),
@@ -234,6 +246,7 @@ class TableFeed:
             "dealer": state.get("dealer"),
             "hands_played": self.hands_played(),
             "game_started": self.game_started_ts,
+            "game_ended": self.game_ended_ts,
             "last_event": self.last_event_ts,
             "devices": [self._device_row(n, d) for n, d in sorted(self.devices.items())],
             "alerts": active + alerts[::-1][:8],
@@ -250,7 +263,7 @@ class TableFeed:
                 "rate": dev.get("fps") if dev.get("fps") is not None else dev.get("lines_per_second")}
 
     def snapshot(self) -> dict[str, Any]:
-        return {"site": self.site, "table": self.table, "status": self.status, "since": self.status_since,
+        return {"site": self.site, "table": self.table, "status": self.status, "since": self.since,
                 "state": self.view_state(), "devices": self.devices, "results": self.results,
                 "final": self.final, "alerts": [a.to_dict() for a in self.alerts]}
 
@@ -355,10 +368,10 @@ class Store:
         now = self.clock()
         if kind == "status":
             was = t.status.get("status") if t.status else None
-            if data.get("status") != was:
-                t.status_since = now  # an offline table is an alert while it lasts (see TableFeed.summary)
+            if data.get("status") != was:  # an offline table is an alert while it lasts (see TableFeed.summary)
+                t.status_since = now if was is not None else None
             t.status = data
-            self._push(t, "status", {"status": data, "since": t.status_since}, out)
+            self._push(t, "status", {"status": data, "since": t.since}, out)
         elif kind == "state":
             t.state = data
             seq = data.get("seq")
@@ -369,6 +382,12 @@ class Store:
                 t.results = [last]  # a server started mid-game knows the last hand from the retained state
             if t.final is None and isinstance(data.get("final"), dict):
                 t.final = data["final"]
+            if data.get("phase") == "game_over":  # time in game stops at the game's end
+                if t.game_ended_ts is None:
+                    ts = _epoch(data.get("ts"))
+                    t.game_ended_ts = ts if ts is not None else t.last_event_ts if t.last_event_ts is not None else now
+            else:
+                t.game_ended_ts = None
             self._push(t, "state", t.view_state() or {}, out, seq if isinstance(seq, int) else None)
         elif kind == "events":
             seq = int(data["seq"])
@@ -397,7 +416,7 @@ class Store:
         if t.results or t.final is not None:
             t.results, t.final = [], None
             self._push(t, "results", {"results": [], "final": None, "latest": None}, out)
-        t.game_started_ts = None
+        t.game_started_ts = t.game_ended_ts = None
 
     def _result(self, t: TableFeed, data: dict[str, Any], out: list[Pushed]) -> None:
         rtype = data.get("type")

@@ -1,28 +1,31 @@
 // The club dashboard: every table the server found from the retained status topics, no configuration.
-import { ago, connect, el, points } from "/static/feed.js";
+import { ago, connect, el, points, span } from "/static/feed.js";
 
 const box = document.getElementById("tables");
 const live = document.getElementById("live");
 const ROUND = { E: "East", S: "South", W: "West", N: "North" };
 
-function duration(from) {
+// time in game: from the game's first journal entry to its end (or now); unknown where this server joined late
+function duration(from, to) {
   if (!from) return "—";
-  return ago(from);
+  return to ? span(to - from) : ago(from);
 }
 
 function card(t) {
   const state = t.known ? (t.online ? "online" : "offline") : "unknown";
   const path = `${encodeURIComponent(t.site)}/${encodeURIComponent(t.table)}`;
-  const round = t.round ? `${ROUND[t.round[0]] || t.round[0]} ${t.round.slice(1)}` : "—";
+  // after the game the feed's round is the one that would have come next: not shown
+  const round = t.phase === "game_over" ? "Final" : t.round ? `${ROUND[t.round[0]] || t.round[0]} ${t.round.slice(1)}` : "—";
   const phase = t.phase === "game_over" ? "game over" : t.phase === "not_started" ? "no game" : t.phase ? t.phase.replace("_", " ") : "";
   return el("div", { class: `table-card ${state}`, "data-site": t.site, "data-table": t.table },
     el("div", { class: "head" }, el("a", { class: "name", href: `/table/${path}`, text: `${t.site} / ${t.table}` }),
       el("span", { class: `badge ${state}`, text: state }),
       el("span", { class: "since", text: t.since ? `for ${ago(t.since)}` : "" })),
-    el("div", { class: "round-line" }, el("span", {}, el("b", { text: round }), t.honba ? ` · ${t.honba} honba` : ""),
+    el("div", { class: "round-line" }, el("span", { class: "round" }, el("b", { text: round }),
+      t.honba && t.phase !== "game_over" ? ` · ${t.honba} honba` : ""),
       el("span", { class: "phase", text: phase }),
       el("span", { class: "hands" }, "hands ", el("b", { text: String(t.hands_played ?? 0) })),
-      el("span", { class: "elapsed" }, "in game ", el("b", { text: duration(t.game_started) }))),
+      el("span", { class: "elapsed" }, "in game ", el("b", { text: duration(t.game_started, t.game_ended) }))),
     el("div", { class: "seats" }, ...(t.players || []).flatMap((p, seat) => [
       el("span", { class: `wind ${t.dealer === seat ? "dealer" : ""}`, text: (p.wind || "")[0] || "" }),
       el("span", { class: "player-name", text: p.name }),

@@ -125,7 +125,12 @@ export function connect(url, model, render) {
 
 export function ago(ts) {
   if (!ts) return "";
-  const s = Math.max(0, Date.now() / 1000 - ts);
+  return span(Date.now() / 1000 - ts);
+}
+
+// a duration in seconds, as people say it: "42 s", "17 min", "2 h 5 min"
+export function span(seconds) {
+  const s = Math.max(0, seconds);
   if (s < 60) return `${Math.floor(s)} s`;
   if (s < 3600) return `${Math.floor(s / 60)} min`;
   return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
