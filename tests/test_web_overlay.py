@@ -44,32 +44,49 @@ def _signed(v: int) -> str:
     return f"+{v:,}" if v > 0 else f"−{-v:,}" if v < 0 else "±0"
 
 
-def _panel(driver, state, names) -> None:
-    """The overlay's side panel and the centre of the felt show the service's own state of the hand in play:
-    the round, honba and riichi sticks, each seat's wind and the dealer's mark (on the player card and on the
-    felt), the scores with each player's place and difference to the leader, the riichi sticks laid down."""
+def _hand(state) -> dict:
+    """What the panel must show of the service's state of the hand in play (or just dealt)."""
     h = state.hand
-    round_text = f"{('East', 'South', 'West', 'North')[h.round // 4]} {h.round % 4 + 1}"
+    return {"round": h.round, "honba": h.honba, "sticks": h.sticks, "dealer": h.dealer, "scores": list(state.scores),
+            "riichi": [s.riichi for s in h.seats]}
+
+
+def _panel(driver, names, hand: dict) -> None:
+    """The overlay's side panel and the centre of the felt show ``hand`` (:func:`_hand`): the round, honba and
+    riichi sticks, each seat's wind and the dealer's mark (on the player card and on the felt), the scores with
+    each player's place and difference to the leader, the riichi sticks laid down."""
+    round_text = f"{('East', 'South', 'West', 'North')[hand['round'] // 4]} {hand['round'] % 4 + 1}"
     assert _texts(driver, ".centre .round") == [round_text]
     assert _texts(driver, ".title .round") == [round_text]
-    assert _texts(driver, ".centre .honba") == [f"×{h.honba}"]
-    assert _texts(driver, ".centre .sticks") == [f"×{h.sticks}"]
-    winds = ["ESWN"[(seat - h.dealer) % 4] for seat in range(4)]
+    assert _texts(driver, ".centre .honba") == [f"×{hand['honba']}"]
+    assert _texts(driver, ".centre .sticks") == [f"×{hand['sticks']}"]
+    winds = ["ESWN"[(seat - hand["dealer"]) % 4] for seat in range(4)]
     assert _texts(driver, ".player .wind") == winds
     assert _texts(driver, ".side .plate .wind") == winds
     marked = "return [...document.querySelectorAll(%r)].map(e => e.closest('[data-seat]').dataset.seat)"
-    assert driver.execute_script(marked % ".player .wind.dealer") == [str(h.dealer)]
-    assert driver.execute_script(marked % ".side .plate .wind.dealer") == [str(h.dealer)]
+    assert driver.execute_script(marked % ".player .wind.dealer") == [str(hand["dealer"])]
+    assert driver.execute_script(marked % ".side .plate .wind.dealer") == [str(hand["dealer"])]
     assert _texts(driver, ".player .name") == list(names)
-    assert _texts(driver, ".player .score") == [f"{x:,}" for x in state.scores]
-    order = sorted(range(4), key=lambda seat: (-state.scores[seat], seat))
-    top = state.scores[order[0]]
+    scores = hand["scores"]
+    assert _texts(driver, ".player .score") == [f"{x:,}" for x in scores]
+    assert _texts(driver, ".side .plate .score") == [f"{x:,}" for x in scores]
+    order = sorted(range(4), key=lambda seat: (-scores[seat], seat))
     ordinal = {0: "1st", 1: "2nd", 2: "3rd", 3: "4th"}
-    diffs = [ordinal[order.index(seat)] + ("" if state.scores[seat] == top else
-                                           f" · {_signed(state.scores[seat] - top)}") for seat in range(4)]
+    diffs = [ordinal[order.index(seat)] + ("" if scores[seat] == scores[order[0]] else
+                                           f" · {_signed(scores[seat] - scores[order[0]])}") for seat in range(4)]
     assert _texts(driver, ".player .diff") == diffs
     assert driver.execute_script(marked % ".side .plate .riichi-stick") == [
-        str(seat) for seat in range(4) if h.seats[seat].riichi]
+        str(seat) for seat in range(4) if hand["riichi"][seat]]
+
+
+def _result_moment(driver, names, ended: dict, result, state) -> None:
+    """Between hands, with the result card up: the panel and the felt show the hand that ended, as it ended
+    (``ended``: :func:`_hand` of its last state), each score with the result's payment beside it, which with it
+    makes the score the service now holds; nothing of the next deal yet."""
+    _panel(driver, names, ended)
+    assert _texts(driver, ".player .delta") == [_signed(d) for d in result.deltas]
+    assert [ended["scores"][seat] + result.deltas[seat] for seat in range(4)] == list(state.scores)
+    assert state.round != ended["round"] or state.honba != ended["honba"]  # the feed already says the next deal
 
 
 def _ura_ron_index(table: LiveTable) -> int:
@@ -91,9 +108,12 @@ def test_the_overlay_shows_a_scripted_game(broker, web, browser, tmp_path):
         viewport(browser, 1920, 1080)
 
         # ---- the first hand ends in an exhaustive draw: who was tenpai, what moved
+        table.play_to(next(i for i, e in enumerate(table.record.events) if isinstance(e, ExhaustiveDraw)))
+        ended = _hand(table.service.table.state)
         table.play_until(lambda e: isinstance(e, ExhaustiveDraw))
         wait_seq(browser, table.seq)
         draw = table.service.table.state.results[-1]
+        _result_moment(browser, names, ended, draw, table.service.table.state)
         wait_js(browser, "document.querySelector('.draw-card')")
         ready = _texts(browser, ".draw-card .tenpai .ready")
         assert ready == [f"{names[s]}: tenpai" for s in range(4) if draw.tenpai[s]]
@@ -111,7 +131,8 @@ def test_the_overlay_shows_a_scripted_game(broker, web, browser, tmp_path):
         wait_seq(browser, table.seq)
         state = table.service.table.state
         assert state.hand.seats[riichi.seat].riichi and state.hand.sticks >= 1 and state.hand.honba >= 1
-        _panel(browser, state, names)
+        _panel(browser, names, _hand(state))
+        assert _texts(browser, ".player .delta") == []  # payments are shown only under a result
         # an OBS browser source: the page itself is transparent, only the panels are drawn
         assert browser.execute_script("return [document.documentElement, document.body].map(e => "
                                       "getComputedStyle(e).backgroundColor)") == ["rgba(0, 0, 0, 0)"] * 2
@@ -126,7 +147,7 @@ def test_the_overlay_shows_a_scripted_game(broker, web, browser, tmp_path):
         assert sorted(_attrs(browser, f"{meld} .tile", "data-tile")) == sorted(t.mjai for t in call.tiles)
         assert len(_attrs(browser, f"{meld} .tile.turned", "data-tile")) == 1
         state = table.service.table.state
-        _panel(browser, state, names)
+        _panel(browser, names, _hand(state))
         assert _texts(browser, ".centre .wall") == [f"wall {state.hand.wall}"]
         assert _attrs(browser, ".centre .dora .dora-indicator", "data-tile") == [t.mjai for t in state.hand.dora]
         turn = browser.execute_script("return [...document.querySelectorAll('.side.turn')].map(e => e.dataset.seat)")
@@ -146,6 +167,7 @@ def test_the_overlay_shows_a_scripted_game(broker, web, browser, tmp_path):
         viewport(browser, 1920, 1080)
 
         # ---- a ron with ura dora: the result card, by name
+        ended = _hand(table.service.table.state)
         table.play_to(ura_ron + 1)
         assert any(n == "Ura Dora" for n, _ in table.service.table.state.results[-1].wins[0].yaku)
         wait_seq(browser, table.seq)
@@ -167,7 +189,19 @@ def test_the_overlay_shows_a_scripted_game(broker, web, browser, tmp_path):
             next(e for e in reversed(table.record.events[:table.index - 1]) if isinstance(e, Discard)).tile.mjai]
         assert _texts(browser, ".result-card .payment .who") == list(names)
         assert _texts(browser, ".result-card .payment .delta") == [_signed(d) for d in result.deltas]
+        # the whole picture is the hand that ended: its round, winds, sticks (the winner's to take) and scores
+        assert ended["sticks"] >= 1 and result.deltas[win.seat] > win.points  # the sticks go to the winner
+        _result_moment(browser, names, ended, result, table.service.table.state)
+        assert _texts(browser, ".result-card .card-title")[0].startswith(_texts(browser, ".title .round")[0])
         shot(browser, "overlay-result-1080", backdrop=True)
+
+        # ---- the next deal: everything moves to it at once, the card goes
+        table.play_until(lambda e: isinstance(e, HandStart))
+        wait_seq(browser, table.seq)
+        wait_js(browser, "!document.querySelector('.result-card')", 5, "(the card gone at the next deal)")
+        _panel(browser, names, _hand(table.service.table.state))
+        assert _texts(browser, ".player .delta") == []
+        assert _texts(browser, ".side .pond .tile") == []
 
         # ---- the last hand: each player's all-last conditions, exactly as the feed carries them in state
         last_hand = max(i for i, e in enumerate(table.record.events) if isinstance(e, HandStart))
@@ -191,6 +225,16 @@ def test_the_overlay_shows_a_scripted_game(broker, web, browser, tmp_path):
         assert [r[1] for r in rows] == [names[s.seat] for s in final.standings]
         assert [r[2] for r in rows] == [f"{s.points:,}" for s in final.standings]
         assert [r[3] for r in rows] == [_signed(s.uma) for s in final.standings]
+        # "Game over" stands clear of the seats' plates around it
+        boxes = browser.execute_script(
+            "const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };"
+            "return [box(document.querySelector('.centre .round')), "
+            "...[...document.querySelectorAll('.side .plate')].map(box)]")
+        text, plates = boxes[0], boxes[1:]
+        assert _texts(browser, ".centre .round") == ["Game over"] and len(plates) == 4
+        for plate in plates:
+            apart = max(plate[0] - text[2], text[0] - plate[2], plate[1] - text[3], text[1] - plate[3])
+            assert apart >= 10, (text, plate)  # at least 1rem (10 px at 1080p) between them
         shot(browser, "overlay-final-1080", backdrop=True)
 
         # ---- the scores-only variant

@@ -2,7 +2,7 @@
 // source's width). ?view=full (default): the table from above, players, result cards;
 // ?view=scores: a score bar only.
 import { connect, el, pathParts } from "/static/feed.js";
-import { conditionsCard, endCard, playerCards, roundText, tableView } from "/static/render.js";
+import { conditionsCard, endCard, moment, playerCards, roundText, tableView } from "/static/render.js";
 
 const { site, table } = pathParts();
 const params = new URLSearchParams(location.search);
@@ -12,17 +12,15 @@ const app = document.getElementById("app");
 const model = {};
 
 function render(m) {
-  const state = m.state;
-  // between hands the feed's state has empty ponds: keep showing the hand that just ended under its card
-  const shown = state && state.phase !== "playing" && m.handState
-    ? { ...m, state: { ...m.handState, seats: m.handState.seats.map((s, i) => ({ ...s, score: state.seats?.[i]?.score ?? s.score })) } }
-    : m;
+  // between hands: the hand that just ended, as it ended, under its result card (render.js, moment)
+  const shown = moment(m);
+  const state = shown.state;
   app.replaceChildren();
   if (view === "scores") {
     app.append(el("div", { class: "score-bar" },
       el("div", { class: "round-box" }, el("span", { class: "round", text: state && state.phase === "game_over" ? "Final" : roundText(state) }),
         el("span", { class: "counters", text: state ? `${state.honba ?? 0} honba · ${state.sticks ?? 0} riichi` : "" })),
-      playerCards(m, { compact: true })));
+      playerCards(shown, { compact: true })));
     const card = endCard(m);
     if (card) app.append(el("div", { class: "side-cards" }, card));
     return;
@@ -30,7 +28,7 @@ function render(m) {
   const right = el("div", { class: "right" }, el("div", { class: "title" },
     el("span", { class: "table-name", text: `${site} / ${table}` }),
     el("span", { class: "round", text: !state ? "" : state.phase === "game_over" ? "Final" : roundText(state) })),
-  playerCards(m));
+  playerCards(shown));
   const card = endCard(m);
   if (card) right.append(card);
   const cond = conditionsCard(m);

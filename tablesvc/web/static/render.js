@@ -82,7 +82,8 @@ export function tableView(model, { onDiscard = null } = {}) {
   }
   const { place } = standings(state);
   const centre = el("div", { class: "centre" },
-    el("div", { class: "round", text: state.phase === "game_over" ? "Game over" : roundText(state) }),
+    el("div", { class: `round ${state.phase === "game_over" ? "game-over" : ""}`.trim(),
+      text: state.phase === "game_over" ? "Game over" : roundText(state) }),
     el("div", { class: "counters" },
       el("span", { class: "honba", title: "honba" }, el("span", { class: "hundred" }), `×${state.honba ?? 0}`),
       el("span", { class: "sticks", title: "riichi sticks" }, riichiStick("small"), `×${state.sticks ?? 0}`)),
@@ -120,6 +121,8 @@ export function playerCards(model, { compact = false } = {}) {
       el("span", { class: "name", text: seatName(state, seat) }),
       s.riichi ? el("span", { class: "riichi-badge", text: "RIICHI" }) : null,
       s.dead ? el("span", { class: "riichi-badge dead-badge", text: "DEAD HAND" }) : null,
+      model.deltas ? el("span", { class: `delta ${model.deltas[seat] > 0 ? "up" : model.deltas[seat] < 0 ? "down" : "even"}`,
+        text: signed(model.deltas[seat]) }) : null,
       el("span", { class: "figures" }, el("span", { class: "score", text: points(s.score) }),
         el("span", { class: "diff", text: diff[seat] === 0 ? `${ordinal(place[seat])}` : `${ordinal(place[seat])} · ${signed(diff[seat])}` })));
     box.append(card);
@@ -229,18 +232,55 @@ export function conditionsCard(model) {
       el("ul", {}, ...(Array.isArray(lines) ? lines : [lines]).filter(Boolean).map((t) => el("li", { text: String(t) }))))));
 }
 
-// the card to show now: the final ranking at the end, the last hand's result between hands
+// the result of the hand that just ended (between hands), else null
+export function lastResult(model) {
+  const state = model.state;
+  if (!state || state.phase !== "between_hands") return null;
+  // the server's copy of a result carries the winning hand where the feed's lacks it: prefer it
+  const listed = (model.results || [])[(model.results || []).length - 1];
+  const own = state.last_result;
+  return (own && listed && own.hand === listed.hand && own.result === listed.result ? { ...own, ...listed }
+    : own || listed) || null;
+}
+
+// the card to show now: the final ranking at the end, the last hand's result between hands (until the next deal)
 export function endCard(model) {
   const state = model.state;
   if (!state) return null;
   if (state.phase === "game_over") return finalCard(model);
-  if (state.phase === "between_hands" || state.phase === "dealing") {
-    // the server's copy of a result carries the winning hand where the feed's lacks it: prefer it
-    const listed = model.results[model.results.length - 1];
-    const own = state.last_result;
-    const last = own && listed && own.hand === listed.hand && own.result === listed.result ? { ...own, ...listed }
-      : own || listed;
-    return last ? resultCard(model, last) : null;
-  }
-  return null;
+  const last = lastResult(model);
+  return last ? resultCard(model, last) : null;
+}
+
+// The moment on screen. While a hand is dealt or played: the feed's state. Between hands, while the result card
+// is up, the feed's state already describes the next deal (its round, winds, counters, the scores after the
+// payments, empty ponds); the page shows instead the hand that just ended, as it ended, from the result itself:
+// its round, honba, dealer and winds, the riichi sticks on the table (those at its start and its deposits), each
+// score before the result's payments with the payment beside it (``deltas``), and its ponds, melds and dora from
+// the last state of that hand where the page saw it. The next deal replaces it all at once.
+export function moment(model) {
+  const state = model.state;
+  const result = lastResult(model);
+  const deltas = result && Array.isArray(result.deltas) && result.deltas.length === 4 ? result.deltas : null;
+  if (!deltas || typeof result.round !== "string") return model;
+  const dealer = typeof result.dealer === "number" ? result.dealer : state.dealer;
+  const after = Array.isArray(result.scores) && result.scores.length === 4 ? result.scores
+    : seats(state).map((s) => s.score);
+  const deposits = Array.isArray(result.riichi_deposits) ? result.riichi_deposits : [];
+  const hand = model.handState && model.handState.round === result.round && model.handState.honba === result.honba
+    ? model.handState : null;
+  const view = {
+    ...state, round: result.round, honba: result.honba ?? state.honba, dealer, turn: null,
+    sticks: (result.sticks ?? 0) + deposits.length,
+    wall: hand ? hand.wall : null, dora: hand ? hand.dora : result.dora || [],
+    discard_seqs: hand ? hand.discard_seqs : null,
+    seats: seats(state).map((s, i) => {
+      const played = hand && hand.seats && hand.seats[i] ? hand.seats[i] : {};
+      return { ...s, discards: played.discards || [], melds: played.melds || [],
+        riichi: hand ? !!played.riichi : deposits.includes(i), dead: !!played.dead,
+        wind: WINDS[(i - dealer + 4) % 4][0],
+        score: typeof after[i] === "number" ? after[i] - deltas[i] : s.score };
+    }),
+  };
+  return { ...model, state: view, deltas };
 }

@@ -1,7 +1,7 @@
 // The table page (and the referee console built on it): the live table, players, the hand-by-hand
 // history with deltas, downloads of the game.
 import { ago, el, pathParts, points, seatName, signed } from "/static/feed.js";
-import { endCard, playerCards, roundText, tableView } from "/static/render.js";
+import { endCard, moment, playerCards, roundText, tableView } from "/static/render.js";
 
 export const { site, table } = pathParts();
 export const base = `${encodeURIComponent(site)}/${encodeURIComponent(table)}`;
@@ -21,7 +21,7 @@ function history(m) {
 export function renderTablePage(app, m, { onDiscard = null, extra = null } = {}) {
   const state = m.state;
   const online = m.status && m.status.status === "online";
-  const shown = state && state.phase !== "playing" && m.handState ? { ...m, state: m.handState } : m;
+  const shown = moment(m); // between hands: the hand that just ended, as it ended (render.js)
   const head = el("header", { class: "top" }, el("h1", { text: `${site} / ${table}` }),
     el("span", { class: `badge ${m.status ? (online ? "online" : "offline") : "unknown"}`,
       text: m.status ? (online ? "online" : "offline") : "unknown" }),
@@ -31,7 +31,7 @@ export function renderTablePage(app, m, { onDiscard = null, extra = null } = {})
     el("a", { href: `/overlay/${base}`, text: "overlay" }), el("a", { href: "/", text: "all tables" }),
     el("span", { class: "live", text: m.connected ? "live" : "reconnecting…" }));
   const card = endCard(m);
-  const side = el("div", { class: "side-info" }, el("div", { class: "panel" }, el("h2", { text: "Players" }), playerCards(m),
+  const side = el("div", { class: "side-info" }, el("div", { class: "panel" }, el("h2", { text: "Players" }), playerCards(shown),
     card ? el("div", { class: "end-card" }, card) : null));
   if (extra) side.append(extra);
   // state.downloads: per format, null where the server can write the game, else why not (greyed, the reason
