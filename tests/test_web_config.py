@@ -108,3 +108,24 @@ def test_run_serves_the_pages_from_its_config(mosquitto, tmp_path):
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(15)
+
+
+def test_ci_keeps_the_screenshots_as_artefacts(monkeypatch, tmp_path):
+    """.ci/run points TABLESVC_SCREENSHOTS, before it runs the tests, at a folder inside the checkout that git
+    ignores, and the web tests write their screenshots where that variable says."""
+    import re
+    import shutil
+    from pathlib import Path
+
+    from tests.web_support import screenshot_dir
+
+    root = Path(__file__).resolve().parents[1]
+    script = (root / ".ci" / "run").read_text()
+    export = re.search(r'^export TABLESVC_SCREENSHOTS="\$PWD/([^"]+)"$', script, re.M)
+    assert export, ".ci/run does not set TABLESVC_SCREENSHOTS inside the checkout"
+    assert script.index(export.group(0)) < script.index("&& pytest")
+    if shutil.which("git") and (root / ".git").exists():
+        ignored = subprocess.run(["git", "check-ignore", "-q", f"{export.group(1)}/overlay-1080.png"], cwd=root)
+        assert ignored.returncode == 0, f"{export.group(1)} is not ignored by git"
+    monkeypatch.setenv("TABLESVC_SCREENSHOTS", str(tmp_path / "shots"))
+    assert screenshot_dir() == tmp_path / "shots" and (tmp_path / "shots").is_dir()
