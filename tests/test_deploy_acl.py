@@ -25,22 +25,27 @@ from tests.conftest import Mosquitto
 DEPLOY = Path(__file__).resolve().parents[1] / "deploy"
 PASSWORD = "secret"
 SERVICES = ("club-a/table-1", "club-a/table-2", "club-b/table-1")
-PEOPLE = ("referee-a", "referee-b", "viewer")
+REFEREES = {"referee-a": "club-a", "referee-a2": "club-a", "referee-b": "club-b"}  # account -> its site
+WEB = {"web": None, "web-club-a": "club-a"}  # the web server's accounts -> the site it serves (None: every site)
+PEOPLE = (*REFEREES, *WEB, "viewer")
 FEED = ("events", "state", "results", "mjai", "status", "errors", "devices/table")
 TABLES = SERVICES  # the tables: site/table, as the service accounts are named
-REPLY = "cmd/reply/referee-a"
+# each referee's MQTT 5 response topic, and one named like the web account (its console sets none: it reads none)
+REPLIES = (*(f"cmd/reply/{referee}" for referee in REFEREES), "cmd/reply/web")
 
 
 def topics() -> list[str]:
-    return [f"tablesvc/{t}/{leaf}" for t in TABLES for leaf in (*FEED, "cmd", "cmd/reply", REPLY)]
+    return [f"tablesvc/{t}/{leaf}" for t in TABLES for leaf in (*FEED, "cmd", "cmd/reply", *REPLIES)]
 
 
 def may_write(account: str, topic: str) -> bool:
     _, site, table, leaf = topic.split("/", 3)
     if account == f"{site}/{table}":  # a table service: its own feed and replies, never its own cmd
         return leaf != "cmd"
-    if account.startswith("referee-"):  # a referee: the commands of its own site's tables
-        return leaf == "cmd" and site == f"club-{account[-1]}"
+    if account in REFEREES:  # a referee: the commands of its own site's tables
+        return leaf == "cmd" and site == REFEREES[account]
+    if account in WEB:  # the web server, for the referees signed in to its console: the cmd of its site(s)
+        return leaf == "cmd" and WEB[account] in (None, site)
     return False
 
 
@@ -48,8 +53,10 @@ def may_read(account: str, topic: str) -> bool:
     _, site, table, leaf = topic.split("/", 3)
     if account == f"{site}/{table}":
         return leaf in ("cmd", "state")
-    if account.startswith("referee-"):
-        return site == f"club-{account[-1]}" and (leaf in FEED or leaf == f"cmd/reply/{account}")
+    if account in REFEREES:  # its site's feed and its own replies, not another referee's
+        return site == REFEREES[account] and (leaf in FEED or leaf == f"cmd/reply/{account}")
+    if account in WEB:  # its site(s)' feed and the plain replies to its console's commands; never cmd
+        return WEB[account] in (None, site) and (leaf in FEED or leaf == "cmd/reply")
     if account == "viewer":
         return leaf in FEED
     return False
@@ -194,38 +201,54 @@ def test_no_anonymous_and_no_wrong_password(deployed_broker):
 
 
 def test_a_table_service_runs_under_its_account(deployed_broker, tmp_path):
-    """The service itself works through the shipped ACL: publishes its feed, takes a referee's command, answers."""
+    """The service itself works through the shipped ACL: publishes its feed, takes commands and answers each
+    where its sender, and only its sender, reads it: two referees of the same site on their own response
+    topics, the web server (for a referee signed in to its console, with no response topic) on cmd/reply."""
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.properties import Properties
+
     port = deployed_broker.port
+    base = "tablesvc/club-a/table-1"
     config = parse_config(f'[table]\nsite = "club-a"\nid = "table-1"\ndata_dir = "{tmp_path / "data"}"\n'
                           f'[mqtt]\nurl = "mqtt://club-a%2Ftable-1:{PASSWORD}@127.0.0.1:{port}"\n')
     viewer = Account(port, "viewer")
-    referee = Account(port, "referee-a")
     viewer.client.subscribe("tablesvc/+/+/#", qos=1)
-    referee.client.subscribe("tablesvc/club-a/table-1/cmd/reply/referee-a", qos=1)
+    senders = {name: Account(port, name) for name in ("referee-a", "referee-a2", "web-club-a")}
+    for sender in senders.values():  # each tries to read every reply of the table
+        sender.client.subscribe(f"{base}/cmd/reply/#", qos=1)
+        sender.client.subscribe(f"{base}/cmd/reply", qos=1)
     time.sleep(0.3)
     service = TableService(config)
     service.start()
     try:
         assert service.link.wait_connected(15), service.link.failure
         deadline = time.monotonic() + 15
-        while "tablesvc/club-a/table-1/status" not in viewer.received:  # online: its cmd subscription is in place
+        while f"{base}/status" not in viewer.received:  # online: its cmd subscription is in place
             assert time.monotonic() < deadline, viewer.received
             time.sleep(0.05)
-        from paho.mqtt.packettypes import PacketTypes
-        from paho.mqtt.properties import Properties
-
-        props = Properties(PacketTypes.PUBLISH)
-        props.ResponseTopic = "tablesvc/club-a/table-1/cmd/reply/referee-a"
-        referee.client.publish("tablesvc/club-a/table-1/cmd", '{"command": "start_game", "transaction": "1"}',
-                               qos=1, properties=props)
-        deadline = time.monotonic() + 15
-        while not ("tablesvc/club-a/table-1/events" in viewer.received
-                   and "tablesvc/club-a/table-1/cmd/reply/referee-a" in referee.received):
-            assert time.monotonic() < deadline, (viewer.received, referee.received)
-            time.sleep(0.05)
-        assert service.journal.last_seq == 1
-        assert "tablesvc/club-a/table-1/cmd" not in viewer.received  # the viewer never sees a command
+        commands = {"referee-a": '{"command": "start_game", "transaction": "a-1"}',
+                    "referee-a2": '{"command": "set_scores", "scores": [26000, 24000, 25000, 25000], '
+                                  '"transaction": "a2-1"}',
+                    "web-club-a": '{"command": "undo", "transaction": "web-1"}'}
+        for name, payload in commands.items():
+            props = None
+            if name.startswith("referee-"):
+                props = Properties(PacketTypes.PUBLISH)
+                props.ResponseTopic = f"{base}/cmd/reply/{name}"
+            senders[name].client.publish(f"{base}/cmd", payload, qos=1, properties=props)
+            expected = f"{base}/cmd/reply/{name}" if props else f"{base}/cmd/reply"
+            deadline = time.monotonic() + 15
+            while expected not in senders[name].received:
+                assert time.monotonic() < deadline, (name, senders[name].received)
+                time.sleep(0.05)
+        assert service.journal.last_seq == 3 and f"{base}/events" in viewer.received
+        time.sleep(0.5)  # anything misdelivered has arrived too
+        assert senders["referee-a"].received == {f"{base}/cmd/reply/referee-a"}  # not its colleague's reply
+        assert senders["referee-a2"].received == {f"{base}/cmd/reply/referee-a2"}
+        assert senders["web-club-a"].received == {f"{base}/cmd/reply"}
+        assert not any(t.startswith(f"{base}/cmd") for t in viewer.received)  # nor commands, nor replies
     finally:
         service.stop()
         viewer.close()
-        referee.close()
+        for sender in senders.values():
+            sender.close()
