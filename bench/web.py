@@ -69,6 +69,23 @@ def wait_port(port: int, timeout: float = 15.0) -> None:
     raise RuntimeError(f"nothing listens on port {port}")
 
 
+def wait_tables(port: int, names: set[str], timeout: float) -> int:
+    """Wait until the server's /api/tables lists every table of ``names`` with its state (the last message
+    published for each); how many it lists. Raises if it does not within ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", "/api/tables")
+        rows = json.loads(conn.getresponse().read())["tables"]
+        conn.close()
+        ready = {r["table"] for r in rows if r["site"] == "bench" and r["table"] in names and r["phase"] is not None}
+        if ready == names:
+            return len(ready)
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"/api/tables lists {len(ready)} of the {len(names)} tables after {timeout:.0f} s")
+        time.sleep(0.2)
+
+
 def rss_kib(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -190,12 +207,13 @@ def main() -> int:
             for r in results:
                 pub.publish(f"{base}/results", json.dumps(r), qos=1)
             pub.publish(f"{base}/state", json.dumps(state), qos=1, retain=True).wait_for_publish(10)
-        time.sleep(2.0 if args.quick else 5.0)
+        # the state goes last: once the server lists every table with its state, it has taken in all of them
+        listed = wait_tables(web_port, {f"m{i}" for i in range(memory_tables)}, timeout=60)
         with_tables = rss_kib(server.pid)
         per_table = (with_tables - loaded_rss) / memory_tables
         print(f"memory: {idle_rss / 1024:.1f} MiB idle, {loaded_rss / 1024:.1f} MiB after the latency run, "
               f"{with_tables / 1024:.1f} MiB with {memory_tables} more tables of {len(events)} events and "
-              f"{len(results)} results each ({per_table:.0f} KiB per table)")
+              f"{len(results)} results each ({per_table:.0f} KiB per table; {listed} listed by /api/tables)")
         return 0 if received == 20 * messages else 1
     finally:
         pub.loop_stop()

@@ -16,6 +16,7 @@ def test_demo_plays_a_whole_game_over_an_embedded_broker():
     assert "(embedded, MQTT 3.1.1)" in out and "tablesvc watch --broker mqtt://127.0.0.1:" in out
     assert "mosquitto_sub -h 127.0.0.1" in out
     assert re.search(r"overlay: +http://127\.0\.0\.1:\d+/overlay/demo/table-1", out)  # the web pages came up
+    assert re.search(r"^  dashboard: +http://127\.0\.0\.1:\d+/$", out, re.M)
     assert re.search(r"console: +http://127\.0\.0\.1:\d+/referee/demo/table-1 +\(referee password", out)
     hands = [line for line in out.splitlines() if line.startswith(("  E", "  S"))]
     assert len(hands) >= 8  # every hand's result arrived over MQTT

@@ -129,3 +129,118 @@ def test_ci_keeps_the_screenshots_as_artefacts(monkeypatch, tmp_path):
         assert ignored.returncode == 0, f"{export.group(1)} is not ignored by git"
     monkeypatch.setenv("TABLESVC_SCREENSHOTS", str(tmp_path / "shots"))
     assert screenshot_dir() == tmp_path / "shots" and (tmp_path / "shots").is_dir()
+
+
+def _web_process(*args: str) -> tuple[subprocess.Popen, str]:
+    """``tablesvc web`` as its own process on a free port; its address, from the line it prints."""
+    proc = subprocess.Popen([sys.executable, "-m", "tablesvc", "web", "--listen", "127.0.0.1:0", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    assert "serving http://" in line, proc.stderr.read() if proc.poll() is not None else line
+    return proc, line.split("serving ", 1)[1].split("/ ", 1)[0]
+
+
+def _listed(url: str, expected: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    deadline = time.monotonic() + 10
+    while True:
+        with urllib.request.urlopen(f"{url}/api/tables", timeout=5) as r:
+            tables = [(t["site"], t["table"]) for t in json.loads(r.read())["tables"]]
+        if tables == expected or time.monotonic() > deadline:
+            return tables
+        time.sleep(0.1)
+
+
+def test_web_follows_every_site_unless_given_one(mosquitto, capsys):
+    """`tablesvc web` says it follows every table on the broker, every site unless --site names one, and does."""
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    from tablesvc.mqtt.payloads import iso_time, status_payload
+
+    with pytest.raises(SystemExit):
+        main(["web", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "follows every table on the broker" in text and "every site, or only one with --site" in text
+    client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2)
+    client.connect("127.0.0.1", mosquitto.port)
+    client.loop_start()
+    for site, table in (("club", "t1"), ("other", "t9")):
+        status = status_payload(True, version="1", started=iso_time(time.time()), site=site, table=table)
+        client.publish(f"tablesvc/{site}/{table}/status", json.dumps(status), qos=1, retain=True).wait_for_publish(5)
+    client.loop_stop()
+    client.disconnect()
+    every, every_url = _web_process("--broker", mosquitto.url)
+    one, one_url = _web_process("--broker", mosquitto.url, "--site", "club")
+    try:
+        assert _listed(every_url, [("club", "t1"), ("other", "t9")]) == [("club", "t1"), ("other", "t9")]
+        assert _listed(one_url, [("club", "t1")]) == [("club", "t1")]
+        time.sleep(0.5)  # had the other site's status been taken, it would be listed by now
+        assert _listed(one_url, [("club", "t1")]) == [("club", "t1")]
+        for path in ("/sse/table/other/t9", "/download/other/t9.mjai"):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(f"{one_url}{path}", timeout=5)
+            assert refused.value.code == 404
+    finally:
+        for proc in (every, one):
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(15)
+
+
+def test_run_help_names_the_web_section(capsys):
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "[web] section" in text and "referee console" in text
+
+
+def test_web_without_the_web_extra_says_how_to_install_it(mocker, capsys):
+    """Where uvicorn (the web extra) is not installed, `tablesvc web` prints one line naming the extra to install,
+    not an ImportError's traceback. The fault is injected where Python imports: uvicorn cannot be found."""
+    import builtins
+    import sys as system
+
+    real_import = builtins.__import__
+
+    def no_uvicorn(name, *args, **kwargs):
+        if name == "uvicorn" or name.startswith("uvicorn."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return real_import(name, *args, **kwargs)
+
+    mocker.patch.dict(system.modules)  # restored after the test
+    for module in ("tablesvc.web.server", "tablesvc.web.app"):  # imported afresh, as in a new process
+        system.modules.pop(module, None)
+    mocker.patch("builtins.__import__", side_effect=no_uvicorn)
+    assert main(["web", "--broker", "mqtt://127.0.0.1:1", "--listen", "127.0.0.1:0"]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines() == ['tablesvc web: uvicorn is not installed: the pages need the web extra: '
+                                'pip install -e ".[web]"']
+
+
+def test_the_bench_reads_memory_only_once_every_table_is_listed(mosquitto):
+    """bench/web.py reads the server's memory with its 50 tables only once /api/tables lists each of them with
+    its state (the last message published for a table), not after a fixed sleep."""
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    from bench.web import wait_tables
+    from tests.web_support import start_web
+
+    web = start_web(mosquitto.url)
+    client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2)
+    client.connect("127.0.0.1", mosquitto.port)
+    client.loop_start()
+    try:
+        for i in range(3):
+            client.publish(f"tablesvc/bench/m{i}/status", b'{"schema": 1, "status": "online"}', qos=1, retain=True)
+        client.publish("tablesvc/bench/m0/state", b'{"seq": 1, "phase": "playing", "seats": []}', qos=1,
+                       retain=True).wait_for_publish(5)
+        with pytest.raises(RuntimeError, match="lists 1 of the 3 tables"):  # m1 and m2 have no state yet
+            wait_tables(web.port, {"m0", "m1", "m2"}, timeout=1.0)
+        for i in (1, 2):
+            client.publish(f"tablesvc/bench/m{i}/state", b'{"seq": 1, "phase": "playing", "seats": []}', qos=1,
+                           retain=True).wait_for_publish(5)
+        assert wait_tables(web.port, {"m0", "m1", "m2"}, timeout=10) == 3
+    finally:
+        client.loop_stop()
+        client.disconnect()
+        web.stop()

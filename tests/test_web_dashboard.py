@@ -4,7 +4,7 @@ Three tables publish to one Mosquitto, none configured in the web server: the
 demo (real pseudo-terminal devices, so device health), an idle ``tablesvc run``
 and an in-process table in the middle of a game with a refused event and a
 chombo. The dashboard lists all three; SIGKILL on the idle service shows it
-offline within seconds (its Last Will). The table page shows the hand history
+offline within a second (its Last Will). The table page shows the hand history
 with deltas, and its downloads are the game as the project's exporters write it.
 """
 
@@ -82,7 +82,9 @@ def test_dashboard_lists_every_table_and_shows_one_offline_when_killed(broker, b
         killed = time.monotonic()
         idle.wait(10)
         wait_js(browser, "document.querySelector(\".table-card[data-table='t2'].offline\")", 10, "(t2 offline)")
-        assert time.monotonic() - killed < 5
+        # the broker sees the killed service's connection close at once and sends its Last Will: docs/web.md
+        # says "within a second" (measured 0.02-0.24 s on the 2-core development machine)
+        assert time.monotonic() - killed < 1.0
         assert _texts(browser, ".table-card[data-table='t2'] .badge") == ["offline"]
         assert [t.split(" ago")[0][:13] for t in _texts(browser, ".table-card[data-table='t2'] .alerts li")] == [
             "table offline"]

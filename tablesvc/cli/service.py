@@ -31,8 +31,11 @@ log = logging.getLogger(__name__)
 def add_run(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run the table service from a configuration file",
                        description="Run the table service: devices and camera in, the game out over MQTT. "
+                       "With a [web] section in its configuration it also serves the stream overlay, club "
+                       "dashboard and referee console (as `tablesvc web` does; needs the web extra). "
                        "A bad configuration fails at once with the file, line and key.")
-    p.add_argument("--config", required=True, metavar="FILE", help="the table's TOML configuration")
+    p.add_argument("--config", required=True, metavar="FILE", help="the table's TOML configuration ([web]: serve "
+                   "the pages too)")
     p.add_argument("--check", action="store_true",
                    help="only check the configuration (and read the camera's calibration and tile model) and exit")
     p.add_argument("--new-game", action="store_true",

@@ -13,9 +13,10 @@ __all__ = ["add_parser"]
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("web", help="serve the stream overlay, club dashboard and referee console",
-                       description="A web server of its own that follows every table of a site over MQTT and "
-                       "serves the stream overlay (/overlay/SITE/TABLE), the dashboard (/) and the referee "
-                       "console (/referee/SITE/TABLE), live with Server-Sent Events.")
+                       description="A web server of its own that follows every table on the broker over MQTT "
+                       "(every site, or only one with --site) and serves the stream overlay "
+                       "(/overlay/SITE/TABLE), the dashboard (/) and the referee console (/referee/SITE/TABLE), "
+                       "live with Server-Sent Events. Needs the web extra: pip install -e \".[web]\".")
     p.add_argument("--broker", metavar="URL", help="the broker (mqtt://host:1883); default: [mqtt] url of --config, "
                    "else mqtt://127.0.0.1:1883")
     p.add_argument("--site", help="only this site's tables (default: every site on the broker)")
@@ -50,7 +51,12 @@ def run(args: argparse.Namespace) -> int:
 
     from tablesvc.config import ConfigError, WebConfig, load_web_config
     from tablesvc.mqtt.link import BrokerURL
-    from tablesvc.web.server import parse_listen
+
+    try:
+        from tablesvc.web.server import parse_listen  # uvicorn, and Starlette through the app
+    except ImportError as exc:
+        print(missing_extra(exc), file=sys.stderr)
+        return 2
 
     web, url, prefix = WebConfig(), None, None
     if args.config:
@@ -85,6 +91,12 @@ def run(args: argparse.Namespace) -> int:
         pass
     server.stop()
     return 0
+
+
+def missing_extra(exc: ImportError) -> str:
+    """One line for a web server started without the web extra installed (instead of a traceback)."""
+    name = exc.name or "a module"
+    return f'tablesvc web: {name} is not installed: the pages need the web extra: pip install -e ".[web]"'
 
 
 def make_server(broker, web, *, listen: tuple[str, int], site: str | None = None, prefix: str = "tablesvc",
