@@ -1,13 +1,15 @@
-"""What the tests of a table service on real serial links share: the two links' configuration and devices.
+"""What the tests of a table service on real serial links share: the two links' devices and configuration.
 
-The automatic table (id ``T1``) talks on ``tmp_path/ttyTABLE`` and the seat
-panels (id ``P1``) on ``tmp_path/ttyPANEL``: simulated devices behind real
-pseudo-terminals, the service reading them with pyserial.
+The automatic table (id ``T1``) and the seat panels (id ``P1``) come from the pytest plugin's
+``pty_device`` fixture: simulated devices behind real pseudo-terminals, started for the test and
+stopped after it, the service reading them with pyserial.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from hardware_sims.devices import PtyDevice
 from tablesvc.config import Config, parse_config
@@ -25,25 +27,26 @@ url = "{mosquitto.url}"
 """
 
 
-def two_links_config(mosquitto, tmp_path: Path, *, table: str = "", panel: str = "") -> Config:
-    """A table ``club/t1`` on the test's broker with both serial links; ``table`` and ``panel`` are
-    extra TOML lines for each link's block (a heartbeat timeout, the panel's seats)."""
+def two_devices(pty_device: Callable[..., Any]) -> tuple[PtyDevice, PtyDevice]:
+    """The automatic table and the seat panels, started on their pseudo-terminals, with fast heartbeats."""
+    return (pty_device("table", "T1", heartbeat_interval=0.2), pty_device("panel", "P1", heartbeat_interval=0.2))
+
+
+def two_links_config(mosquitto, tmp_path: Path, devices: tuple[PtyDevice, PtyDevice], *, table: str = "",
+                     panel: str = "") -> Config:
+    """A table ``club/t1`` on the test's broker with a serial link to each of ``devices`` (table, panel);
+    ``table`` and ``panel`` are extra TOML lines for each link's block (a heartbeat timeout, the panel's seats)."""
+    table_dev, panel_dev = devices
     return parse_config(table_toml(mosquitto, tmp_path) + f"""[[serial]]
 name = "table"
-url = "{tmp_path / 'ttyTABLE'}"
+url = "{table_dev.link_path}"
 kind = "table"
-ids = ["T1"]
+ids = ["{table_dev.device_id}"]
 {table}
 [[serial]]
 name = "panel"
-url = "{tmp_path / 'ttyPANEL'}"
+url = "{panel_dev.link_path}"
 kind = "panel"
-ids = ["P1"]
+ids = ["{panel_dev.device_id}"]
 {panel}
 """)
-
-
-def pty_devices(tmp_path: Path) -> tuple[PtyDevice, PtyDevice]:
-    """The automatic table and the seat panels on their pseudo-terminals (not started), fast heartbeats."""
-    return (PtyDevice("T1", "table", tmp_path / "ttyTABLE", heartbeat_interval=0.2),
-            PtyDevice("P1", "panel", tmp_path / "ttyPANEL", heartbeat_interval=0.2))

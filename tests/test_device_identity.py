@@ -8,18 +8,15 @@ from __future__ import annotations
 
 from drivers.observations import BadReason
 from drivers.protocol import encode
-from hardware_sims.devices import PtyDevice
 from tablesvc.engine.events import DiceRolled
 from tablesvc.service import TableService
-from tests.device_support import pty_devices, two_links_config
+from tests.device_support import two_devices, two_links_config
 from tests.test_service_mqtt import Subscriber, send_command
 
 
-def _started(mosquitto, tmp_path, panel_seats: str = "[0, 1, 2, 3]"):
-    table_dev, panel_dev = pty_devices(tmp_path)
-    service = TableService(two_links_config(mosquitto, tmp_path, panel=f"seats = {panel_seats}"))
-    table_dev.start()
-    panel_dev.start()
+def _started(mosquitto, tmp_path, pty_device, panel_seats: str = "[0, 1, 2, 3]"):
+    table_dev, panel_dev = devices = two_devices(pty_device)
+    service = TableService(two_links_config(mosquitto, tmp_path, devices, panel=f"seats = {panel_seats}"))
     service.start()
     sub = Subscriber(mosquitto.port)
     assert service.link.wait_ready(15)
@@ -31,15 +28,13 @@ def _started(mosquitto, tmp_path, panel_seats: str = "[0, 1, 2, 3]"):
     return service, table_dev, panel_dev, sub
 
 
-def _stop(service, sub, *devices):
+def _stop(service, sub):
     sub.close()
     service.stop()
-    for device in devices:
-        device.stop()
 
 
-def test_a_stranger_on_the_table_link_is_refused_counted_and_reported(mosquitto, tmp_path):
-    service, table_dev, panel_dev, sub = _started(mosquitto, tmp_path)
+def test_a_stranger_on_the_table_link_is_refused_counted_and_reported(mosquitto, tmp_path, pty_device):
+    service, table_dev, _panel_dev, sub = _started(mosquitto, tmp_path, pty_device)
     try:
         before = (service.journal.last_seq, list(service.table.events))
         # a device id configured nowhere asks for an undo on the automatic table's link
@@ -66,11 +61,11 @@ def test_a_stranger_on_the_table_link_is_refused_counted_and_reported(mosquitto,
         assert table_dev.wait_acked(seq, 10)
         assert sub.wait_for(lambda: service.journal.last_seq == before[0] + 1, 10)
     finally:
-        _stop(service, sub, table_dev, panel_dev)
+        _stop(service, sub)
 
 
-def test_a_panel_speaks_only_for_its_own_seats(mosquitto, tmp_path):
-    service, table_dev, panel_dev, sub = _started(mosquitto, tmp_path, panel_seats="[0, 1]")
+def test_a_panel_speaks_only_for_its_own_seats(mosquitto, tmp_path, pty_device):
+    service, _table_dev, panel_dev, sub = _started(mosquitto, tmp_path, pty_device, panel_seats="[0, 1]")
     try:
         before = service.journal.last_seq
         refused = panel_dev.press(2, "undo")  # seat 2 is not wired to this panel
@@ -93,7 +88,7 @@ def test_a_panel_speaks_only_for_its_own_seats(mosquitto, tmp_path):
         assert not any(isinstance(e, DiceRolled) for e in service.table.events)
         assert service.drivers[1].health().frames_bad["forbidden"] == 2
     finally:
-        _stop(service, sub, table_dev, panel_dev)
+        _stop(service, sub)
 
 
 # -- the binding in the protocol, as pure code ----------------------------------------------------
@@ -151,7 +146,7 @@ def test_bindings_refuse_what_cannot_be_wired():
         LinkBinding(DeviceKind.PANEL, frozenset({"P1"}), frozenset({4}))
 
 
-def test_refusals_are_reported_in_bursts_with_the_count_of_those_held_back(tmp_path):
+def test_refusals_are_reported_in_bursts_with_the_count_of_those_held_back(pty_device):
     """Through the driver on a real pty: the first refusal of a (reason, device) at once, then one per interval
     carrying how many were counted but not reported since."""
     import threading
@@ -166,9 +161,8 @@ def test_refusals_are_reported_in_bursts_with_the_count_of_those_held_back(tmp_p
         with lock:
             reports.append((bad.reason.value, bad.device, held))
 
-    device = PtyDevice("T1", "table", tmp_path / "tty", heartbeat_interval=0.2)
-    device.start()
-    driver = SerialDriver("table", str(tmp_path / "tty"), on_observation=lambda o: None, on_refused=on_refused,
+    device = pty_device("table", "T1", heartbeat_interval=0.2)
+    driver = SerialDriver("table", str(device.link_path), on_observation=lambda o: None, on_refused=on_refused,
                           binding=LinkBinding(DeviceKind.TABLE, frozenset({"T1"})), refusal_interval=1.0)
     driver.start()
     try:
@@ -192,4 +186,3 @@ def test_refusals_are_reported_in_bursts_with_the_count_of_those_held_back(tmp_p
             assert reports == [("identity", "X0", 0), ("identity", "X9", 4)]
     finally:
         driver.stop()
-        device.stop()

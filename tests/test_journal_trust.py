@@ -16,7 +16,6 @@ import sys
 
 import pytest
 
-from hardware_sims.devices import PtyDevice
 from tablesvc.config import parse_config
 from tablesvc.engine.events import DiceRolled
 from tablesvc.journal import Journal, JournalDamaged, JournalForeign
@@ -164,6 +163,11 @@ def test_an_empty_journal_and_no_broker_is_refused_in_time(tmp_path):
         service.stop()
 
 
+def _table_link(device) -> str:
+    """The ``[[serial]]`` block of the automatic table on ``device`` (a ``pty_device``)."""
+    return f'[[serial]]\nname = "table"\nurl = "{device.link_path}"\nkind = "table"\nids = ["{device.device_id}"]\n'
+
+
 class _FullDisk:
     """The journal's SQLite connection with a full disk: every new entry fails as SQLite reports it."""
 
@@ -180,18 +184,10 @@ class _FullDisk:
         return getattr(self.db, name)
 
 
-def test_a_device_event_the_journal_cannot_take_is_not_acknowledged(mosquitto, tmp_path, mocker):
-    device = PtyDevice("T1", "table", tmp_path / "ttyTABLE", heartbeat_interval=0.2, resend_interval=0.5,
-                       max_resends=40)
-    config = parse_config(config_text(mosquitto.url, tmp_path / "data") + f"""
-[[serial]]
-name = "table"
-url = "{tmp_path / 'ttyTABLE'}"
-kind = "table"
-ids = ["T1"]
-""")
+def test_a_device_event_the_journal_cannot_take_is_not_acknowledged(mosquitto, pty_device, tmp_path, mocker):
+    device = pty_device("table", "T1", heartbeat_interval=0.2, resend_interval=0.5, max_resends=40)
+    config = parse_config(config_text(mosquitto.url, tmp_path / "data") + _table_link(device))
     service = TableService(config)
-    device.start()
     service.start()
     sub = Subscriber(mosquitto.port)
     try:
@@ -224,7 +220,6 @@ ids = ["T1"]
     finally:
         sub.close()
         service.stop()
-        device.stop()
 
 
 @pytest.fixture
@@ -239,18 +234,10 @@ def tiny_disk(tmp_path):
     subprocess.run(["umount", "-l", str(where)], check=False)
 
 
-def test_a_really_full_disk_is_not_acknowledged_either(mosquitto, tmp_path, tiny_disk):
-    device = PtyDevice("T1", "table", tmp_path / "ttyTABLE", heartbeat_interval=0.2, resend_interval=0.5,
-                       max_resends=40)
-    config = parse_config(config_text(mosquitto.url, tiny_disk / "data") + f"""
-[[serial]]
-name = "table"
-url = "{tmp_path / 'ttyTABLE'}"
-kind = "table"
-ids = ["T1"]
-""")
+def test_a_really_full_disk_is_not_acknowledged_either(mosquitto, pty_device, tiny_disk):
+    device = pty_device("table", "T1", heartbeat_interval=0.2, resend_interval=0.5, max_resends=40)
+    config = parse_config(config_text(mosquitto.url, tiny_disk / "data") + _table_link(device))
     service = TableService(config)
-    device.start()
     service.start()
     sub = Subscriber(mosquitto.port)
     filler = tiny_disk / "filler"
@@ -278,7 +265,6 @@ ids = ["T1"]
     finally:
         sub.close()
         service.stop()
-        device.stop()
 
 
 def test_run_with_an_empty_journal_waits_for_the_broker_to_answer(tmp_path, caplog):

@@ -9,16 +9,15 @@ from hardware_sims.table import DeviceOutputs, TableSimulator
 from tablesvc.config import parse_config
 from tablesvc.engine.events import Discard
 from tablesvc.service import TableService
-from tests.device_support import pty_devices, table_toml, two_links_config
+from tests.device_support import table_toml, two_devices, two_links_config
 from tests.test_service_mqtt import BASE, Subscriber, send_command
 
 
-def test_noise_and_an_unplugged_panel_are_survived(mosquitto, tmp_path):
-    table_dev, panel_dev = pty_devices(tmp_path)
-    config = two_links_config(mosquitto, tmp_path, table="heartbeat_timeout = 1.0", panel="heartbeat_timeout = 1.0")
+def test_noise_and_an_unplugged_panel_are_survived(mosquitto, tmp_path, pty_device):
+    table_dev, panel_dev = devices = two_devices(pty_device)
+    config = two_links_config(mosquitto, tmp_path, devices, table="heartbeat_timeout = 1.0",
+                              panel="heartbeat_timeout = 1.0")
     service = TableService(config)
-    table_dev.start()
-    panel_dev.start()
     service.start()
     sub = Subscriber(mosquitto.port)
     try:
@@ -70,8 +69,6 @@ def test_noise_and_an_unplugged_panel_are_survived(mosquitto, tmp_path):
     finally:
         sub.close()
         service.stop()
-        table_dev.stop()
-        panel_dev.stop()
 
 
 def test_camera_health_is_published(mosquitto, tmp_path):
