@@ -25,7 +25,8 @@ Fixtures:
 ``simulated_table``
     A running :class:`SimulatedTable`: the service (site ``sim``, table ``table-1``) publishing to the
     ``mosquitto`` fixture, reading an automatic table and a seat panel on pseudo-terminals;
-    ``.play(seed=7)`` plays a game on them, ``.messages("state")`` collects what a topic receives.
+    ``.play(seed=7)`` plays a game on them (``until=`` stops it early), ``.messages("state")`` collects
+    what a topic receives.
 """
 
 from __future__ import annotations
@@ -162,6 +163,25 @@ def camera_feed(_drawn_classifier: Any) -> Callable[..., Any]:
     return make
 
 
+class _StopWhen:
+    """A table simulator's outputs that stop it once ``until()`` holds after a signal."""
+
+    def __init__(self, outputs: Any, until: Callable[[], object], stop: Callable[[], None]) -> None:
+        self._outputs = outputs
+        self._until = until
+        self._stop = stop
+
+    def __getattr__(self, name: str) -> Callable[..., None]:
+        signal = getattr(self._outputs, name)
+
+        def send(*args: Any) -> None:
+            signal(*args)
+            if self._until():
+                self._stop()
+
+        return send
+
+
 class SimulatedTable:
     """A table service on the test's broker with a simulated automatic table and seat panel on ptys."""
 
@@ -215,12 +235,16 @@ class SimulatedTable:
             raise RuntimeError(f"cannot subscribe to {self.base}/{topic}")
         return received
 
-    def play(self, game: Any = None, *, seed: int = 1, speed: float = 0.0, feed: Any = None) -> Any:
+    def play(self, game: Any = None, *, seed: int = 1, speed: float = 0.0, feed: Any = None,
+             until: Callable[[], object] | None = None) -> Any:
         """Play ``game`` (a :class:`~tablesvc.formats.record.RecordedGame`; default: generated from ``seed``)
         on the simulated devices, the referee starting it; returns the record once the service has
         handled every input. The camera's observations go straight to the service, unless ``feed`` (a
         ``camera_feed(table.service.observe)``) is given: then the whole table goes through it, the felt
-        rendered and read by vision, the device signals handed to the service directly."""
+        rendered and read by vision, the device signals handed to the service directly. ``until``, asked
+        after each signal the table gives, stops the game early once it holds (the record returned is still
+        the whole game, of which the table showed the beginning): a camera feed renders a few frames a
+        second, so ``until=lambda: len(feed.stats.changes) >= 8`` keeps such a test to seconds."""
         from hardware_sims.generator import generate_game
         from hardware_sims.table import DeviceOutputs, TableSimulator
         from tablesvc.mqtt.link import IncomingMessage
@@ -232,7 +256,10 @@ class SimulatedTable:
             self.service.inbox.put(("cmd", IncomingMessage(f"{self.base}/cmd", json.dumps(command).encode())))
 
         outputs = feed if feed is not None else DeviceOutputs(self.automatic_table, self.panel, self.service.observe)
-        TableSimulator(record, outputs, speed=speed, start_game=start).run()
+        simulator = TableSimulator(record, outputs, speed=speed, start_game=start)
+        if until is not None:
+            simulator.out = _StopWhen(outputs, until, simulator.stop)
+        simulator.run()
         self.service.wait_idle(60)
         return record
 

@@ -80,3 +80,26 @@ def test_camera_feed_renders_and_reads_the_table(camera_feed, game_record):
     changes = feed.stats.changes
     assert len(changes) >= 6 and all(c.exact for c in changes)  # every change read as the simulator showed it
     assert any(isinstance(o, CameraObservation) for o in delivered)  # what vision read reached the callback
+
+
+def test_simulated_table_plays_through_the_camera_feed(simulated_table, camera_feed, game_record):
+    """docs/testing.md's camera path, `simulated_table.play(feed=camera_feed(simulated_table.service.observe))`:
+    the felt rendered and read by vision reaches the running service, which journals and publishes what the
+    camera read. Stopped after the first changes of the felt (`until`): a frame takes about 0.2 s to render."""
+    from tablesvc.engine.events import Discard, DoraRevealed
+    from vision.observations import TileDiscarded
+
+    events = simulated_table.messages("events")
+    feed = camera_feed(simulated_table.service.observe)
+    game = simulated_table.play(game_record(seed=5), feed=feed, until=lambda: len(feed.stats.changes) >= 6)
+    changes = feed.stats.changes
+    assert 6 <= len(changes) <= 7 and all(c.exact for c in changes)  # stopped there, each read as shown
+    service = simulated_table.service
+    played = [e for e in service.table.events if isinstance(e, Discard)]
+    shown = [e for e in game.events if isinstance(e, Discard)][:len(played)]
+    assert len(played) == sum(isinstance(c.source, TileDiscarded) for c in changes) >= 2
+    assert [(e.seat, e.tile) for e in played] == [(e.seat, e.tile) for e in shown]
+    dora = next(e for e in game.events if isinstance(e, DoraRevealed))
+    assert [e for e in service.table.events if isinstance(e, DoraRevealed)] == [dora]
+    assert simulated_table.wait_for(lambda: events and events[-1]["seq"] == service.journal.last_seq)
+    assert [e["seq"] for e in events] == list(range(1, service.journal.last_seq + 1))
