@@ -148,6 +148,28 @@ def test_a_file_that_is_no_database_and_a_journal_of_another_table(tmp_path):
         Journal.for_table(tmp_path / "a", "t1", site="other-club")
 
 
+@pytest.mark.parametrize("owner", [("other-club", "t1"), ("club", "t2")])
+def test_run_over_a_journal_of_another_table_exits_saying_whose_it_is(tmp_path, owner):
+    """End to end: `tablesvc run` over a journal another site's table, or another table of the site, wrote
+    (a wrong data_dir, a copied file) exits 1 with the JournalForeign message and no traceback, before it
+    connects anywhere, and leaves the file as it was."""
+    from tablesvc.engine.events import SetScores, to_dict
+
+    journal_path = tmp_path / "data" / "t1.sqlite3"
+    with Journal(journal_path, owner=owner) as journal:
+        journal.append("set_scores", to_dict(SetScores(scores=(30000, 20000, 25000, 25000))), source="referee", ts=1.0)
+    before = journal_path.read_bytes()
+    config = tmp_path / "table.toml"
+    config.write_text(config_text("mqtt://127.0.0.1:1", tmp_path / "data"))  # nothing listens: never asked
+    done = _run(config, timeout=60)
+    assert done.returncode == 1, done.stderr
+    assert (f"tablesvc run: the journal {journal_path} belongs to table {owner[0]}/{owner[1]}, not club/t1: "
+            "check [table] site, id and data_dir in the configuration") in done.stderr
+    assert "Traceback" not in done.stderr + done.stdout and "cannot connect" not in done.stderr
+    assert journal_path.read_bytes() == before
+    assert not journal_path.with_name("t1.sqlite3-wal").exists()
+
+
 def test_an_empty_journal_and_no_broker_is_refused_in_time(tmp_path):
     import socket
 
