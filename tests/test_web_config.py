@@ -193,9 +193,12 @@ def test_run_help_names_the_web_section(capsys):
     assert "[web] section" in text and "referee console" in text
 
 
-def test_web_without_the_web_extra_says_how_to_install_it(mocker, capsys):
-    """Where uvicorn (the web extra) is not installed, `tablesvc web` prints one line naming the extra to install,
-    not an ImportError's traceback. The fault is injected where Python imports: uvicorn cannot be found."""
+@pytest.mark.parametrize("command", ["web", "run"])
+def test_web_without_the_web_extra_says_how_to_install_it(mocker, capsys, tmp_path, command):
+    """Where uvicorn (the web extra) is not installed, `tablesvc web` and `tablesvc run` with a [web] section print
+    one line naming the extra to install, not an ImportError's traceback, and `run` says it before the table's
+    service starts (no journal, no lock is made). The fault is injected where Python imports: uvicorn cannot be
+    found."""
     import builtins
     import sys as system
 
@@ -209,11 +212,18 @@ def test_web_without_the_web_extra_says_how_to_install_it(mocker, capsys):
     mocker.patch.dict(system.modules)  # restored after the test
     for module in ("tablesvc.web.server", "tablesvc.web.app"):  # imported afresh, as in a new process
         system.modules.pop(module, None)
+    config = tmp_path / "table.toml"
+    config.write_text(f'[table]\nsite = "club"\nid = "t1"\ndata_dir = "{tmp_path / "data"}"\n'
+                      '[mqtt]\nurl = "mqtt://127.0.0.1:1"\n[web]\nlisten = "127.0.0.1:0"\n')
     mocker.patch("builtins.__import__", side_effect=no_uvicorn)
-    assert main(["web", "--broker", "mqtt://127.0.0.1:1", "--listen", "127.0.0.1:0"]) == 2
+    if command == "web":
+        assert main(["web", "--broker", "mqtt://127.0.0.1:1", "--listen", "127.0.0.1:0"]) == 2
+    else:
+        assert main(["run", "--config", str(config)]) == 2
+        assert not (tmp_path / "data").exists()
     err = capsys.readouterr().err
-    assert err.splitlines() == ['tablesvc web: uvicorn is not installed: the pages need the web extra: '
-                                'pip install -e ".[web]"']
+    assert err.splitlines() == [f'tablesvc {command}: {"[web]: " if command == "run" else ""}uvicorn is not '
+                                'installed: the pages need the web extra: pip install -e ".[web]"']
 
 
 def test_the_bench_reads_memory_only_once_every_table_is_listed(mosquitto):

@@ -64,6 +64,14 @@ def run_service(args: argparse.Namespace) -> int:
         print(f"{args.config}: configuration is valid (table {config.table.site}/{config.table.id}, "
               f"broker {config.mqtt.url}, {len(config.serial)} serial device(s){camera})")
         return 0
+    if config.web is not None:  # [web] without the web extra: say so before the table starts, not a traceback
+        try:
+            import tablesvc.web.server  # noqa: F401  (uvicorn, and Starlette through the app)
+        except ImportError as exc:
+            from tablesvc.cli.web import missing_extra
+
+            print(f"tablesvc run: [web]: {missing_extra(exc).removeprefix('tablesvc web: ')}", file=sys.stderr)
+            return 2
     try:
         service = TableService(config, new_game=args.new_game)
     except (JournalError, TableLocked, ValueError, OSError) as exc:
