@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import shutil
 import socket
 import subprocess
@@ -51,6 +52,11 @@ def test_demo_with_an_unreachable_broker_exits_saying_why():
     assert proc.returncode == 1
     assert f"cannot reach the broker mqtt://127.0.0.1:{port}: connection refused" in proc.stderr
     assert time.monotonic() - start < 15
+    # its service and its viewer both fail to connect: said once, and as what happens (it gives up), not as
+    # 'retrying with backoff' just before it exits
+    said = [line for line in proc.stderr.splitlines() if "WARNING tablesvc.mqtt.link: cannot connect" in line]
+    assert len(said) == 1 and "; giving up after " in said[0], proc.stderr
+    assert "retrying" not in proc.stderr
 
 
 def test_run_says_why_and_keeps_retrying_until_the_broker_comes(tmp_path):
@@ -66,6 +72,7 @@ def test_run_says_why_and_keeps_retrying_until_the_broker_comes(tmp_path):
             assert time.monotonic() < deadline, log.read_text()
             time.sleep(0.1)
         assert "WARNING tablesvc.mqtt.link: cannot connect to the broker" in log.read_text()
+        assert "retrying with backoff (1 to 30 s)" in log.read_text() and "giving up" not in log.read_text()
         assert proc.poll() is None  # still there, retrying
         broker.start()
         sub = Subscriber(broker.port)
@@ -78,6 +85,33 @@ def test_run_says_why_and_keeps_retrying_until_the_broker_comes(tmp_path):
         proc.terminate()
         proc.wait(15)
         broker.stop()
+
+
+@pytest.mark.parametrize("waited", [False, True])
+def test_links_to_one_unreachable_broker_say_it_once_as_what_follows(caplog, waited):
+    """Two links of one process fail alike (the demo's service and viewer; tablesvc run's service and web
+    server): one warning, worded as what happens next: a caller waiting with a deadline gives up, else paho
+    keeps retrying."""
+    url = BrokerURL.parse(f"mqtt://127.0.0.1:{_free_port()}")  # nothing listens there
+    links = [MqttLink(url, client_id=f"said-once-{n}-{time.monotonic_ns()}", on_connected=lambda: None)
+             for n in range(2)]
+    with caplog.at_level(logging.DEBUG, logger="tablesvc.mqtt.link"):
+        for link in links:
+            link.start()
+        try:
+            if waited:
+                assert not links[0].wait_connected_or_failed(10)
+            time.sleep(3.5)  # the other link's attempts at about 1 and 3 s
+            assert all(link.failed.is_set() for link in links)
+        finally:
+            for link in links:
+                link.stop()
+    said = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(said) == 1, said
+    assert f"cannot connect to the broker {url}: connection refused at 127.0.0.1:{url.port}" in said[0]
+    then = r"; giving up after \d+ attempts?" if waited else r"; retrying with backoff \(1 to 30 s\)"
+    assert re.search(then + "$", said[0]), said[0]
+    assert any("(said already)" in r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG)
 
 
 # ---------------------------------------------------------------- certificates

@@ -12,6 +12,14 @@ its subscriptions and queues QoS 1 messages while it is away) and for
 ``manual_ack``: a message is acknowledged only when the consumer calls
 :meth:`MqttLink.ack` after it has stored it, so a crash before that gets the
 message again at the next connection.
+
+A broker that cannot be reached is said plainly, once per process however
+many links to it fail alike (the demo has two), and in the words of what
+happens next: a caller that waits with a deadline
+(:meth:`MqttLink.wait_connected_or_failed`: ``demo``, ``watch``) gives up, and
+its link says so when it does; otherwise paho keeps retrying with backoff and
+the link says that, at its second attempt (one second after the first), by
+which time a caller that gives up is already waiting.
 """
 
 from __future__ import annotations
@@ -24,7 +32,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import unquote, urlsplit
 
 import paho.mqtt.client as mqtt
@@ -127,6 +135,16 @@ def _no_delay(_client: mqtt.Client, _userdata: Any, sock: Any) -> None:
             log.debug("cannot set TCP_NODELAY on the broker connection: %s", exc)
 
 
+class _Said:
+    """What this process has said about each broker's connection failures, shared by its links: a failure is
+    said once however many links meet it, in the words of whoever will give up or keep trying."""
+
+    lock = threading.Lock()
+    failure: ClassVar[dict[tuple[str, int], tuple[str, int]]] = {}  # broker -> (failure said, id of the link)
+    waiting: ClassVar[dict[tuple[str, int], int]] = {}  # broker -> callers waiting on a link to it with a deadline
+    live: ClassVar[dict[tuple[str, int], int]] = {}  # broker -> links started and not stopped
+
+
 @dataclass(frozen=True)
 class IncomingMessage:
     topic: str
@@ -189,6 +207,9 @@ class MqttLink:
         self.failure: str | None = None  # why the last connection attempt failed, None once connected
         self.failed = threading.Event()  # set at each failed attempt, cleared on connection
         self._failures = 0
+        self._failure_kind = "mqtt"
+        self._broker = (url.host, url.port)
+        self._live = False  # counted in _Said.live
         self._client = self._make_client()
 
     @property
@@ -224,6 +245,10 @@ class MqttLink:
 
     def start(self) -> None:
         """Connect in the background; returns at once (the broker may come later)."""
+        with _Said.lock:
+            if not self._live:
+                self._live = True
+                _Said.live[self._broker] = _Said.live.get(self._broker, 0) + 1
         if self._v5 and self._session_expiry is not None:
             props = Properties(PacketTypes.CONNECT)
             props.SessionExpiryInterval = self._session_expiry
@@ -258,6 +283,13 @@ class MqttLink:
                 log.warning("could not publish the offline status before stopping")
         self._client.disconnect()
         self._client.loop_stop()
+        with _Said.lock:
+            if self._live:
+                self._live = False
+                _Said.live[self._broker] -= 1
+                if not _Said.live[self._broker]:  # the last link to it: a later failure is news again
+                    del _Said.live[self._broker]
+                    _Said.failure.pop(self._broker, None)
 
     def set_will(self, topic: str, payload: bytes) -> None:
         """The Last Will, before :meth:`start`."""
@@ -277,6 +309,21 @@ class MqttLink:
         """For a command whose job is not to wait for the broker: True once connected; False at ``timeout``,
         or ``grace`` seconds after a failed attempt (a broker just starting still gets them); then
         :attr:`failure` says why."""
+        with _Said.lock:
+            _Said.waiting[self._broker] = _Said.waiting.get(self._broker, 0) + 1
+        try:
+            if self._wait_connected_or_failed(timeout, grace):
+                return True
+            if self.failure is not None:  # said before the wait ends, so no other link says 'retrying' first
+                self._say(self._failure_kind, self.failure, giving_up=True)
+            return False
+        finally:
+            with _Said.lock:
+                _Said.waiting[self._broker] -= 1
+                if not _Said.waiting[self._broker]:
+                    del _Said.waiting[self._broker]
+
+    def _wait_connected_or_failed(self, timeout: float, grace: float) -> bool:
         deadline = time.monotonic() + timeout
         while not self.connected.wait(0.05):
             now = time.monotonic()
@@ -325,6 +372,8 @@ class MqttLink:
         self._ever_connected = True
         self.connects += 1
         self.subscribed.clear()
+        with _Said.lock:
+            _Said.failure.pop(self._broker, None)  # reachable: its next failure is news
         if self.failure is not None:
             log.warning("connected to the broker %s after %d failed attempts", self.url, self._failures)
         self.failure = None
@@ -359,20 +408,37 @@ class MqttLink:
             self.subscribed.set()
 
     def _connect_failed(self, _client: mqtt.Client, _userdata: Any) -> None:
-        """paho could not connect (it retries with backoff on its own): find out why and say it, at the first
-        failure, whenever the reason changes, and then at the 10th, 100th... attempt, never silently."""
+        """paho could not connect (it retries with backoff on its own): find out why and say it, never silently.
+        The first attempt's failure is said at the second (paho waits a second between them), when a caller
+        that gives up is already waiting on this link (it says the failure itself, when it gives up)."""
         self._failures += 1
         found = probe(self.url, self._ca_file)
         kind, reason = found if found is not None else ("mqtt", "the connection failed during the MQTT handshake")
-        changed = reason != self.failure
         self.failure = reason
+        self._failure_kind = kind
         self.failed.set()
-        if self._stopping:
+        if self._stopping or self._failures == 1:
             return
-        if changed or self._failures in (10, 100) or self._failures % 1000 == 0:
-            retry = "retrying with backoff (1 to 30 s)" if self._failures == 1 else f"{self._failures} attempts so far"
-            level = logging.ERROR if kind == "tls" else logging.WARNING
-            log.log(level, "cannot connect to the broker %s: %s; %s", self.url, reason, retry)
+        self._say(kind, reason, giving_up=False)
+
+    def _say(self, kind: str, reason: str, *, giving_up: bool) -> None:
+        """Log a failure to reach the broker: once per process and broker whatever the number of links, again
+        when the reason changes and at this link's 10th, 100th, 1000th... attempt; in the words of what follows
+        (this link gives up, or paho keeps retrying). Left to the caller who waits with a deadline, if any."""
+        with _Said.lock:
+            if not giving_up and _Said.waiting.get(self._broker):
+                return  # a caller is waiting on a link to this broker and gives up if it stays away: it says it
+            said = _Said.failure.get(self._broker)
+            repeat = said is not None and said[0] == reason
+            if repeat and not (said[1] == id(self) and (self._failures in (10, 100) or self._failures % 1000 == 0)):
+                log.debug("cannot connect to the broker %s: %s (said already)", self.url, reason)
+                return
+            _Said.failure[self._broker] = (reason, id(self))
+        attempts = f"{self._failures} attempt{'s' if self._failures > 1 else ''}"
+        then = (f"giving up after {attempts}" if giving_up else f"{attempts} so far" if repeat
+                else "retrying with backoff (1 to 30 s)")
+        level = logging.ERROR if kind == "tls" else logging.WARNING
+        log.log(level, "cannot connect to the broker %s: %s; %s", self.url, reason, then)
 
     def _disconnected(self, _client: mqtt.Client, _userdata: Any, _flags: Any, reason: Any, _props: Any) -> None:
         was = self.connected.is_set()
