@@ -393,7 +393,9 @@ class HostProtocol:
     it twice. NAKs a frame whose header is readable but whose message is
     unknown or whose arguments are bad, so the device stops repeating it.
     The duplicate memory survives reconnects: a device repeats an event
-    after a replug with the same seq.
+    after a replug with the same seq. It starts empty; a host that journals
+    events hands it those kept before it started (:meth:`remember_event`),
+    so that it survives a restart of the host too.
 
     With a ``binding``, a frame from an id the link is not configured for is
     refused as :attr:`BadReason.IDENTITY` and not answered (it is nobody
@@ -458,6 +460,13 @@ class HostProtocol:
         if seen is not None:
             seen.pop(observation.seq, None)
 
+    def remember_event(self, device: str, seq: int, received: float) -> None:
+        """An event frame ``seq`` of ``device`` that the host kept at time ``received`` (in the clock of ``now``)
+        before this protocol existed (journalled by a service that then stopped): a repeat of it within
+        :attr:`duplicate_window` of ``received`` is acknowledged again and not delivered. Call it before the
+        first :meth:`data_received`, oldest first."""
+        self._remember(device, seq, received)
+
     def data_received(self, data: bytes, now: float) -> list[Observation | BadFrame]:
         """Parse received bytes; never raises. Good observations and rejections come in stream order."""
         out: list[Observation | BadFrame] = []
@@ -503,7 +512,7 @@ class HostProtocol:
             if why is not None:
                 return self._forbidden(frame, why, chunk, now, observation.is_event)
         if observation.is_event:
-            self._remember(frame, now)
+            self._remember(frame.device, frame.seq, now)
             self._reply(frame.device, "ACK", frame.seq, acked=(frame.device, frame.seq))
         return observation
 
@@ -539,10 +548,10 @@ class HostProtocol:
         first = seen.get(frame.seq)
         return first is not None and now - first <= self.duplicate_window
 
-    def _remember(self, frame: Frame, now: float) -> None:
-        seen = self._seen.setdefault(frame.device, OrderedDict())
-        seen.pop(frame.seq, None)
-        seen[frame.seq] = now
+    def _remember(self, device: str, seq: int, now: float) -> None:
+        seen = self._seen.setdefault(device, OrderedDict())
+        seen.pop(seq, None)
+        seen[seq] = now
         while len(seen) > 1024:  # bound memory against a device that floods events
             seen.popitem(last=False)
 

@@ -30,6 +30,12 @@ flood of reports).
 ``on_observation`` may return ``False`` for an event the host could not
 keep (its journal failed): the event's ACK is then withheld, so the device
 repeats it, rather than acknowledged and lost.
+
+``known_events`` are the events the host kept before this driver started
+(journalled by a service that stopped, or died, before the device received
+their ACK): ``(device id, seq, age in seconds)``. A protocol with
+``remember_event`` (the open one) acknowledges a repeat of one of them
+within its duplicate window again, without delivering it.
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import serial
@@ -82,6 +88,7 @@ class SerialDriver(DriverThreads):
         write_timeout: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
         serial_factory: Callable[..., Any] = serial.serial_for_url,
+        known_events: Iterable[tuple[str, int, float]] = (),
     ) -> None:
         super().__init__("serial driver", log)
         if heartbeat_timeout <= 0 or health_interval <= 0 or poll_interval <= 0:
@@ -102,6 +109,11 @@ class SerialDriver(DriverThreads):
         self._backoff = Backoff(*backoff)
         self._clock = clock
         self._serial_factory = serial_factory
+        remember = getattr(self._protocol, "remember_event", None)
+        if remember is not None:
+            now = clock()
+            for device, seq, age in sorted(known_events, key=lambda known: -known[2]):  # oldest first
+                remember(device, seq, now - max(0.0, age))
 
         self._lock = threading.Lock()  # guards the health fields below, read by health() from any thread
         self._connected = False

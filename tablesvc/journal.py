@@ -15,6 +15,12 @@ id, and its reply, so that a command sent again (a retry after a lost reply,
 a restart) is answered with its first reply instead of being carried out
 twice. The entry a command wrote and its transaction are written in one
 SQLite transaction: a crash cannot leave one without the other.
+
+``device_events`` remembers the (device id, seq) of the device event (a
+serial frame the service acknowledges) that made an entry, in the entry's
+SQLite transaction, so that a service started after a crash knows a repeat
+of an event journalled before it (the device never got its ACK) and
+acknowledges it again instead of journalling it twice.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,7 +37,8 @@ from typing import Any
 
 __all__ = ["Entry", "Journal", "JournalDamaged", "JournalError", "JournalForeign"]
 
-SCHEMA_VERSION = 1
+#: 1: entries, meta, commands. 2: device_events (a schema-1 journal gets the table, empty, when opened).
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -47,6 +55,11 @@ CREATE TABLE IF NOT EXISTS commands (
     digest TEXT NOT NULL,
     seq    INTEGER,
     reply  TEXT
+);
+CREATE TABLE IF NOT EXISTS device_events (
+    entry  INTEGER PRIMARY KEY,
+    device TEXT    NOT NULL,
+    seq    INTEGER NOT NULL
 );
 """
 
@@ -92,6 +105,7 @@ class Journal:
         self._lock = threading.Lock()  # the service thread writes, the MQTT thread marks acknowledgements
         self.fresh = not self.path.exists() or self.path.stat().st_size == 0
         self._db: sqlite3.Connection | None = None
+        self._device_event: tuple[str, int] | None = None  # set by from_device(), read by append()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -105,6 +119,8 @@ class Journal:
                 self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             elif int(row[0]) > SCHEMA_VERSION:
                 raise JournalError(f"{self.path} was written by a newer tablesvc (schema {row[0]})")
+            elif int(row[0]) < SCHEMA_VERSION:  # the script above added what the older schema lacked
+                self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
             if owner is not None:
                 self._claim(owner)
         except JournalError:
@@ -173,7 +189,8 @@ class Journal:
     def append(self, kind: str, body: dict[str, Any], *, source: str, ts: float,
                command: tuple[str, str] | None = None) -> int:
         """Write one entry durably; returns its sequence number. ``command`` is the (transaction key, digest)
-        of the referee command that wrote it, recorded with the entry, all or nothing."""
+        of the referee command that wrote it, recorded with the entry, all or nothing; so is the device event
+        that wrote it, inside :meth:`from_device`."""
         try:
             with self._lock:
                 self._db.execute("BEGIN IMMEDIATE")
@@ -186,6 +203,9 @@ class Journal:
                     if command is not None:
                         self._db.execute("INSERT OR REPLACE INTO commands (key, digest, seq, reply) VALUES "
                                          "(?, ?, ?, NULL)", (command[0], command[1], seq))
+                    if self._device_event is not None:
+                        self._db.execute("INSERT INTO device_events (entry, device, seq) VALUES (?, ?, ?)",
+                                         (seq, *self._device_event))
                     self._db.execute("COMMIT")
                 except BaseException:
                     if self._db.in_transaction:
@@ -194,6 +214,25 @@ class Journal:
         except sqlite3.Error as exc:
             raise JournalError(f"cannot write to the journal {self.path}: {exc}") from None
         return seq
+
+    @contextmanager
+    def from_device(self, device: str, seq: int) -> Iterator[None]:
+        """Entries appended inside this block were made by the event frame ``seq`` of device ``device``:
+        each records it, in its own SQLite transaction (see :meth:`device_events`)."""
+        self._device_event = (device, seq)
+        try:
+            yield
+        finally:
+            self._device_event = None
+
+    def device_events(self, since: float, until: float) -> list[tuple[str, int, float]]:
+        """The (device id, seq, entry ts) of the device events journalled with a ts from ``since`` to ``until``
+        (wall clock), in journal order; one per event even when it made several entries."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT d.device, d.seq, MIN(e.ts), MIN(e.seq) FROM device_events d JOIN entries e ON e.seq = d.entry "
+                "WHERE e.ts BETWEEN ? AND ? GROUP BY d.device, d.seq ORDER BY MIN(e.seq)", (since, until)).fetchall()
+        return [(device, seq, ts) for device, seq, ts, _ in rows]
 
     def recall(self, key: str) -> tuple[str, dict[str, Any] | None, int | None] | None:
         """The (digest, reply, seq) of the command with this transaction key, or None if never seen.

@@ -23,6 +23,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import asdict
 from typing import Any
 
@@ -150,12 +151,13 @@ class TableService:
         self.link.start()
         self._worker = threading.Thread(target=self._run, name="table-worker", daemon=True)
         self._worker.start()
+        known = self._known_device_events() if self.config.serial else []
         for serial in self.config.serial:
             from drivers.serial_driver import SerialDriver
 
             driver = SerialDriver(serial.name, serial.url, on_observation=self._device_observation,
                                   on_health=self._health, heartbeat_timeout=serial.heartbeat_timeout,
-                                  binding=serial.binding,
+                                  binding=serial.binding, known_events=known,
                                   on_refused=lambda bad, held, link=serial.name: self.inbox.put(
                                       ("refused_frame", link, bad, held)))
             driver.start()
@@ -171,6 +173,18 @@ class TableService:
                                   on_health=self._health)
             camera.start()
             self.drivers.append(camera)
+
+    def _known_device_events(self) -> list[tuple[str, int, float]]:
+        """The device events journalled within the duplicate window before now, as (device, seq, age in s): a
+        service that died after journalling one but before the device received its ACK is followed by this
+        one, which must acknowledge the device's repeat again, not journal it twice. The window's rule is the
+        protocol's (a seq seen again after it is a new event); the age is measured on the wall clock, the only
+        one a restart keeps."""
+        from drivers.protocol import DUPLICATE_WINDOW
+
+        wall = self.clock()
+        return [(device, seq, wall - ts) for device, seq, ts in
+                self.journal.device_events(wall - DUPLICATE_WINDOW, wall + DUPLICATE_WINDOW)]
 
     def stop(self) -> None:
         for driver in self.drivers:
@@ -298,12 +312,16 @@ class TableService:
             receipt: _Receipt | None = item[2] if len(item) > 2 else None
             source = getattr(obs, "device", None) or getattr(obs, "camera", "?")
             kept = True
+            # an event a device is acknowledged for: its (device, seq) goes into the journal with what it made,
+            # so that a service started after this one knows the device's repeat of it
+            frame = self.journal.from_device(obs.device, obs.seq) if receipt is not None else nullcontext()
             try:
-                for action in self.fusion.observe(obs):
-                    if action.event == UNDO:
-                        kept &= self._safe(lambda src=action.source: self._panel_undo(src), action.source)
-                    else:
-                        kept &= self._safe(lambda a=action: self._submit(a.event, a.source), source)
+                with frame:
+                    for action in self.fusion.observe(obs):
+                        if action.event == UNDO:
+                            kept &= self._safe(lambda src=action.source: self._panel_undo(src), action.source)
+                        else:
+                            kept &= self._safe(lambda a=action: self._submit(a.event, a.source), source)
             finally:
                 if receipt is not None:
                     receipt.kept = kept

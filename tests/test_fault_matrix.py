@@ -10,8 +10,8 @@ under 30 s of it CPU); more seeds would add kill points of the same kind, where 
 (2) Over two seeds, a `tablesvc run` process reading devices on real ptys is SIGKILLed at three points while
 they play, at least one with an event in flight (sent while the service was frozen): the devices repeat what
 was not acknowledged, and after the restart each device event is in the journal once, in order, and on
-`events` under one seq. The window this cannot reach, an event journalled whose ACK the device never got,
-journals the repeat twice: a strict xfail reproduces it.
+`events` under one seq. An event journalled whose ACK the device never got is known after the restart too
+(the journal keeps its device and seq): its repeat is acknowledged, not journalled twice.
 (3) A game played on devices on real ptys through unplug storms while the wall clock jumps: results exact,
 every event published under its seq.
 (4) The same with a disk that fills up under device events: nothing acknowledged that was not journalled,
@@ -326,9 +326,6 @@ def test_sigkills_while_devices_play_journal_each_device_event_once(mosquitto, p
     sub.close()
 
 
-@pytest.mark.xfail(strict=True, reason="hole: the (device, seq) of a journalled device event is remembered only in "
-                   "the driver's memory, so a service that restarts between journalling an event and the device "
-                   "receiving its ACK journals the device's repeat a second time")
 def test_a_device_event_journalled_but_not_acknowledged_before_a_restart_is_journalled_once(mosquitto, pty_device,
                                                                                            tmp_path):
     """The narrow window a SIGKILL can hit: the event is on disk, its ACK never reached the device (the service

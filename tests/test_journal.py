@@ -2,6 +2,7 @@
 
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -9,7 +10,7 @@ import time
 import pytest
 
 from tablesvc.engine.engine import Engine, Rejected
-from tablesvc.engine.events import Discard, DoraRevealed, GameStart, HandStart
+from tablesvc.engine.events import Discard, DoraRevealed, GameStart, HandStart, to_dict
 from tablesvc.engine.state import Phase
 from tablesvc.journal import Journal, JournalError
 from tablesvc.replay import load_record
@@ -103,6 +104,67 @@ def test_a_journal_that_does_not_fold_names_the_entry(tmp_path):
 def test_unusable_table_id_is_refused(tmp_path):
     with pytest.raises(JournalError, match="cannot name a file"):
         Journal.for_table(tmp_path, "../x")
+
+
+def test_a_device_event_is_journalled_with_its_entry_all_or_nothing(tmp_path):
+    path = tmp_path / "t.sqlite3"
+    journal = Journal(path)
+    journal.append("start_game", {"type": "start_game"}, source="referee", ts=100.0)
+    with journal.from_device("T1", 7):
+        journal.append("dice", {"type": "dice", "dice": [3, 4]}, source="T1", ts=101.0)
+    with journal.from_device("P1", 7):  # another device's seq 7: a seat panel's undo
+        journal.append("undo", {"count": 1}, source="P1", ts=102.0)
+    journal.append("set_scores", {"type": "set_scores"}, source="referee", ts=103.0)  # after the block: no device
+    known = [("T1", 7, 101.0), ("P1", 7, 102.0)]
+    assert journal.device_events(90.0, 110.0) == known
+    assert journal.device_events(101.5, 110.0) == known[1:]  # only those journalled within the bounds
+    # the device event cannot be recorded (a fault inside SQLite): the entry is not written either
+    probe = sqlite3.connect(path)
+    probe.execute("CREATE TRIGGER full BEFORE INSERT ON device_events BEGIN SELECT RAISE(ABORT, 'disk full'); END")
+    probe.commit()
+    with journal.from_device("T1", 8), pytest.raises(JournalError, match="disk full"):
+        journal.append("hand_start", {"type": "hand_start"}, source="T1", ts=104.0)
+    assert journal.last_seq == 4 and journal.device_events(90.0, 110.0) == known
+    probe.execute("DROP TRIGGER full")
+    probe.commit()
+    probe.close()
+    journal.close()
+    with Journal(path) as again:  # what a restarted service reads
+        assert again.device_events(90.0, 110.0) == known
+
+
+# The schema of the journals tablesvc wrote before device events were recorded (schema 1), as it wrote them.
+_SCHEMA_1 = """
+PRAGMA journal_mode=WAL;
+CREATE TABLE entries (seq INTEGER PRIMARY KEY, ts REAL NOT NULL, source TEXT NOT NULL, kind TEXT NOT NULL,
+                      body TEXT NOT NULL, published INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE commands (key TEXT PRIMARY KEY, digest TEXT NOT NULL, seq INTEGER, reply TEXT);
+INSERT INTO meta VALUES ('schema', '1'), ('site', 'club'), ('table', 't1');
+"""
+
+
+def test_a_journal_of_schema_1_opens_replays_and_records_device_events_from_then_on(tmp_path):
+    import json
+
+    events = [GameStart(players=("A", "B", "C", "D")), HandStart(), DoraRevealed(tile=parse_tile("3p")),
+              Discard(seat=0, tile=parse_tile("1z"))]
+    old = sqlite3.connect(tmp_path / "t1.sqlite3")
+    old.executescript(_SCHEMA_1)
+    old.executemany("INSERT INTO entries (ts, source, kind, body, published) VALUES (?, ?, ?, ?, 1)",
+                    [(float(i), "cam", e.type, json.dumps(to_dict(e))) for i, e in enumerate(events)])
+    old.commit()
+    old.close()
+    with Journal.for_table(tmp_path, "t1", site="club") as journal:
+        table = Table(journal)
+        assert table.events == events and journal.unpublished() == []
+        assert journal._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == ("2",)
+        assert journal.device_events(0.0, 1e12) == []
+        with journal.from_device("P1", 12):
+            table.submit(Discard(seat=1, tile=parse_tile("9m")), source="P1", ts=10.0)
+    with Journal.for_table(tmp_path, "t1", site="club") as journal:
+        assert Table(journal).events == [*events, Discard(seat=1, tile=parse_tile("9m"))]
+        assert journal.device_events(0.0, 1e12) == [("P1", 12, 10.0)]
 
 
 _FEEDER = r"""

@@ -404,3 +404,23 @@ def test_a_vendor_adapter_plugs_in_through_protocol_factory(recorder):
     finally:
         os.close(master)
         os.close(slave)
+
+
+def test_events_the_host_kept_before_it_started_are_acknowledged_again_not_delivered(tmp_path, recorder):
+    """A restarted host (a new driver) is told which events its predecessor kept (the journal does it): the
+    device's repeat of one whose ACK was lost is acknowledged and not delivered a second time."""
+    with make_device(tmp_path / "ttyTABLE", resend_interval=2.0, max_resends=10) as device:
+        with make_driver("table", device.link_path, recorder):
+            device.drop_acks(1)  # the ACK is lost: the device repeats the event 2 s later
+            seq = device.roll_dice(2, 5)
+            assert recorder.wait_for(lambda: recorder.has_event(seq))
+        assert seq not in device.acked
+        again = Recorder()
+        with make_driver("table", device.link_path, again, known_events=[("T1", seq, 0.5)]) as driver:
+            assert device.wait_acked(seq, WAIT)
+            assert device.resends >= 1
+            assert eventually(lambda: driver.health().frames_bad["duplicate"] == 1)
+            after = device.wall_ready()  # the next event is delivered as ever
+            assert again.wait_for(lambda: again.has_event(after))
+            assert [e.seq for e in again.events()] == [after]
+

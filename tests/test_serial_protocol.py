@@ -167,6 +167,20 @@ def test_duplicate_memory_survives_a_reconnect():
     assert bad(feed(protocol, encode("T1", 4, "HAND"), now=2.0)) == [BadReason.DUPLICATE]
 
 
+def test_events_kept_before_the_protocol_existed_are_duplicates_within_their_window():
+    """What a restarted host learns from its journal: a repeat of an event kept 5 s ago is acknowledged again,
+    not delivered; one kept 20 s ago (beyond the window) is a new event, and so is the first after 10 s."""
+    protocol = HostProtocol(duplicate_window=10.0)
+    protocol.remember_event("T1", 9, 80.0)
+    protocol.remember_event("T1", 4, 95.0)
+    repeat = feed(protocol, encode("T1", 4, "HAND"), now=100.0)
+    assert good(repeat) == [] and bad(repeat) == [BadReason.DUPLICATE]
+    assert [(f.device, f.msg, f.args) for f in replies(protocol)] == [("T1", "ACK", ("4",))]
+    assert len(good(feed(protocol, encode("T1", 9, "WALL"), now=100.5))) == 1
+    assert len(good(feed(protocol, encode("P1", 4, "BTN", 0, "ron"), now=101.0))) == 1  # another device's 4
+    assert len(good(feed(protocol, encode("T1", 4, "HAND"), now=105.5))) == 1  # 10.5 s after it was kept
+
+
 def test_unknown_messages_and_bad_arguments_are_refused_with_nak():
     protocol = HostProtocol()
     items = feed(
