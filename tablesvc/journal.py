@@ -268,16 +268,29 @@ class Journal:
         return entry if entry is not None and entry.seq == seq else None
 
     def mark_published(self, seqs: list[int]) -> None:
-        """Record that the broker acknowledged these entries."""
-        if not seqs:
-            return
-        with self._lock:
-            self._db.executemany("UPDATE entries SET published = 1 WHERE seq = ?", [(s,) for s in seqs])
+        """Record that the broker acknowledged these entries: one SQLite transaction (one fsync) for the batch,
+        all or nothing."""
+        self._set_published(seqs, 1)
 
     def mark_unpublished(self, seqs: list[int]) -> None:
         """The broker refused these after all: send them again."""
-        with self._lock:
-            self._db.executemany("UPDATE entries SET published = 0 WHERE seq = ?", [(s,) for s in seqs])
+        self._set_published(seqs, 0)
+
+    def _set_published(self, seqs: list[int], value: int) -> None:
+        if not seqs:
+            return
+        try:
+            with self._lock:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    self._db.executemany("UPDATE entries SET published = ? WHERE seq = ?", [(value, s) for s in seqs])
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    if self._db.in_transaction:
+                        self._db.execute("ROLLBACK")
+                    raise
+        except sqlite3.Error as exc:
+            raise JournalError(f"cannot write to the journal {self.path}: {exc}") from None
 
     def unpublished(self) -> list[Entry]:
         return list(self.entries(unpublished_only=True))

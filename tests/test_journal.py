@@ -167,6 +167,41 @@ def test_a_journal_of_schema_1_opens_replays_and_records_device_events_from_then
         assert journal.device_events(0.0, 1e12) == [("P1", 12, 10.0)]
 
 
+def _wal_frames(probe: sqlite3.Connection) -> int:
+    """Pages written to the WAL since it was emptied: every commit writes the pages it changed again."""
+    return probe.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1]
+
+
+def test_a_batch_of_acknowledgements_is_one_transaction_all_or_nothing(tmp_path):
+    path = tmp_path / "t.sqlite3"
+    journal = Journal(path)
+    for i in range(300):
+        journal.append("dice", {"type": "dice", "dice": [1 + i % 6, 1]}, source="T1", ts=float(i))
+    probe = sqlite3.connect(path)
+    probe.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    assert _wal_frames(probe) == 0
+    journal.mark_published(list(range(1, 201)))
+    # one commit: each page that holds the 200 rows written once (a commit per row wrote 200 frames or more)
+    assert _wal_frames(probe) <= 10
+    assert [e.seq for e in journal.unpublished()] == list(range(201, 301))  # every one marked, none else
+    # the disk fails in the middle of the next batch (a fault inside SQLite at row 250): nothing is marked,
+    # so every one of them is sent again at the next connection; none is lost
+    probe.execute("CREATE TRIGGER full BEFORE UPDATE OF published ON entries WHEN NEW.seq = 250 "
+                  "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END")
+    probe.commit()
+    with pytest.raises(JournalError, match="disk is full"):
+        journal.mark_published(list(range(201, 301)))
+    assert [e.seq for e in journal.unpublished()] == list(range(201, 301))
+    probe.execute("DROP TRIGGER full")
+    probe.commit()
+    journal.mark_published(list(range(201, 301)))
+    journal.mark_unpublished([5, 250])  # the broker refused these after all: one transaction too
+    journal.close()
+    probe.close()
+    with Journal(path) as again:
+        assert [e.seq for e in again.unpublished()] == [5, 250]
+
+
 _FEEDER = r"""
 import sys, time
 from tablesvc.journal import Journal
