@@ -71,6 +71,34 @@ def test_a_transaction_sent_twice_runs_once_and_gets_its_first_reply_again(mosqu
         service.stop()
 
 
+def test_a_command_without_a_transaction_runs_each_time_it_arrives(mosquitto, tmp_path):
+    """docs/mqtt.md, "Without a transaction, no deduplication": such a command is carried out each time it
+    arrives, so a retry runs it again and a second undo takes back a second event; each is answered, the
+    reply's transaction null."""
+    service = _service(mosquitto, tmp_path)
+    sub = Subscriber(mosquitto.port)
+    try:
+        _ask(sub, {"command": "start_game", "transaction": "go"})
+        start = list(service.table.state.scores)
+        scores = {"command": "set_scores", "scores": [31000, 29000, 30000, 30000]}
+        send_command(sub, scores)
+        assert sub.wait_for(lambda: len(_replies(sub, None)) == 1)
+        send_command(sub, scores)  # the same command again, as a retry after a lost reply would send it
+        assert sub.wait_for(lambda: len(_replies(sub, None)) == 2)
+        assert [(r["status"], r["command"], r["data"]) for r in _replies(sub, None)] == [
+            ("ok", "set_scores", {"seq": 2}), ("ok", "set_scores", {"seq": 3})]
+        assert _kinds(service) == ["start_game", "set_scores", "set_scores"]
+        for count in (3, 4):  # an undo sent twice takes back two events
+            send_command(sub, {"command": "undo"})
+            assert sub.wait_for(lambda n=count: len(_replies(sub, None)) == n)
+        assert [r["data"] for r in _replies(sub, None)[2:]] == [{"seq": 4}, {"seq": 5}]
+        assert service.wait_idle(10) and _kinds(service) == ["start_game", "set_scores", "set_scores", "undo", "undo"]
+        assert len(service.table.events) == 1 and list(service.table.state.scores) == start
+    finally:
+        sub.close()
+        service.stop()
+
+
 def test_a_retained_command_is_refused_when_sent_and_after_a_restart(mosquitto, tmp_path):
     service = _service(mosquitto, tmp_path)
     sub = Subscriber(mosquitto.port)
