@@ -213,3 +213,29 @@ def test_a_tsumo_win_tile_laid_close_to_the_hand_is_told_apart() -> None:
             assert [t.apart for t in hand] == [False] * 13 + [True], (k, seat, narrow)
             # the win tile's slot is where it lies, so its crop shows the whole face
             assert np.hypot(hand[-1].center_mm[0] - want[-1].rect.cx, hand[-1].center_mm[1] - want[-1].rect.cy) < 2.5
+
+
+def test_a_revealed_hand_laid_carelessly_keeps_every_tile_and_none_apart() -> None:
+    """Two frames of ``bench/vision.py`` (seed 1, frames 53 and 106: the view and the renderer's random state
+    replayed; drawn tiles, every tile laid up to 1.5 mm / 3 degrees off, no win tile set apart). The felt-gap
+    test that finds a tsumo's win tile laid close found a "gap" inside the last hand tile, whose face is
+    dense with ink of the felt's green (the unfilled mask reads it as felt across the middle strips), and
+    the hand lost that tile (37 of 10,045 tiles on that bench). A gap now needs felt along the face's
+    blank top and bottom margins too, and a gap with more tiles beyond it is careless laying, not a win."""
+    from bench.vision import BENCH_EFFECTS, random_view
+    from hardware_sims.tile_art import drawn_tile_set
+
+    replays = ((53, 0, CameraPose.oblique(35.0), 151164016606350631031506185345568003222, 289395461),
+               (106, 1, CameraPose.overhead(), 303828881374806761635071188751497832693, 3136398546))  # fmt: skip
+    for frame_no, seat, camera, state, uinteger in replays:
+        rng = np.random.default_rng()
+        rng.bit_generator.state = {"bit_generator": "PCG64", "has_uint32": 1, "uinteger": uinteger, "state": {
+            "state": state, "inc": 194290289479364712180083596243593368443}}  # fmt: skip
+        view = random_view(rng)
+        frame, truth = render(view, camera=camera, tiles=drawn_tile_set(), effects=BENCH_EFFECTS, rng=rng)
+        found = [d for d in TileDetector(calibrate(frame)).detect(frame) if d.zone == "hand" and d.seat == seat]
+        want = [t for t in truth.tiles if t.zone == "hand" and t.seat == seat]
+        assert len(found) == len(want) == len(view.seats[seat].hand), frame_no
+        assert not any(d.apart for d in found), frame_no
+        for d, t in zip(found, sorted(want, key=lambda t: t.index), strict=True):
+            assert np.hypot(d.center_mm[0] - t.rect.cx, d.center_mm[1] - t.rect.cy) < 2.5, frame_no

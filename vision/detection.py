@@ -340,6 +340,7 @@ class TileDetector:
                 if members >= 3 and not upright and crosswise:
                     right -= g.meld_gap  # a second crosswise tile: the next meld
                     break
+                right = self._meld_edge_as_it_lies(seat, right)
                 span = w if upright else h
                 u = right - span / 2
                 local = TileRect(u, e - h / 2, w, h, 0.0) if upright else TileRect(u, e - w / 2, w, h, 90.0)
@@ -389,6 +390,28 @@ class TileDetector:
         # no felt seen: the melds touch, or the gap is under the mask's resolution; split the difference
         return right - g.meld_gap / 2 if not felt_seen else right - g.meld_gap
 
+    def _meld_edge_as_it_lies(self, seat: int, right: float, ahead: float = 1.0, back: float = 4.0) -> float:
+        """The right edge of the meld tile expected to end at ``right``, where a gap shows it lies.
+
+        Tiles laid by hand leave gaps of up to ~3 mm, and a walk that assumes them touching drifts: a
+        crosswise 3m of FluffyStuff lay 2 mm left of its slot, the crop cut into its first stroke and it
+        read 2m, surely enough that no shifted crop was tried (a lost game of the loop bench). Along the
+        tiles' blank margin at the meld edge (no ink there, upright or crosswise) the unfilled mask is
+        read in 1 mm strips (its pixels) from ``ahead`` right of ``right`` to ``back`` left of it: where
+        a strip is mostly felt (a gap), the tile's edge is the first strip left of it that is tile.
+        Two touching tiles show no edge between them: then ``right`` stands.
+        """
+        e = self.geometry.meld_edge
+        x, gap = right + ahead, False
+        while x > right - back:
+            cover = self._cov(seat, x - 1.0, x, e - 4.0, e - 1.5)
+            if cover < 0.75:
+                gap = True
+            elif gap:
+                return x
+            x -= 1.0
+        return right
+
     def _hand(self, seat: int) -> list[DetectedTile]:
         g = self.geometry
         found: list[DetectedTile] = []
@@ -402,10 +425,15 @@ class TileDetector:
             left_edge = max(self._cov(seat, u + 1.5, u + 4.0, hc - 10, hc + 10, ii),  # its left margin, or its
                             self._cov(seat, u + 1.5, u + 7.0, hc - top + 1.5, hc - top + 4.0, ii),  # corners
                             self._cov(seat, u + 1.5, u + 7.0, hc + top - 4.0, hc + top - 1.5, ii))  # fmt: skip
-            if left_edge < 0.5:
+            gap = self._felt_gap(seat, u) if i > 0 else None
+            if left_edge < 0.5 and (i == 0 or gap is not None):
                 break  # felt where this tile's left edge should be: the next tile lies apart
-            if i > 0 and self._felt_gap(seat, u) is not None:
-                break  # a gap the ink filling closed (a win tile laid close): it lies apart all the same
+            # (with no gap of a win tile's width before it, a tile whose edge lies a little off is only
+            # carelessly laid: it is the hand's next tile)
+            if gap is not None:
+                nxt = gap + g.tile_w  # a win tile is the last: with a tile beyond it, the gap is careless laying
+                if not self._present(seat, nxt + 5, nxt + g.tile_w - 5, hc, (nxt, nxt + g.tile_w, hc - top, hc + top)):
+                    break  # a gap the ink filling closed (a win tile laid close): it lies apart all the same
             found.append(self._tile("hand", seat, i, g.hand_slot(seat, i), False))
         if found:  # a tile set apart after the hand: a tsumo's winning tile, found by the gap as it lies
             i = len(found)
@@ -424,13 +452,17 @@ class TileDetector:
         lies ``win_gap`` (10 mm) apart, which jitter narrows to ~6 mm: under the 7 mm ink filling, so
         the gap is measured on the unfilled mask, in 1 mm strips across the middle of the tiles, from
         3 mm before the nominal edge to past the widest gap. A strip is felt when under a third of it
-        is tile (the margins of a face carry no ink, so a green bamboo stick never joins a gap).
+        is tile across the middle *and* along the face's top and bottom margins: green ink on green
+        felt reads as felt, and a face dense with it (a green dragon, 8s, 9s) emptied six middle strips
+        of the drawn set's tiles (a hand cut there lost its last tile); no ink reaches the margins.
         """
         g = self.geometry
-        hc = g.hand_centre
+        hc, top = g.hand_centre, g.tile_h / 2
         run = start = 0
         for d in range(-3, int(g.win_gap) + 6):
-            if self._cov(seat, u + d, u + d + 1, hc - 10, hc + 10) < 0.33:
+            x0, x1 = u + d, u + d + 1
+            if (self._cov(seat, x0, x1, hc - 10, hc + 10) < 0.33 and self._cov(seat, x0, x1, hc - top + 1, hc - top + 5)
+                    < 0.33 and self._cov(seat, x0, x1, hc + top - 5, hc + top - 1) < 0.33):  # fmt: skip
                 start = start if run else d
                 run += 1
             elif run >= min_gap:
