@@ -378,3 +378,35 @@ def test_from_files_loads_a_model_or_enrolls_a_directory_and_says_what_is_wrong(
         TileClassifier.from_files(model=tmp_path / "notes.npz")
     with pytest.raises(ValueError, match="no tile images"):
         TileClassifier.from_files(tiles=tmp_path)
+
+
+def test_scores_of_many_crops_equal_their_scores_one_by_one(drawn_clf: TileClassifier,
+                                                            drawn: dict[str, np.ndarray]) -> None:
+    """The pipeline reads an unsure tile's shifted crops in one matrix product: the same answers."""
+    crops = [frame_crop(img, seed=40 + i) for i, img in enumerate(drawn.values())]
+    for one, many in zip((drawn_clf.scores(c) for c in crops), drawn_clf.scores_many(crops), strict=True):
+        assert one[0] == many[0] and abs(one[1] - many[1]) < 1e-4 and abs(one[2] - many[2]) < 1e-4
+    assert drawn_clf.scores_many([]) == []
+
+
+def test_a_dark_faced_colouring_enrolled_from_art_reads_its_sharp_64_px_crops() -> None:
+    """FluffyStuff inverted (a colouring nothing was drawn or trained from), enrolled from that artwork, crops
+    64 px tall in any orientation. With enrollment copies only up to 51 px tall (1.45 px/mm) the sharper
+    64 px crops of 3m lay as near 2m as 3m and read unknown (11 of 1,480 in bench/vision.py (g)); the
+    copies now reach 56 px (1.6 px/mm)."""
+    from bench.vision_real import camera_crop, invert
+    from hardware_sims.tile_art import load_tile_set
+
+    if not FLUFFY.is_dir():
+        pytest.skip(f"FluffyStuff tiles not found at {FLUFFY} (../shared/data beside the checkout)")
+
+    art = {t: invert(f) for t, f in load_tile_set(FLUFFY).faces.items()}  # the faces as the bench renders them
+    clf = TileClassifier()
+    clf.enroll(art)
+    rng = np.random.default_rng(3)
+    codes = [None, cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_180, cv2.ROTATE_90_COUNTERCLOCKWISE]
+    for t in ("2m", "3m", "1m"):
+        for i in range(16):
+            crop = camera_crop(art[t], 64, rng)
+            code = codes[i % 4]
+            assert clf.classify_any_orientation(crop if code is None else cv2.rotate(crop, code))[0] == t, (t, i)

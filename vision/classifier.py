@@ -236,17 +236,27 @@ class TileClassifier:
         log-likelihood ratio of the two kinds under a shared Gaussian spread.
         Exposed for calibration and benchmarks; use :meth:`classify` for answers.
         """
+        return self.scores_many([image])[0]
+
+    def scores_many(self, images: Sequence[np.ndarray]) -> list[tuple[str, float, float]]:
+        """:meth:`scores` of several crops, projected and compared in one matrix product (the pipeline's
+        shifted crops of an unsure tile: a cold frame reads a few dozen of them)."""
         if not self._labels:
             raise RuntimeError("nothing enrolled: call enroll(), enroll_directory() or enroll_grid() first")
         if len(self._kinds) < 2:
             raise RuntimeError("enroll at least two kinds: the metric is learnt from what tells kinds apart")
-        f = self._describe(normalise(image))
+        if not len(images):
+            return []
+        f = np.stack([self._describe(normalise(i)) for i in images])
         z = (f - self._proj_origin) @ self._proj
-        d2 = ((self._kind_means - z) ** 2).sum(axis=1)
-        a, b = np.argpartition(d2, 1)[:2]
-        best, second = (a, b) if d2[a] <= d2[b] else (b, a)
-        s1, s2 = 1.0 - d2[[best, second]] / self._scale
-        return self._kinds[best], float(s1), float(s2)
+        d2 = (z * z).sum(axis=1)[:, None] - 2.0 * z @ self._kind_means.T + (self._kind_means**2).sum(axis=1)[None, :]
+        top2 = np.argpartition(d2, 1, axis=1)[:, :2]
+        out = []
+        for row, (a, b) in zip(d2, top2, strict=True):
+            best, second = (a, b) if row[a] <= row[b] else (b, a)
+            s1, s2 = 1.0 - row[[best, second]] / self._scale
+            out.append((self._kinds[best], float(s1), float(s2)))
+        return out
 
     def classify(self, image: np.ndarray) -> tuple[str | None, float]:
         """Upright tile crop (any size, BGR/BGRA/grey) -> (tile or None, confidence in [0, 1]).
