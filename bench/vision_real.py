@@ -1,7 +1,11 @@
 """Real-pixel sections of ``bench/vision.py``: the learnt embedding beside the LDA on the same crops.
 
 (f) real photos, a set enrolled from at most 3 real images per kind, the rest read: the Camerash
-    measuring half (never trained on) and the roboflow ``valid`` split enrolled from ``train`` crops;
+    measuring half (never trained on) and the roboflow ``valid`` split enrolled from ``train`` crops
+    (3 picked at random per kind, and the 3 most typical of each kind's train crops: the ones nearest
+    the kind's mean embedding, as a club enrolls good pictures of its own set), read in any of the four
+    orientations (a photo's box does not say which way its tile lies); labels as corrected by
+    ``vision.photo_data`` (the line "as published" reads them as the publisher wrote them);
 (g) a colouring the network never saw (FluffyStuff inverted to a dark face, and FluffyStuff with its
     ink hues turned and channels swapped), enrolled from that artwork only, crops cut at 64 and 40 px
     tall and turned 0/90/180/270, read by ``classify_any_orientation``;
@@ -96,6 +100,22 @@ def pick_enrollment(crops: Sequence[PhotoCrop], per_kind: int, seed: int) -> dic
     return out
 
 
+def pick_typical(crops: Sequence[PhotoCrop], per_kind: int) -> dict[str, list[np.ndarray]]:
+    """The ``per_kind`` crops of each kind nearest the kind's mean in the learnt embedding."""
+    from vision.embedding import shared_embedder
+
+    by_kind: dict[str, list[np.ndarray]] = {}
+    for c in crops:
+        if c.tile is not None:
+            by_kind.setdefault(c.tile, []).append(c.image)
+    out = {}
+    for tile, images in by_kind.items():
+        z = shared_embedder()(images)
+        mean = z.mean(axis=0)
+        out[tile] = [images[i] for i in np.argsort(-(z @ mean))[:per_kind]]
+    return out
+
+
 def real_enrolled(methods: Sequence[str], per_kind: int = 3, limit: int = 0, seed: int = 5) -> list[str]:
     """(f): enroll <= per_kind real images per kind, read the rest of that collection."""
     lines = []
@@ -110,15 +130,22 @@ def real_enrolled(methods: Sequence[str], per_kind: int = 3, limit: int = 0, see
             lines.append(f"  Camerash measuring half, {per_kind} photos per kind enrolled, {m:<9} "
                          f"{read_all(clf, rest).line()}")
     if ROBOFLOW.is_dir():
-        enroll = pick_enrollment(roboflow_crops("train"), per_kind, seed)
+        train = roboflow_crops("train")
+        picks = {"at random": pick_enrollment(train, per_kind, seed), "most typical": pick_typical(train, per_kind)}
         valid = [(c.tile, c.image) for c in roboflow_crops("valid")]
+        published = [(c.tile, c.image) for c in roboflow_crops("valid", corrected=False)]
         if limit:
             valid = random.Random(seed).sample(valid, min(limit, len(valid)))
-        for m in methods:
-            clf = METHODS[m]()
-            clf.enroll(enroll)
-            lines.append(f"  roboflow valid, {per_kind} train crops per kind enrolled,   {m:<9} "
-                         f"{read_all(clf, valid).line()}")
+            published = random.Random(seed).sample(published, min(limit, len(published)))
+        for how, enroll in picks.items():
+            for m in methods:
+                clf = METHODS[m]()
+                clf.enroll(enroll)
+                lines.append(f"  roboflow valid, {per_kind} train crops per kind ({how}), {m:<9} "
+                             f"{read_all(clf, valid, any_orientation=True).line()}")
+                if how == "most typical":
+                    lines.append(f"    ... labels as published (uncorrected), {m:<9} "
+                                 f"{read_all(clf, published, any_orientation=True).line()}")
     return lines
 
 

@@ -22,6 +22,7 @@ names, the face size and the pip and stick layouts come from
 from __future__ import annotations
 
 import logging
+import random
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -205,6 +206,19 @@ def draw_back() -> np.ndarray:
     img = np.full((h, w, 3), IVORY, np.uint8)
     cv2.rectangle(img, (6, 6), (w - 7, h - 7), BACK_COLOUR, -1)
     cv2.rectangle(img, (0, 0), (w - 1, h - 1), EDGE, 3)
+    return img
+
+
+def random_back(rng: random.Random) -> np.ndarray:
+    """A tile back of a random colour with a darker rim, half of them with a printed mark: the backs a
+    recogniser must learn are no face (training/train_embedding.py, training/not_tiles.py)."""
+    colour = tuple(rng.randint(0, 255) for _ in range(3))
+    img = np.full((160, 120, 3), colour, np.uint8)
+    if rng.random() < 0.5:  # a printed pattern or logo on some backs
+        ink = tuple(rng.randint(0, 255) for _ in range(3))
+        cv2.circle(img, (60, 80), rng.randint(10, 45), ink, rng.choice([-1, 3]))
+    rim = tuple(int(c * 0.8) for c in colour)
+    cv2.rectangle(img, (0, 0), (119, 159), rim, 6)
     return img
 
 

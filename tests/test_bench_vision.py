@@ -31,7 +31,10 @@ def test_vision_bench_quick_mode_prints_every_section() -> None:
     for ln in lines:
         right, wrong, unknown = (float(x) for x in re.findall(r"(?:right|wrong|unknown) ([\d.]+) %", ln)[:3])
         assert abs(right + wrong + unknown - 100.0) < 0.05, ln
-    # the recoloured set (ink hues turned) is read nearly always right even in the quick mode's few crops
-    # (the dark-faced one is the embedding's known failure: docs/vision.md, section g)
-    colouring = [ln for ln in lines if "4 orientations" in ln and "ink hues" in ln]
-    assert colouring and all(float(re.search(r"right ([\d.]+) %", ln).group(1)) >= 90.0 for ln in colouring), out
+    # both colourings the network never saw (ink hues turned; a dark face) are read nearly always right even in
+    # the quick mode's few crops (the first network shipped read a third of the dark faces)
+    colouring = [ln for ln in lines if "4 orientations" in ln]
+    assert len(colouring) == 4, out
+    assert all(float(re.search(r"right ([\d.]+) %", ln).group(1)) >= 90.0 for ln in colouring), out
+    # roboflow valid is read with labels as corrected and as published, enrolled two ways
+    assert "(at random)" in out and "(most typical)" in out and "labels as published" in out, out

@@ -124,12 +124,13 @@ def test_enroll_from_several_frames_and_add_more_later(tmp_path, capsys):
                           rng=np.random.default_rng(50 + i))
         images.append(tmp_path / f"layout{i}.png")
         cv2.imwrite(str(images[-1]), frame)
-    lda = tmp_path / "club-lda.npz"  # the default method takes several frames too (no per-kind report)
-    assert main(["vision", "enroll", "--camera", str(images[0]), "--camera", str(images[1]), "--out", str(lda)]) == 0
+    lda = tmp_path / "club-lda.npz"  # the LDA takes several frames too (no per-kind report)
+    assert main(["vision", "enroll", "--camera", str(images[0]), "--camera", str(images[1]), "--method", "lda",
+                 "--out", str(lda)]) == 0  # fmt: skip
     assert "37 kinds enrolled from 2 frame(s)" in capsys.readouterr().out
-    model = tmp_path / "club.npz"
-    assert main(["vision", "enroll", "--camera", str(images[0]), "--camera", str(images[1]),
-                 "--method", "embedding", "--out", str(model)]) == 0  # fmt: skip
+    assert type(TileClassifier.load(lda)) is TileClassifier
+    model = tmp_path / "club.npz"  # the default: the learnt embedding
+    assert main(["vision", "enroll", "--camera", str(images[0]), "--camera", str(images[1]), "--out", str(model)]) == 0
     out = capsys.readouterr().out
     assert "37 kinds enrolled from 2 frame(s)" in out
     assert "kind  images  lead" in out and ("every kind stands apart" in out or "need more frames" in out)

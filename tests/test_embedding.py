@@ -7,6 +7,7 @@ sections f-h) and set below the measured figures with a margin.
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import cv2
@@ -15,7 +16,7 @@ import pytest
 
 from bench.vision_real import camera_crop, read_all
 from hardware_sims.camera_render import CameraPose, Effects, SeatView, TableView, render
-from hardware_sims.tile_art import drawn_tile_set, load_tile_set
+from hardware_sims.tile_art import drawn_tile_set, load_tile_set, random_back
 from vision.classifier import TILES, TileClassifier
 from vision.embedding import MODEL_PATH, EmbeddingClassifier, TileEmbedder
 from vision.enrollment import ENROLL_LAYOUT, EnrollmentError, enroll_from_frames, separability
@@ -55,10 +56,7 @@ def test_the_packaged_model_runs_in_opencv_dnn() -> None:
 
 def test_artwork_enrolled_set_read_in_four_orientations(fluffy_emb: EmbeddingClassifier,
                                                         fluffy_faces: dict[str, np.ndarray]) -> None:
-    """FluffyStuff enrolled from its artwork, camera-like crops 64 and 40 px tall turned 0/90/180/270.
-
-    (The dark-faced colouring the network never saw is measured, not asserted: bench/vision.py (g),
-    where it is still far from the LDA; docs/vision.md.)"""
+    """FluffyStuff enrolled from its artwork, camera-like crops 64 and 40 px tall turned 0/90/180/270."""
     rng = np.random.default_rng(7)
     rots = [None, cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_180, cv2.ROTATE_90_COUNTERCLOCKWISE]
     samples = []
@@ -69,6 +67,44 @@ def test_artwork_enrolled_set_read_in_four_orientations(fluffy_emb: EmbeddingCla
     tally = read_all(fluffy_emb, samples, any_orientation=True)
     assert tally.wrong <= 1, tally.confusions
     assert tally.right >= 30, tally.line()
+
+
+def test_a_colouring_never_seen_enrolled_from_its_artwork(fluffy_faces: dict[str, np.ndarray]) -> None:
+    """FluffyStuff inverted to a dark face (training never inverted FluffyStuff; bench/vision.py (g)
+    measures 99.7-99.8 % on 1,480 crops), enrolled from that artwork, read in any orientation: no wrong
+    answer. The first network shipped read a third of these right."""
+    from bench.vision_real import invert
+
+    art = {t: invert(f) for t, f in fluffy_faces.items()}
+    clf = EmbeddingClassifier()
+    clf.enroll(art)
+    rng = np.random.default_rng(11)
+    rots = [None, cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_180, cv2.ROTATE_90_COUNTERCLOCKWISE]
+    samples = []
+    for i, t in enumerate(TILES * 2):
+        crop = camera_crop(art[t], 64 if i % 2 else 40, rng)
+        r = rots[i % 4]
+        samples.append((t, crop if r is None else cv2.rotate(crop, r)))
+    tally = read_all(clf, samples, any_orientation=True)
+    assert tally.wrong == 0, tally.confusions
+    assert tally.right >= len(samples) - 2, tally.line()
+
+
+def test_a_crop_reads_the_same_either_way_up_and_the_turn_is_found(fluffy_emb: EmbeddingClassifier,
+                                                                   fluffy_faces: dict[str, np.ndarray]) -> None:
+    """Both ways up are averaged (half_turn), so a crop and its half turn score alike; the turn reported by
+    classify_any_orientation is still the one that makes the tile upright (a tile read upside down by the
+    LDA's callers, e.g. the far player's, must say so)."""
+    rng = np.random.default_rng(5)
+    for t in ("1m", "7p", "E", "C", "W"):  # faces unlike their half turn (a 9s, a 1p may report either)
+        crop = camera_crop(fluffy_faces[t], 52, rng)
+        a, b = fluffy_emb.scores(crop), fluffy_emb.scores(cv2.rotate(crop, cv2.ROTATE_180))
+        assert a[0] == b[0] == t and abs(a[1] - b[1]) < 1e-5 and abs(a[2] - b[2]) < 1e-5
+        for turn, code in ((0, None), (90, cv2.ROTATE_90_COUNTERCLOCKWISE), (180, cv2.ROTATE_180),
+                           (270, cv2.ROTATE_90_CLOCKWISE)):  # fmt: skip
+            lying = crop if code is None else cv2.rotate(crop, code)  # turned by -turn: `turn` makes it upright
+            tile, _, found = fluffy_emb.classify_any_orientation(lying)
+            assert (tile, found) == (t, turn), (t, turn)
 
 
 def test_thresholds_are_calibrated_per_enrolled_set(fluffy_emb: EmbeddingClassifier) -> None:
@@ -86,6 +122,8 @@ def test_backs_noise_and_felt_are_unknown(fluffy_emb: EmbeddingClassifier) -> No
     others = [load_tile_set(FLUFFY).back, drawn_tile_set().back, np.full((52, 39, 3), (60, 110, 35), np.uint8),
               rng.integers(0, 255, (52, 39, 3), dtype=np.uint8)]
     others += [camera_crop(o, 52, rng) for o in others[:2] for _ in range(4)]
+    # backs of other colours, plain or printed (a seed the packaged not-tile prototypes were not made with)
+    others += [camera_crop(random_back(random.Random(s)), 52, rng) for s in range(100, 112)]
     answers = [fluffy_emb.classify(o)[0] for o in others]
     assert answers == [None] * len(others)
 
@@ -99,15 +137,21 @@ def camerash() -> list:
 
 
 def test_flowers_and_seasons_are_unknown(camerash: list) -> None:
-    """Enrolled from three photos per kind of the measuring half: its flowers and seasons stay unknown."""
+    """Enrolled from three photos per kind of the measuring half: its flowers and seasons stay unknown. The
+    packaged "not a tile" prototypes (flowers of the *training* photos only) do it: without them some of
+    these flowers lie nearer to a kind than that kind's lead allows, and are read as it."""
     from bench.vision_real import pick_enrollment
 
-    clf = EmbeddingClassifier()
-    clf.enroll(pick_enrollment(camerash, 3, 5))
+    enroll = pick_enrollment(camerash, 3, 5)
     flowers = [(None, c.image) for c in camerash if c.tile is None]
+    clf = EmbeddingClassifier()
+    clf.enroll(enroll)
     tally = read_all(clf, flowers)
     assert tally.others >= 30
-    assert tally.others_rejected >= 0.95 * tally.others, tally.line()
+    assert tally.others_rejected == tally.others, tally.line()
+    bare = EmbeddingClassifier(not_tiles=False)
+    bare.enroll(enroll)
+    assert read_all(bare, flowers).others_rejected < tally.others
 
 
 def test_other_sets_enrolled_from_artwork_are_never_guessed_wrong_often(camerash: list,
@@ -135,6 +179,21 @@ def test_save_load_gives_identical_answers(fluffy_emb: EmbeddingClassifier, fluf
     lda.save(tmp_path / "lda.npz")
     with pytest.raises(ValueError, match="LDA"):
         EmbeddingClassifier.load(tmp_path / "lda.npz")
+
+
+def test_a_set_enrolled_with_another_network_is_refused(fluffy_emb: EmbeddingClassifier, tmp_path: Path) -> None:
+    """Prototypes made by an earlier network mean nothing to the installed one: load says so and says what to do,
+    rather than reading every tile against them."""
+    fluffy_emb.save(tmp_path / "set.npz")
+    with np.load(tmp_path / "set.npz") as z:
+        saved = {k: z[k] for k in z.files}
+    assert str(saved["network"]) == fluffy_emb.embedder.fingerprint
+    np.savez_compressed(tmp_path / "other.npz", **{**saved, "network": np.array("0123456789abcdef")})
+    with pytest.raises(ValueError, match=r"other\.npz: .*network 0123456789abcdef.*enroll the set again"):
+        TileClassifier.load(tmp_path / "other.npz")
+    np.savez_compressed(tmp_path / "old.npz", **{k: v for k, v in saved.items() if k != "network"})
+    with pytest.raises(ValueError, match="an earlier version of the tile embedding"):
+        TileClassifier.load(tmp_path / "old.npz")
 
 
 def test_nothing_enrolled_and_one_kind_are_errors(fluffy_faces) -> None:

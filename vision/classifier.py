@@ -331,8 +331,9 @@ class TileClassifier:
         <vision.embedding.EmbeddingClassifier.save>`, which is returned as such: the file says which
         method enrolled it); answers are identical to the saved classifier's.
 
-        Raises ``ValueError`` naming the file when it is no model, or one of an older format."""
-        from .embedding import EMBED_FORMAT, EmbeddingClassifier
+        Raises ``ValueError`` naming the file when it is no model, one of an older format, or a set
+        enrolled in the embedding of another network than the installed one."""
+        from .embedding import EMBED_FORMAT, EmbeddingClassifier, OtherNetwork
 
         try:
             with np.load(Path(path), allow_pickle=False) as z:
@@ -343,6 +344,8 @@ class TileClassifier:
                     clf = cls(**json.loads(str(z["params"])))
                     clf._raw = z["feats"].astype(np.float32)
                     clf._labels = list(json.loads(str(z["labels"])))
+        except OtherNetwork as exc:
+            raise ValueError(f"{path}: {exc}") from exc
         except (OSError, KeyError, ValueError, TypeError) as exc:
             raise ValueError(f"{path}: not a tile model written by 'tablesvc vision enroll' ({exc})") from exc
         if version != MODEL_FORMAT:
