@@ -388,7 +388,7 @@ def main() -> int:
     if steady:
         print(f"  in play (every frame the game loop rendered: 3-10 after each change, lighting fixed per game, "
               f"fresh noise): median {statistics.median(steady):.1f} ms, p95 {pctl(steady, 0.95):.1f} ms over "
-              f"{len(steady)} frames (target median < 30 ms)")
+              f"{len(steady)} frames (target median < 20 ms)")
     if read:
         print(f"    of which read in full ({len(read)} frames, {100 * len(read) / len(steady):.0f} %; the others "
               f"repeated by the motion gate): median {statistics.median(read):.1f} ms, p95 {pctl(read, 0.95):.1f} ms")

@@ -191,28 +191,16 @@ class Journal:
         """Write one entry durably; returns its sequence number. ``command`` is the (transaction key, digest)
         of the referee command that wrote it, recorded with the entry, all or nothing; so is the device event
         that wrote it, inside :meth:`from_device`."""
-        try:
-            with self._lock:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    cur = self._db.execute(
-                        "INSERT INTO entries (ts, source, kind, body) VALUES (?, ?, ?, ?)",
-                        (ts, source, kind, json.dumps(body, separators=(",", ":"))),
-                    )
-                    seq = int(cur.lastrowid or 0)
-                    if command is not None:
-                        self._db.execute("INSERT OR REPLACE INTO commands (key, digest, seq, reply) VALUES "
-                                         "(?, ?, ?, NULL)", (command[0], command[1], seq))
-                    if self._device_event is not None:
-                        self._db.execute("INSERT INTO device_events (entry, device, seq) VALUES (?, ?, ?)",
-                                         (seq, *self._device_event))
-                    self._db.execute("COMMIT")
-                except BaseException:
-                    if self._db.in_transaction:
-                        self._db.execute("ROLLBACK")
-                    raise
-        except sqlite3.Error as exc:
-            raise JournalError(f"cannot write to the journal {self.path}: {exc}") from None
+        with self._write() as db:
+            cur = db.execute("INSERT INTO entries (ts, source, kind, body) VALUES (?, ?, ?, ?)",
+                             (ts, source, kind, json.dumps(body, separators=(",", ":"))))
+            seq = int(cur.lastrowid or 0)
+            if command is not None:
+                db.execute("INSERT OR REPLACE INTO commands (key, digest, seq, reply) VALUES (?, ?, ?, NULL)",
+                           (command[0], command[1], seq))
+            if self._device_event is not None:
+                db.execute("INSERT INTO device_events (entry, device, seq) VALUES (?, ?, ?)",
+                           (seq, *self._device_event))
         return seq
 
     @contextmanager
@@ -279,11 +267,18 @@ class Journal:
     def _set_published(self, seqs: list[int], value: int) -> None:
         if not seqs:
             return
+        with self._write() as db:
+            db.executemany("UPDATE entries SET published = ? WHERE seq = ?", [(value, s) for s in seqs])
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction under the lock, all or nothing (one fsync); an SQLite failure (a full disk, a
+        damaged file) comes out as a :class:`JournalError` naming the file."""
         try:
             with self._lock:
                 self._db.execute("BEGIN IMMEDIATE")
                 try:
-                    self._db.executemany("UPDATE entries SET published = ? WHERE seq = ?", [(value, s) for s in seqs])
+                    yield self._db
                     self._db.execute("COMMIT")
                 except BaseException:
                     if self._db.in_transaction:
