@@ -40,7 +40,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--add", action="store_true", help="add the frames to the model already in --out")
     e.add_argument("--method", choices=("embedding", "lda"), default="embedding",
                    help="embedding (default): the learnt tile embedding, a prototype per frame and kind, its "
-                   "rejection calibrated on your frames (98-99 %% right on real photos where lda reads 24-58 %%); "
+                   "rejection calibrated on your frames (98-99 %% right on real photos where lda reads 23-47 %%); "
                    "lda: the hand-made features with a discriminant metric (exact on rendered frames and ten times "
                    "cheaper per new tile: a table seen for the first time is read in ~40 ms instead of ~0.3 s); "
                    "see docs/vision.md")
