@@ -93,6 +93,17 @@ class Referee:
         self.sent = self.state_seq()
 
 
+def _kill_and_restart(proc: subprocess.Popen, start, sub: Subscriber, referee: Referee) -> subprocess.Popen:
+    """SIGKILL the service, see its Last Will say offline, start it again and let the referee go on after what
+    the journal holds; returns the new process."""
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(10)
+    assert sub.wait_for(lambda: not referee.online(), 30)  # the Last Will says offline
+    proc = start()
+    referee.resume()
+    return proc
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_sigkills_and_broker_restarts_keep_the_game_exact(mosquitto, tmp_path, seed):
     rng = random.Random(seed)
@@ -127,11 +138,7 @@ def test_sigkills_and_broker_restarts_keep_the_game_exact(mosquitto, tmp_path, s
                 continue
             referee.fire_and_forget(rng.randrange(1, 4))
             time.sleep(rng.uniform(0.0, 0.03))
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(10)
-            assert sub.wait_for(lambda: not referee.online(), 30)  # the Last Will says offline
-            proc = start()
-            referee.resume()
+            proc = _kill_and_restart(proc, start, sub, referee)
         referee.run(len(events))
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(20) == 0
@@ -300,11 +307,7 @@ def test_sigkills_while_devices_play_journal_each_device_event_once(mosquitto, p
                 assert device.wait_acked(seq, 30), f"step {i} not acknowledged"
             time.sleep(rng.uniform(0.0, 0.05))
             assert (seq in device.acked) == (how == "between events")
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(10)
-            assert sub.wait_for(lambda: not referee.online(), 30)  # the Last Will says offline
-            proc = start()
-            referee.resume()
+            proc = _kill_and_restart(proc, start, sub, referee)
             assert device.wait_acked(seq, 30), f"step {i}, {how}: not acknowledged after the restart"
         assert sub.wait_for(lambda: referee.state_seq() == len(steps) + 1, 30)
         proc.send_signal(signal.SIGTERM)
