@@ -151,10 +151,11 @@ class EmbeddingClassifier:
 
     def _embed(self, images: Sequence[np.ndarray]) -> np.ndarray:
         """Unit embeddings of ``images``: with ``half_turn``, the mean of each crop's and its half turn's."""
-        z = self.embedder(images)
         if not self.half_turn or not len(images):
-            return z
-        z = z + self.embedder([cv2.rotate(to_bgr(i), cv2.ROTATE_180) for i in images])
+            return self.embedder(images)
+        n = len(images)  # both looks in one network pass
+        z = self.embedder([*images, *(cv2.rotate(to_bgr(i), cv2.ROTATE_180) for i in images)])
+        z = z[:n] + z[n:]
         return z / (np.linalg.norm(z, axis=1, keepdims=True) + 1e-9)
 
     # ------------------------------------------------------------------ enrollment
