@@ -24,7 +24,7 @@ from typing import Any
 
 from tablesvc.tiles import parse_tiles
 
-__all__ = ["LaidTile", "NotAHand", "PhotoHand", "hand_from_groups"]
+__all__ = ["LaidTile", "NotAHand", "PhotoHand", "hand_from_groups", "laid_hand"]
 
 
 class NotAHand(ValueError):
@@ -121,3 +121,27 @@ def hand_from_groups(groups: Sequence[Sequence[LaidTile]], win: str | None = Non
     if win_group is None and len(names) + 3 * len(melds) == 13:
         names.append(win)  # the player named a winning tile the photo does not show: it completes the hand
     return PhotoHand(names, win, melds)
+
+
+def laid_hand(groups: Sequence[Sequence[LaidTile]], win: str | None = None) -> PhotoHand:
+    """:func:`hand_from_groups`, and where its groups are no melds, the tiles as one concealed row.
+
+    Gaps between tiles are uneven in real photos (a hand laid loosely, a box cut tight on one tile), so
+    a group that is no meld may be a piece of the concealed part: then every tile is read as one concealed
+    row, the winning tile being the one named or the last tile when it lies alone. Nothing else is tried;
+    when that fails too, the first reason is the one given.
+    """
+    try:
+        return hand_from_groups(groups, win)
+    except NotAHand as first:
+        if "is not a meld" not in str(first):
+            raise
+        tiles = [t for g in groups for t in g]
+        if win is None:
+            if len(groups[-1]) != 1 or tiles[-1].tile is None:
+                raise
+            win = tiles[-1].tile
+        try:
+            return hand_from_groups([tiles], win)
+        except NotAHand:
+            raise first from None

@@ -1,0 +1,144 @@
+"""`tablesvc vision read` and `tablesvc score --photo` on real shared photos (their labelled boxes given with
+--boxes where the tile finder is not installed), and every bad photo answered in one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from tablesvc.cli import main
+from vision.photo_reader import FinderMissing, load_finder
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "tiles-photos-roboflow"
+LABELS = DATA / "labels" / "valid"
+pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"needs the shared photos in {DATA}")
+
+
+def photo(stem: str) -> Path:
+    return next((DATA / "images" / "valid").glob(f"{stem}_*"))
+
+
+def labels(path: Path) -> list[tuple[str | None, tuple[float, ...]]]:
+    names = [None if n == "other" else n for n in (DATA / "classes.txt").read_text().split()]
+    out = []
+    for line in (LABELS / (path.stem + ".txt")).read_text().splitlines():
+        cls, *box = line.split()
+        out.append((names[int(cls)], tuple(float(v) for v in box)))
+    return out
+
+
+def finder_installed() -> bool:
+    try:
+        load_finder()
+    except FinderMissing:
+        return False
+    return True
+
+
+def test_read_prints_one_json_object_per_photo_as_the_labels_say(tmp_path, capsys):
+    hand, flowers = photo("hand_005"), photo("hand_001")
+    out_png = tmp_path / "read.png"
+    code = main(["vision", "read", str(hand), str(flowers), "--json", "--boxes", str(LABELS),
+                 "--annotated", str(out_png)])
+    assert code == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2
+    first = json.loads(lines[0])
+    assert first["photo"] == str(hand) and len(first["tiles"]) == 14
+    assert all(set(t) == {"tile", "box", "confidence", "face_up"} for t in first["tiles"])
+    truth = sorted(labels(hand), key=lambda lb: lb[1][0])  # one row: left to right
+    assert [t["tile"] for t in first["tiles"]] == [name for name, _ in truth]
+    h, w = cv2.imread(str(hand)).shape[:2]
+    for t, (_, (cx, cy, bw, bh)) in zip(first["tiles"], truth, strict=True):
+        assert abs(t["box"][0] - (cx - bw / 2) * w) <= 1 and abs(t["box"][3] - (cy + bh / 2) * h) <= 1
+        assert 0.5 < t["confidence"] <= 1 and t["face_up"] is True
+    second = json.loads(lines[1])
+    assert [t["tile"] for t in second["tiles"]].count(None) == 3  # three flowers: unknown
+    for p in (hand, flowers):
+        annotated = cv2.imread(str(tmp_path / f"read-{p.stem}.png"))
+        assert annotated is not None and annotated.shape == cv2.imread(str(p)).shape
+
+
+def test_read_answers_a_bad_photo_in_one_line_and_goes_on(tmp_path, capsys):
+    text = tmp_path / "notes.jpg"
+    text.write_text("not a photo")
+    felt = tmp_path / "felt.png"
+    cv2.imwrite(str(felt), np.full((300, 400, 3), (40, 110, 30), np.uint8))
+    empty = tmp_path / "none.txt"
+    empty.write_text("")
+    assert main(["vision", "read", str(text), str(felt), "--json", "--boxes", str(empty)]) == 1
+    captured = capsys.readouterr()
+    out = [json.loads(line) for line in captured.out.splitlines()]
+    assert out[0]["photo"] == str(text) and "not a photo" in out[0]["error"]
+    assert out[1] == {"photo": str(felt), "tiles": []}
+    err = captured.err.strip().splitlines()
+    assert len(err) == 2 and "not a photo" in err[0] and "no tiles found" in err[1]
+    assert "Traceback" not in captured.err
+
+
+def test_without_the_tile_finder_both_commands_say_so(tmp_path, capsys):
+    if finder_installed():
+        pytest.skip("the tile finder is installed: the commands read with it")
+    assert main(["vision", "read", str(photo("hand_005"))]) == 3
+    err = capsys.readouterr().err.strip()
+    assert "tile finder is not installed" in err and "\n" not in err
+    assert main(["score", "--photo", str(photo("hand_005"))]) == 3
+    assert "tile finder" in capsys.readouterr().err
+
+
+def test_read_with_the_finder(capsys):
+    if not finder_installed():
+        pytest.skip("the tile finder is not installed yet")
+    assert main(["vision", "read", str(photo("hand_005")), "--json"]) == 0
+    tiles = json.loads(capsys.readouterr().out)["tiles"]
+    assert len(tiles) >= 12 and sum(t["tile"] is not None for t in tiles) >= 10
+
+
+def test_score_a_photo_with_the_winning_tile_named(capsys):
+    code = main(["score", "--photo", str(photo("hand_005")), "--boxes", str(LABELS), "--win", "9s", "--json"])
+    assert code == 0
+    got = json.loads(capsys.readouterr().out)
+    assert main(["score", "11134556788899s", "--win", "9s", "--json"]) == 0  # the labels' hand, typed
+    typed = json.loads(capsys.readouterr().out)
+    assert (got["han"], got["fu"], got["points"]) == (typed["han"], typed["fu"], typed["points"])
+    assert [y["key"] for y in got["yaku"]] == ["chinitsu"]
+
+
+def test_the_tile_laid_apart_is_the_winning_tile(tmp_path, capsys):
+    """hand_005's real tiles, re-laid on felt with the last one pushed away from the rest."""
+    src = photo("hand_005")
+    image = cv2.imread(str(src))
+    h, w = image.shape[:2]
+    truth = sorted(labels(src), key=lambda lb: lb[1][0])
+    canvas = np.full((h, w + 80, 3), (40, 100, 35), np.uint8)
+    lines = []
+    for k, (_, (cx, cy, bw, bh)) in enumerate(truth):
+        x0, y0 = round((cx - bw / 2) * w), round((cy - bh / 2) * h)
+        x1, y1 = round((cx + bw / 2) * w), round((cy + bh / 2) * h)
+        dx = 60 if k == len(truth) - 1 else 0
+        canvas[y0:y1, x0 + dx:x1 + dx] = image[y0:y1, x0:x1]
+        lines.append(f"0 {(x0 + dx + x1 + dx) / 2 / (w + 80):.6f} {(y0 + y1) / 2 / h:.6f} {(x1 - x0) / (w + 80):.6f} "
+                     f"{(y1 - y0) / h:.6f}")
+    laid, boxes = tmp_path / "laid.png", tmp_path / "laid.txt"
+    cv2.imwrite(str(laid), canvas)
+    boxes.write_text("\n".join(lines))
+    assert main(["score", "--photo", str(laid), "--boxes", str(boxes), "--tsumo"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("read: 8s 8s 8s 1s 1s 1s 3s 4s 5s 7s 6s 5s 9s  9s\n"), out
+    assert "win 9s by tsumo" in out and "Chinitsu" in out and "Menzen Tsumo" in out
+
+
+def test_a_photo_without_a_valid_hand_says_what_it_read_and_why(capsys):
+    code = main(["score", "--photo", str(photo("hand_001")), "--boxes", str(LABELS), "--win", "C"])
+    assert code == 2
+    captured = capsys.readouterr()
+    assert captured.out.startswith("read: 1s 2s 3s 4m 5m 6m 7s 8s 9s C C ? ? ?\n")
+    assert "cannot score: 3 tile(s) could not be read" in captured.out
+    assert "holds no hand to score" in captured.err and "Traceback" not in captured.err
+    # a hand of 14 tiles that is no win: the scoring's own reason
+    assert main(["score", "--photo", str(photo("hand_016")), "--boxes", str(LABELS), "--win", "9p"]) == 2
+    assert "cannot score:" in capsys.readouterr().out
