@@ -142,3 +142,18 @@ def test_a_photo_without_a_valid_hand_says_what_it_read_and_why(capsys):
     # a hand of 14 tiles that is no win: the scoring's own reason
     assert main(["score", "--photo", str(photo("hand_016")), "--boxes", str(LABELS), "--win", "9p"]) == 2
     assert "cannot score:" in capsys.readouterr().out
+
+
+def test_annotated_copies_of_real_photos(capsys):
+    """The pictures docs/vision.md shows (TABLESVC_SCREENSHOTS=docs/img): a hand on a rack, a table from above."""
+    from tests.web_support import screenshot_dir
+
+    for stem, name in (("hand_001", "photo-read-hand.jpg"), ("IMG_2768", "photo-read-table.jpg")):
+        out = screenshot_dir() / name
+        out.unlink(missing_ok=True)
+        code = main(["vision", "read", str(photo(stem)), "--boxes", str(LABELS), "--annotated", str(out)])
+        assert code == 0
+        text = capsys.readouterr().out
+        image = cv2.imread(str(out))
+        assert image is not None and image.shape == cv2.imread(str(photo(stem))).shape
+        assert f"{len(labels(photo(stem)))} tiles" in text

@@ -183,6 +183,7 @@ class PhotoReader:
     classifier: Any
     min_score: float = 0.3
     margin: float = 0.06
+    both_ways: bool = False
 
     @classmethod
     def load(cls, model: str | Path | None = None, finder: Finder | None = None) -> PhotoReader:
@@ -214,8 +215,8 @@ class PhotoReader:
             crop = self._crop(image, boxes[i])
             crops.append(cv2.rotate(crop, cv2.ROTATE_90_CLOCKWISE) if wide else crop)
             owner.append(i)
-            if 0.8 * (y1 - y0) <= x1 - x0 <= 1.25 * (y1 - y0):  # square-ish: which way up is not told
-                crops.append(cv2.rotate(crop, cv2.ROTATE_90_CLOCKWISE))
+            if self.both_ways or 0.8 * (y1 - y0) <= x1 - x0 <= 1.25 * (y1 - y0):  # square-ish: which way up?
+                crops.append(crop if wide else cv2.rotate(crop, cv2.ROTATE_90_CLOCKWISE))
                 owner.append(i)
         best: dict[int, tuple[str, float, float]] = {}
         if crops:
