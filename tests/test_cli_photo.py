@@ -91,11 +91,26 @@ def test_without_the_tile_finder_both_commands_say_so(tmp_path, capsys):
 
 
 def test_read_with_the_finder(capsys):
+    """With the tile finder installed: a hand on a rack is found, and what is named is named right."""
     if not finder_installed():
         pytest.skip("the tile finder is not installed yet")
-    assert main(["vision", "read", str(photo("hand_005")), "--json"]) == 0
+    path = photo("hand_005")
+    assert main(["vision", "read", str(path), "--json"]) == 0
     tiles = json.loads(capsys.readouterr().out)["tiles"]
-    assert len(tiles) >= 12 and sum(t["tile"] is not None for t in tiles) >= 10
+    h, w = cv2.imread(str(path)).shape[:2]
+    truth = [(name, ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h))
+             for name, (cx, cy, bw, bh) in labels(path)]
+
+    def iou(a, b) -> float:
+        ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+        iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+        inter = ix * iy
+        return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
+
+    named = [t for t in tiles if t["tile"] is not None]
+    assert len(tiles) >= 10 and len(named) >= 7, tiles
+    right = sum(any(iou(t["box"], box) >= 0.5 and t["tile"] == name for name, box in truth) for t in named)
+    assert right >= 0.9 * len(named), (right, named)
 
 
 def test_score_a_photo_with_the_winning_tile_named(capsys):
