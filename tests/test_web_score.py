@@ -227,3 +227,16 @@ def test_without_the_tile_finder_the_page_says_so(broker, browser):
         assert status == 503 and "tile finder" in data["error"]
     finally:
         server.stop()
+
+
+def test_the_dashboard_links_the_score_page(web):
+    conn = http.client.HTTPConnection("127.0.0.1", web.port, timeout=10)
+    conn.request("GET", "/")
+    page = conn.getresponse().read().decode()
+    conn.close()
+    assert 'href="/score"' in page
+    conn = http.client.HTTPConnection("127.0.0.1", web.port, timeout=10)
+    conn.request("GET", "/score")
+    response = conn.getresponse()
+    page = response.read().decode()
+    assert response.status == 200 and 'capture="environment"' in page and 'accept="image/*"' in page
