@@ -13,7 +13,7 @@ import pytest
 from tablesvc.photo_hand import LaidTile, NotAHand, hand_from_groups
 from tablesvc.scorecard import ScoreRequest, score
 from vision.photo_input import MAX_BYTES, BadPhoto, decode_photo, load_photo, read_header
-from vision.photo_layout import reading_order
+from vision.photo_layout import reading_order, row_angle
 from vision.photo_reader import FinderMissing, LabelBox, LabelBoxFinder, PhotoReader, annotate, load_finder, load_tiles
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "tiles-photos-roboflow"
@@ -112,6 +112,21 @@ def test_reading_order_rows_left_to_right_and_groups_by_gaps():
     assert back == [list(range(13)), [13], [14, 15, 16]]
     assert layout.rows == [0, 0, 1]
     assert reading_order([]).groups == []
+
+
+@pytest.mark.parametrize("degrees", [-40, -25, 20, 35])
+def test_an_askew_row_is_read_along_itself(degrees):
+    """A hand photographed askew: 13 tiles touching, the winning tile pushed apart, rows at an angle."""
+    a = np.radians(degrees)
+    along = np.array([np.cos(a), np.sin(a)])
+    ext = (40 * abs(np.cos(a)) + 56 * abs(np.sin(a))) / 2, (40 * abs(np.sin(a)) + 56 * abs(np.cos(a))) / 2
+    steps = [42.0 * k for k in range(13)] + [42.0 * 13 + 26]
+    centres = [np.array([400.0, 400.0]) + s * along for s in steps]
+    boxes = [(round(x - ext[0]), round(y - ext[1]), round(x + ext[0]), round(y + ext[1])) for x, y in centres]
+    order = np.random.default_rng(5).permutation(len(boxes))
+    layout = reading_order([boxes[i] for i in order])
+    assert [[int(order[i]) for i in g] for g in layout.groups] == [list(range(13)), [13]]
+    assert abs(row_angle(boxes) - degrees) < 1
 
 
 def _laid(text: str) -> list[LaidTile]:
