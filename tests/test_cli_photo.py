@@ -172,3 +172,23 @@ def test_annotated_copies_of_real_photos(capsys):
         image = cv2.imread(str(out))
         assert image is not None and image.shape == cv2.imread(str(photo(stem))).shape
         assert f"{len(labels(photo(stem)))} tiles" in text
+
+
+def test_a_large_photo_is_decoded_reduced_and_its_boxes_are_in_its_own_pixels(tmp_path, capsys):
+    """hand_005 enlarged to 3840x3840 (a 15-megapixel JPEG): read at half size, boxes given full size."""
+    src = photo("hand_005")
+    big = tmp_path / "big.jpg"
+    cv2.imwrite(str(big), cv2.resize(cv2.imread(str(src)), (3840, 3840), interpolation=cv2.INTER_CUBIC),
+                [cv2.IMWRITE_JPEG_QUALITY, 92])
+    boxes = tmp_path / "big.txt"
+    boxes.write_text((LABELS / f"{src.stem}.txt").read_text())
+    out = tmp_path / "big-read.jpg"
+    assert main(["vision", "read", str(big), "--boxes", str(boxes), "--json", "--annotated", str(out)]) == 0
+    tiles = json.loads(capsys.readouterr().out)["tiles"]
+    truth = sorted(labels(src), key=lambda lb: lb[1][0])
+    assert [t["tile"] for t in tiles] == [name for name, _ in truth]
+    for t, (_, (cx, cy, bw, bh)) in zip(tiles, truth, strict=True):
+        assert abs(t["box"][0] - (cx - bw / 2) * 3840) <= 3 and abs(t["box"][2] - (cx + bw / 2) * 3840) <= 3
+        assert abs(t["box"][1] - (cy - bh / 2) * 3840) <= 3 and abs(t["box"][3] - (cy + bh / 2) * 3840) <= 3
+    annotated = cv2.imread(str(out))
+    assert annotated.shape[:2] == (1920, 1920)  # drawn on the image as read, half the photo's size

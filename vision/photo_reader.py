@@ -30,12 +30,15 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
-__all__ = ["PACKAGED_TILES", "FinderMissing", "LabelBoxFinder", "PhotoReader", "PhotoReading", "ReadTile",
+__all__ = ["PACKAGED_TILES", "READ_SIDE", "FinderMissing", "LabelBoxFinder", "PhotoReader", "PhotoReading", "ReadTile",
            "annotate", "load_finder", "load_tiles"]
 
 log = logging.getLogger(__name__)
 
 PACKAGED_TILES = Path(__file__).resolve().parent / "models" / "photo_tiles.npz"
+#: a photo is decoded at a half, a quarter or an eighth where its long side stays at least this long: a tile
+#: of a 12-megapixel photo of a whole table is still ~40 px, and the decoding takes a third of the time
+READ_SIDE = 1600
 Box = tuple[int, int, int, int]
 
 
@@ -198,8 +201,10 @@ class PhotoReader:
         crop = image[int(max(0, y0 - my)):int(min(h, y1 + my)), int(max(0, x0 - mx)):int(min(w, x1 + mx))]
         return np.ascontiguousarray(crop)
 
-    def read(self, image: np.ndarray, photo: str = "") -> PhotoReading:
-        """Every tile in ``image`` (BGR), named where sure, in reading order."""
+    def read(self, image: np.ndarray, photo: str = "", scale: float = 1.0) -> PhotoReading:
+        """Every tile in ``image`` (BGR), named where sure, in reading order. ``scale``: pixels of the photo
+        per pixel of ``image`` where it was decoded reduced (:data:`READ_SIDE`): boxes are given in the
+        photo's pixels."""
         from .photo_layout import reading_order
 
         start = time.perf_counter()
@@ -225,31 +230,41 @@ class PhotoReader:
                     best[i] = got
         layout = reading_order(boxes)
         group_of = {i: g for g, members in enumerate(layout.groups) for i in members}
+        h, w = image.shape[:2]
+        if scale != 1.0:
+            h, w = round(h * scale), round(w * scale)
         tiles = []
         for i in layout.order:
             if i in best:
                 name, conf = self.classifier.decide(*best[i])
             else:
                 name, conf = None, 0.0
-            tiles.append(ReadTile(name, boxes[i], float(conf), bool(found[i].face_up), group_of[i], sideways[i]))
+            box = boxes[i] if scale == 1.0 else _scaled(boxes[i], scale, w, h)
+            tiles.append(ReadTile(name, box, float(conf), bool(found[i].face_up), group_of[i], sideways[i]))
         position = {i: k for k, i in enumerate(layout.order)}
         groups = [[position[i] for i in g] for g in layout.groups]
-        h, w = image.shape[:2]
         ms = (time.perf_counter() - start) * 1000
         log.debug("%s: %d tiles, %d unknown, %.0f ms", photo, len(tiles), sum(t.tile is None for t in tiles), ms)
         return PhotoReading(photo, w, h, tiles, groups, ms)
+
+
+def _scaled(box: Box, scale: float, w: int, h: int) -> Box:
+    x0, y0, x1, y1 = box
+    return (max(0, round(x0 * scale)), max(0, round(y0 * scale)), min(w, round(x1 * scale)), min(h, round(y1 * scale)))
 
 
 _GREEN, _RED, _GREY = (40, 190, 40), (40, 40, 230), (150, 150, 150)
 
 
 def annotate(image: np.ndarray, reading: PhotoReading) -> np.ndarray:
-    """A copy of the photo with each tile's box and name (green: named, red: unknown, grey: a back)."""
+    """A copy of the photo with each tile's box and name (green: named, red: unknown, grey: a back); ``image``
+    may be the photo decoded reduced: the boxes are scaled to it."""
     out = image.copy()
+    k = image.shape[1] / reading.width if reading.width else 1.0
     scale = max(0.4, min(out.shape[:2]) / 900)
     thick = max(1, round(scale * 2))
     for t in reading.tiles:
-        x0, y0, x1, y1 = t.box
+        x0, y0, x1, y1 = (round(v * k) for v in t.box)
         colour = _GREY if not t.face_up else (_GREEN if t.tile else _RED)
         cv2.rectangle(out, (x0, y0), (x1, y1), colour, thick)
         label = "back" if not t.face_up else (t.tile or "?")

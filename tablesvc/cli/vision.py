@@ -73,7 +73,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     r.add_argument("photos", metavar="PHOTO", nargs="+", help="JPEG, PNG or WebP photos (up to 20 MB, 40 megapixels)")
     r.add_argument("--json", action="store_true", help="one JSON object per photo and line")
     r.add_argument("--annotated", metavar="OUT.png",
-                   help="write a copy with each tile's box and name (several photos: OUT-<photo>.png)")
+                   help="write a copy with each tile's box and name (several photos: OUT-<photo>.png); a photo "
+                   "over 3200 px is read, and drawn, at half size or less")
     _photo_options(r)
     r.set_defaults(run=run_read)
 
@@ -267,11 +268,12 @@ def photo_reader(args: argparse.Namespace, photo: str):
 
 def read_photo(args: argparse.Namespace, photo: str):
     """(the reading, the image) of one photo, or (None, error line); FinderMissing is raised."""
-    from vision.photo_input import BadPhoto, load_photo
+    from vision.photo_input import BadPhoto, load_photo_scaled
+    from vision.photo_reader import READ_SIDE
 
     try:
-        image = load_photo(photo)
-        return photo_reader(args, photo).read(image, photo), image
+        image, scale = load_photo_scaled(photo, READ_SIDE)
+        return photo_reader(args, photo).read(image, photo, scale), image
     except BadPhoto as exc:
         return None, str(exc)
     except (OSError, ValueError) as exc:

@@ -88,11 +88,12 @@ class ScorePage:
             return _error(str(exc), exc.status)
 
     def _read(self, body: bytes) -> dict[str, Any]:
-        from vision.photo_input import BadPhoto, decode_photo
-        from vision.photo_reader import FinderMissing
+        from vision.photo_input import BadPhoto, decode_photo, photo_scale
+        from vision.photo_reader import READ_SIDE, FinderMissing
 
         try:
-            image = decode_photo(body)
+            image = decode_photo(body, keep_side=READ_SIDE)
+            scale = photo_scale(body, image)
         except BadPhoto as exc:
             raise _Refused(str(exc), 400) from None
         try:
@@ -102,7 +103,7 @@ class ScorePage:
         except (OSError, ValueError) as exc:
             log.error("score page: the photo reader cannot be loaded: %s", exc)
             raise _Refused(f"the photo reader cannot be loaded: {exc}", 503) from None
-        reading = reader.read(image)
+        reading = reader.read(image, scale=scale)
         del image, body  # never kept
         return {"width": reading.width, "height": reading.height, "ms": round(reading.ms),
                 "tiles": [{**t.to_json(), "group": t.group, "sideways": t.sideways} for t in reading.tiles],
