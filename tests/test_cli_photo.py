@@ -154,6 +154,11 @@ def test_a_photo_without_a_valid_hand_says_what_it_read_and_why(capsys):
     assert captured.out.startswith("read: 1s 2s 3s 4m 5m 6m 7s 8s 9s C C ? ? ?\n")
     assert "cannot score: 3 tile(s) could not be read" in captured.out
     assert "holds no hand to score" in captured.err and "Traceback" not in captured.err
+    # --json: one object with what was read and why not
+    assert main(["score", "--photo", str(photo("hand_001")), "--boxes", str(LABELS), "--json"]) == 2
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["photo"] == str(photo("hand_001")) and len(answer["read"]) == 14
+    assert "could not be read" in answer["error"]
     # a hand of 14 tiles that is no win: the scoring's own reason
     assert main(["score", "--photo", str(photo("hand_016")), "--boxes", str(LABELS), "--win", "9p"]) == 2
     assert "cannot score:" in capsys.readouterr().out

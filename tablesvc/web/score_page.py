@@ -95,10 +95,12 @@ class ScorePage:
             image = decode_photo(body, keep_side=READ_SIDE)
             scale = photo_scale(body, image)
         except BadPhoto as exc:
+            log.info("score page: a photo refused: %s", exc)
             raise _Refused(str(exc), 400) from None
         try:
             reader = self.reader()
         except FinderMissing as exc:
+            log.warning("score page: %s", exc)
             raise _Refused(str(exc), 503) from None
         except (OSError, ValueError) as exc:
             log.error("score page: the photo reader cannot be loaded: %s", exc)
@@ -120,6 +122,7 @@ class ScorePage:
         try:
             return JSONResponse(self._score(data))
         except ValueError as exc:  # NotAHand, InvalidHandError, TileParseError, a bad field
+            log.info("score page: a hand not scored: %s", exc)
             return _error(str(exc), 422)
 
     def _score(self, data: dict[str, Any]) -> dict[str, Any]:
