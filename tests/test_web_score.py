@@ -115,8 +115,13 @@ def test_read_correct_and_score_a_hand_on_a_phone(web, boxes, browser):
         "const f = document.getElementById('win-form');"
         "f.querySelector('[value=tsumo]').checked = true; f.querySelector('[name=riichi]').checked = true;"
         "f.querySelector('[name=seat]').value = 'E'; f.querySelector('[name=win]').value = '9s';"
-        "f.querySelector('[name=dora]').value = '8s';"
-        "document.getElementById('score-button').click()")
+        "document.getElementById('add-dora').click()")
+    wait_js(browser, "document.getElementById('picker').open")
+    assert browser.execute_script("return document.querySelectorAll('#choices button.none').length") == 0
+    browser.execute_script("document.querySelector('#choices [data-tile=\"8s\"]').click()")
+    wait_js(browser, "!document.getElementById('picker').open")
+    assert browser.execute_script("return document.getElementById('dora').value") == "8s"
+    browser.execute_script("document.getElementById('score-button').click()")
     wait_js(browser, "document.body.dataset.state === 'scored'")
     result = browser.find_element("id", "result").text
     # the same hand scored as typed on the command line's path: riichi, tsumo, chinitsu, dora 2 (9s x2)
