@@ -245,3 +245,19 @@ def test_the_dashboard_links_the_score_page(web):
     response = conn.getresponse()
     page = response.read().decode()
     assert response.status == 200 and 'capture="environment"' in page and 'accept="image/*"' in page
+
+
+def test_with_the_tile_finder_the_page_reads_a_real_photo(broker, browser):
+    try:
+        load_finder()
+    except FinderMissing:
+        pytest.skip("the tile finder is not installed yet")
+    server = WebServer(BrokerURL.parse(broker.url), listen=("127.0.0.1", 0))
+    server.start()
+    try:
+        viewport(browser, 390, 844)
+        upload(browser, server, photo("hand_005"))
+        assert browser.execute_script("return document.body.dataset.state") == "read"
+        assert browser.execute_script("return document.querySelectorAll('#boxes .box').length") >= 10
+    finally:
+        server.stop()
