@@ -81,7 +81,7 @@ class WebConfig:
     referee_token: str | None = field(default=None, repr=False)  # sent with commands when tables want a token
     idle_alert: float = 600.0  # seconds without an event before the dashboard flags a game as idle
     records_db: str | None = None  # the records database (SQLite path or postgresql:// URL): /standings
-    rules: str = "ema2012"  # the rules /score values hands under
+    rules: str | None = None  # the rules /score values hands under (default: [table] rules, else ema2012)
     photo_model: str | None = None  # a club's enrolled tile set for /score's photos (default: the packaged sets)
 
 
@@ -372,11 +372,12 @@ def _web(c: _Checker, w: Any) -> WebConfig:
     idle = c.get(w, "web", "idle_alert", (int, float), 600)
     if idle <= 0:
         raise c.fail("web", "idle_alert", "seconds, more than 0")
-    rules = c.get(w, "web", "rules", str, "ema2012")
-    try:
-        get_ruleset(rules)
-    except (UnknownRuleSetError, ValueError) as exc:
-        raise c.fail("web", "rules", str(exc)) from None
+    rules = c.get(w, "web", "rules", str, None)
+    if rules is not None:
+        try:
+            get_ruleset(rules)
+        except (UnknownRuleSetError, ValueError) as exc:
+            raise c.fail("web", "rules", str(exc)) from None
     return WebConfig(listen=listen, site=site, referee_password=password, secret_key=secret,
                      referee_token=c.get(w, "web", "referee_token", str, None), idle_alert=float(idle),
                      records_db=c.get(w, "web", "records_db", str, None) or None, rules=rules,

@@ -93,9 +93,11 @@ def run_service(args: argparse.Namespace) -> int:
         from tablesvc.cli.web import make_server
         from tablesvc.web.server import parse_listen
 
+        camera_model = config.camera.model if config.camera is not None else None
         web = make_server(config.mqtt.url, config.web, listen=parse_listen(config.web.listen),
                           site=config.web.site or config.table.site, prefix=config.mqtt.prefix,
-                          protocol=config.mqtt.protocol)
+                          protocol=config.mqtt.protocol, rules=config.table.rules,
+                          photo_model=str(camera_model) if camera_model else None)
         try:
             web.start()
             print(f"tablesvc: pages on {web.url}/ (overlay {web.url}/overlay/{config.table.site}/{config.table.id})",

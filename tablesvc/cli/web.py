@@ -100,13 +100,16 @@ def missing_extra(exc: ImportError) -> str:
 
 
 def make_server(broker, web, *, listen: tuple[str, int], site: str | None = None, prefix: str = "tablesvc",
-                protocol: str = "auto", records_db: str | None = None):
-    """A :class:`WebServer` from a ``[web]`` config (shared by ``web``, ``run`` and ``demo``)."""
+                protocol: str = "auto", records_db: str | None = None, rules: str | None = None,
+                photo_model: str | None = None):
+    """A :class:`WebServer` from a ``[web]`` config (shared by ``web``, ``run`` and ``demo``); ``rules`` and
+    ``photo_model``: what ``/score`` uses where ``[web]`` names none (``run``: the table's rules and its
+    camera's enrolled set)."""
     from tablesvc.web.app import WebSettings
     from tablesvc.web.server import WebServer
 
     settings = WebSettings(site=site or web.site, referee_password=web.referee_password, secret_key=web.secret_key,
                            referee_token=web.referee_token, records_db=records_db or web.records_db,
-                           rules=web.rules, photo_model=web.photo_model)
+                           rules=web.rules or rules or "ema2012", photo_model=web.photo_model or photo_model)
     return WebServer(broker, listen=listen, prefix=prefix, settings=settings, protocol=protocol,
                      idle_alert=web.idle_alert)
