@@ -117,6 +117,9 @@ class StickTray(PtyDevice):
             self._queue_reading(self._trays, self._riichi)
 
     def _pump(self, now: float) -> None:
+        if self._flutter_until and now >= self._flutter_until:  # the contact holds again: it settles from now
+            self._flutter_until = 0.0
+            self._changed_at = now
         if now < self._flutter_until:
             if now >= self._flutter_next and not self._queue:
                 self._flutter_next = now + 0.1

@@ -155,17 +155,19 @@ class Reconciler:
     ``incomplete_limit``: settled readings in a row whose points do not add up to the table's before that is a
     fault (one or two are a payment in progress: sticks in a player's hand).
     ``flutter_readings`` within ``flutter_window`` seconds: a reader whose trays never settle (a reader reports a
-    tray only once it has held still for a second, so an honest one sends at most two in two seconds).
+    tray only once it has held still for a second, so an honest one sends at most two in two seconds); it is
+    trusted again with a reading that comes ``settle`` seconds (the protocol's second) after the one before.
     """
 
     def __init__(self, *, grace: float = 5.0, incomplete_limit: int = 3, flutter_readings: int = 5,
-                 flutter_window: float = 2.0) -> None:
+                 flutter_window: float = 2.0, settle: float = 1.0) -> None:
         if grace < 0 or incomplete_limit < 1 or flutter_readings < 2 or flutter_window <= 0:
             raise ValueError("grace >= 0, incomplete_limit >= 1, flutter_readings >= 2, flutter_window > 0")
         self.grace = grace
         self.incomplete_limit = incomplete_limit
         self.flutter_readings = flutter_readings
         self.flutter_window = flutter_window
+        self.settle = settle
         self.expected: Expected | None = None
         self.reading: Reading | None = None
         self.verdict = Verdict(SticksStatus.OFF, "no tray reading yet")
@@ -191,6 +193,11 @@ class Reconciler:
     def read(self, trays: Sequence[int], riichi: int, now: float) -> Verdict | None:
         """A settled reading arrived from the reader."""
         reading = Reading((trays[0], trays[1], trays[2], trays[3]), riichi, now)
+        settled = not self._recent or now - self._recent[-1] >= 0.8 * self.settle  # some leeway for the link
+        if self._flutter is not None and settled:
+            self._flutter = None  # it held still for its settling time: this reading is one
+            self._recent.clear()
+            self._incomplete = 0
         self._recent.append(now)
         while self._recent and self._recent[0] < now - self.flutter_window:
             self._recent.popleft()
@@ -218,10 +225,10 @@ class Reconciler:
     def tick(self, now: float) -> Verdict | None:
         """Time passes: a difference held still for ``grace`` is raised; a reader that settled is trusted again."""
         if self._flutter is not None and (not self._recent or self._recent[-1] < now - self.flutter_window):
-            self._flutter = None
+            self._flutter = None  # quiet now; what it sent last while fluttering settled nothing: wait for a reading
             self._recent.clear()
             self._incomplete = 0
-            self.reading = None  # what it sent while fluttering settled nothing: wait for a settled reading
+            self.reading = None
         return self._evaluate(now)
 
     def lost(self, reason: str, now: float) -> Verdict | None:
