@@ -164,13 +164,14 @@ class StickPlayers:
     def __call__(self, event: Event) -> None:
         outputs = self.engine.apply(event)
         for output in outputs:
-            if isinstance(output, HandResult) and self.mispay is not None and output.hand_number == self.mispay.hand:
+            hand = output.hand_number + 1 if isinstance(output, HandResult) else None  # hand_number counts from 0
+            if hand is not None and self.mispay is not None and hand == self.mispay.hand:
                 payer = min(range(4), key=lambda s: output.deltas[s])
                 payee = max(range(4), key=lambda s: output.deltas[s])
                 if payer != payee:
                     self.offset[payer] += self.mispay.points
                     self.offset[payee] -= self.mispay.points
-                    self.mispaid = (output.hand_number, payer, payee, self.mispay.points)
+                    self.mispaid = (hand, payer, payee, self.mispay.points)
         state = self.engine.state
         trays = [max(0, score + extra) for score, extra in zip(state.scores, self.offset, strict=True)]
         before = (self.tray.trays, self.tray.riichi)

@@ -178,6 +178,7 @@ class Reconciler:
         self._still_since: float | None = None  # the trays disagree, not raised yet: since when they are still
         self._raised: str | None = None  # the check at which the difference was raised
         self._dismissed: Reading | None = None  # the reading the referee said is wrong (the trays get fixed)
+        self._expected_at = 0.0
 
     # ------------------------------------------------------------------ inputs
 
@@ -187,6 +188,7 @@ class Reconciler:
                 expected.alternatives() == self.expected.alternatives()):
             return None
         self.expected = expected
+        self._expected_at = now
         self._still_since = now
         return self._evaluate(now)
 
@@ -290,6 +292,9 @@ class Reconciler:
             self._raised = None
             self._dismissed = None
             return Verdict(SticksStatus.OK, f"the trays agree with the game after {check}", check, reading, expected)
+        if (self._raised is not None and reading.at < self._expected_at and self.verdict.status is
+                SticksStatus.MISMATCH):
+            return self.verdict  # the game moved on, the trays not yet paid: the alert stands as it was raised
         if self._dismissed is not None and self._dismissed == reading:
             return Verdict(SticksStatus.WAITING, "the referee ruled the sticks wrong: waiting for the players to "
                            "fix their trays", check, reading, expected, differences, riichi)

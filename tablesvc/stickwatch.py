@@ -90,7 +90,7 @@ class StickWatch:
         now = self._clock()
         for output in outputs:
             if isinstance(output, HandResult):
-                self._check = f"the payments of hand {output.hand_number} ({round_name(output.round)})"
+                self._check = f"the payments of hand {output.hand_number + 1} ({round_name(output.round)})"
             elif isinstance(output, RiichiAccepted):
                 self._check = f"{state.players[output.seat]}'s riichi"
         if kind == "start_game":

@@ -154,3 +154,20 @@ def test_describe_differences_reads_like_the_referee_would_say_it():
 def test_bad_settings_are_refused():
     with pytest.raises(ValueError, match="flutter_readings >= 2"):
         Reconciler(flutter_readings=1)
+
+
+def test_a_raised_alert_stands_as_raised_while_the_next_hand_is_being_paid():
+    r = Reconciler(grace=5.0)
+    r.expect(expected([25000] * 4), 0.0)
+    r.read([26000, 24000, 25000, 25000], 0, 1.0)
+    raised = r.payments_over(2.0)
+    assert raised.status is SticksStatus.MISMATCH
+    # the next hand: Chloe pays Dai 8,000; the trays are not paid yet: the alert is the one raised, not the payment
+    assert r.expect(expected([25000, 25000, 17000, 33000], check="hand 2 (East 2) payments"), 3.0) is None
+    assert r.verdict == raised
+    paid = r.read([26000, 24000, 17000, 33000], 0, 5.0)
+    assert paid.status is SticksStatus.MISMATCH and paid.check == "hand 1 (East 1) payments"
+    assert [d.seat for d in paid.differences] == [0, 1]
+    # the referee takes the trays' scores: agreed at once, without a new reading
+    assert r.expect(expected([26000, 24000, 17000, 33000], check="the referee's scores"), 6.0).status is \
+        SticksStatus.OK
