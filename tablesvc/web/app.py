@@ -54,7 +54,7 @@ __all__ = ["WebSettings", "build_app"]
 log = logging.getLogger(__name__)
 
 STATIC = resources.files("tablesvc.web") / "static"
-COMMANDS = ("start_game", "undo", "amend", "event", "chombo", "dead_hand", "set_scores", "end_game")
+COMMANDS = ("start_game", "undo", "amend", "event", "chombo", "dead_hand", "set_scores", "end_game", "sticks")
 
 
 @dataclass(frozen=True)
