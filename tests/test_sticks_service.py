@@ -139,3 +139,64 @@ def test_a_game_starts_from_the_sticks(stick_table):
     assert reply["status"] == "ok", reply
     state = stick_table.service.table.state
     assert state.scores == [32000, 24000, 30000, 33000] and state.sticks == 1
+
+
+def test_the_demo_with_a_mispayment_prints_the_alert_naming_the_seats_and_amount():
+    """``tablesvc demo --mispay``: a stick tray reader on a third pseudo-terminal, hand 2 paid 1,000 short."""
+    import re
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "tablesvc", "demo", "--speed", "0", "--seed", "5", "--mispay", "2",
+                           "--hands", "3", "--web", "off"], capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "stick tray: " in proc.stdout and "(hand 2 is paid 1,000 short)" in proc.stdout
+    alerts = re.findall(r"^  sticks mismatch: (.*)$", proc.stdout, re.M)
+    assert alerts and all(a.endswith("(after the payments of hand 2 (E2))") for a in alerts)
+    # seed 5's hand 2: Aoi ron from Chloe; Chloe handed 1,000 too little
+    assert re.match(r"Aoi's tray holds [\d,]+, the game says [\d,]+; Chloe's 1,000 more", alerts[0])
+    assert "fault" not in proc.stdout
+
+
+def test_commands_take_the_scores_from_the_trays_and_refuse_without_a_reading():
+    from tablesvc.commands import Commands
+
+    started = []
+    reading = [None]
+    commands = Commands(submit=lambda event, source: started.append(event) or 1, undo=lambda *a: 1,
+                        amend=lambda *a: 1, trays=lambda: reading[0], sticks=lambda action: {"status": action})
+    refused = commands.handle(b'{"command": "start_game", "scores": "sticks"}')
+    assert not refused.ok and "no reading it can be trusted" in refused.payload["error"] and not started
+    reading[0] = ((31000, 29000, 30000, 29000), 1)
+    assert commands.handle(b'{"command": "start_game", "scores": "sticks"}').ok
+    assert started[-1].scores == (31000, 29000, 30000, 29000) and started[-1].sticks == 1
+    assert commands.handle(b'{"command": "start_game", "scores": "sticks", "sticks": 0}').ok
+    assert started[-1].sticks == 0  # given with the command: not the reader's
+    assert commands.handle(b'{"command": "sticks", "action": "dismiss"}').payload["data"] == {"status": "dismiss"}
+    assert not commands.handle(b'{"command": "sticks", "action": "pay"}').ok
+    bare = Commands(submit=lambda event, source: 1, undo=lambda *a: 1, amend=lambda *a: 1)
+    for raw in (b'{"command": "sticks", "action": "recheck"}', b'{"command": "start_game", "scores": "sticks"}'):
+        reply = bare.handle(raw)
+        assert not reply.ok and "no stick tray reader" in reply.payload["error"]
+
+
+def test_start_scores_from_the_sticks_in_the_configuration(mosquitto, tmp_path, pty_device, stick_tray):
+    import pytest
+
+    from hardware_sims.pytest_plugin import SimulatedTable
+    from tablesvc.config import ConfigError, parse_config
+
+    with pytest.raises(ConfigError, match=r'\[start\] scores: "sticks" takes the scores from the stick tray reader'):
+        parse_config('[table]\nsite = "s"\nid = "t"\n[mqtt]\nurl = "mqtt://127.0.0.1:1"\n[start]\nscores = "sticks"\n')
+    table = SimulatedTable(mosquitto, tmp_path, pty_device, make_tray=stick_tray,
+                           extra_config='[start]\nround = "S1"\nscores = "sticks"\n')
+    table.start()
+    try:
+        table.tray.set_trays((26000, 24000, 27000, 23000))
+        assert table.tray.wait_reported()
+        table.service.wait_idle(10)
+        assert _command(table, command="start_game", players=["Aoi", "Ben", "Chloe", "Dai"])["status"] == "ok"
+        state = table.service.table.state
+        assert state.scores == [26000, 24000, 27000, 23000] and state.round == 4
+    finally:
+        table.stop()
