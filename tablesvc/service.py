@@ -322,10 +322,12 @@ class TableService:
             obs = item[1]
             receipt: _Receipt | None = item[2] if len(item) > 2 else None
             if isinstance(obs, TraysRead):  # a witness of the scores, not a move of the game: never journalled
-                if self.sticks is not None:
-                    self.sticks.reading(obs)
-                if receipt is not None:
-                    receipt.done.set()
+                try:
+                    if self.sticks is not None:
+                        self.sticks.reading(obs)
+                finally:
+                    if receipt is not None:
+                        receipt.done.set()
                 return
             source = getattr(obs, "device", None) or getattr(obs, "camera", "?")
             kept = True
@@ -488,6 +490,9 @@ class TableService:
         entry = Entry(accepted.seq, ts, source, kind, body)
         self.publisher.accepted(entry, accepted.outputs, self.table.state, mjai, self.table.result_seqs)
         if self.sticks is not None:
-            self.sticks.after(kind, accepted.outputs, self.table.state)
+            try:
+                self.sticks.after(kind, accepted.outputs, self.table.state)
+            except Exception:  # the entry is journalled and published: the comparison must not undo that
+                log.exception("the stick watch failed after entry %d; the game goes on", accepted.seq)
         if kind in ("undo", "amend"):
             self.publisher.corrected(self.table.state, accepted.seq, self.table.result_seqs)
