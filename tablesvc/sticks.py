@@ -209,10 +209,11 @@ class Reconciler:
                              "its slot?)")
         self.reading = reading
         self._still_since = now
-        if reading.total != (self.expected.total if self.expected is not None else reading.total):
+        expected = self.expected
+        if expected is not None and min(expected.scores) >= 0 and reading.total != expected.total:
             self._incomplete += 1
         else:
-            self._incomplete = 0
+            self._incomplete = 0  # adds up, or cannot (a score below zero is in no tray): no sign of a misread
         return self._evaluate(now)
 
     def payments_over(self, now: float) -> Verdict | None:

@@ -171,3 +171,18 @@ def test_a_raised_alert_stands_as_raised_while_the_next_hand_is_being_paid():
     # the referee takes the trays' scores: agreed at once, without a new reading
     assert r.expect(expected([26000, 24000, 17000, 33000], check="the referee's scores"), 6.0).status is \
         SticksStatus.OK
+
+
+def test_the_bench_catches_every_mispayment_and_raises_nothing_on_games_paid_right():
+    """``python bench/sticks.py --quick``: generated games through the service's comparison and the simulator's
+    players, each paid right and with one hand paid short."""
+    from tests.test_benches import number, run_bench
+
+    out = run_bench("sticks")
+    games = number(r"games\s+(\d+) generated", out)
+    assert "games paid right              0 score alerts, 0 reader faults" in out
+    assert number(r"(\d+)/\d+ caught", out) == games
+    assert number(r"(\d+)/\d+ with the right seats and amount", out) == games
+    in_hand, later = number(r"(\d+)/\d+ in their hand", out), number(r"caught later\s+(\d+)/", out)
+    assert in_hand + later == games and in_hand >= games - 2
+    assert number(r"raised when\s+(\d+)/", out) == in_hand  # as the next hand started
