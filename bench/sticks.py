@@ -99,7 +99,7 @@ def main() -> None:
     games = 8 if args.quick else args.games
     rng = random.Random(19)
     right_alerts = right_faults = hands = readings = 0
-    caught = in_its_hand = later_below_zero = exact = wrong_faults = 0
+    caught = in_its_hand = later_below_zero = missed_below_zero = exact = wrong_faults = 0
     delays: list[int] = []
     start = time.perf_counter()
     for seed in range(1, games + 1):
@@ -117,6 +117,7 @@ def main() -> None:
         wrong_faults += wrong["faults"]
         mispaid, first = wrong["players"].mispaid, wrong["first"]
         if first is None or mispaid is None:
+            missed_below_zero += wrong["below_zero"]
             continue
         caught += 1
         _, payer, payee, _ = mispaid
@@ -131,9 +132,13 @@ def main() -> None:
     print(f"games                         {games} generated, {hands} hands, {readings} settled readings (paid right)")
     print(f"games paid right              {right_alerts} score alerts, {right_faults} reader faults")
     print(f"one hand paid short           {caught}/{games} caught, {in_its_hand}/{games} in their hand, "
-          f"{exact}/{games} with the right seats and amount, {wrong_faults} reader faults")
+          f"{exact}/{games} with the right seats and amount")
     print(f"caught later                  {later_below_zero}/{games}: paid while a player was below zero, which no "
           "tray shows (caught once every score is above it)")
+    print(f"not caught                    {games - caught}/{games}, {missed_below_zero} of them while a player was "
+          "below zero to the game's end (not compared: no tray holds less than nothing)")
+    print(f"reader faults after them      {wrong_faults} (a short-paid tray later asked to pay out more than it "
+          "holds: the table no longer adds up)")
     print(f"raised when                   {sum(1 for d in delays if d == 1)}/{len(delays)} as the next hand "
           "started (the payments over)")
     print(f"time                          {seconds:.1f} s for {2 * games} games (generation included)")
