@@ -1,6 +1,7 @@
 """The score sticks' alert in a real headless Chromium: a game on simulated devices with a stick tray reader, one
-hand paid wrong; the dashboard, the table page and the referee console show the alert, and the referee takes the
-trays' scores in one click. Everything real: Mosquitto, the pseudo-terminals, the service, the web server."""
+hand paid wrong; the dashboard, the table page and the referee console show the alert; the referee rules the sticks
+wrong (the alert waits for the players), rechecks, then takes the trays' scores in one click. Everything real:
+Mosquitto, the pseudo-terminals, the service, the web server."""
 
 from __future__ import annotations
 
@@ -16,6 +17,12 @@ def _sign_in(browser, web, path: str) -> None:
         browser.find_element(By.NAME, "password").send_keys(REFEREE_PASSWORD)
         browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     wait_js(browser, f"location.pathname === {path!r}")
+
+
+def _click(browser, css: str) -> None:
+    """Click a button as a person does, once the page has stopped moving it (each message re-renders the page)."""
+    wait_js(browser, f"document.querySelector({css!r})")
+    browser.execute_script(f"document.querySelector({css!r}).click()")
 
 
 def test_a_mispayment_is_seen_on_the_dashboard_the_table_page_and_the_console(stick_table):
@@ -47,8 +54,16 @@ def test_a_mispayment_is_seen_on_the_dashboard_the_table_page_and_the_console(st
         _sign_in(browser, web, f"/referee/{path}")
         wait_js(browser, "document.querySelector('.panel.sticks.mismatch .sticks-take')", 20)
         shot(browser, "console-sticks")
+        # the sticks are wrong, says the referee: the alert goes, waiting for the players to fix their trays
+        _click(browser, ".panel.sticks .sticks-dismiss")
+        text = wait_js(browser, "document.querySelector('.panel.sticks[data-status=waiting] .sticks-text')"
+                       "?.textContent", 20)
+        assert "fix their trays" in text and not browser.find_elements(By.CSS_SELECTOR, ".sticks-take")
+        # they did not: a recheck compares the same trays again, and the alert is back after the grace
+        _click(browser, ".panel.sticks .sticks-recheck")
+        wait_js(browser, "document.querySelector('.panel.sticks.mismatch .sticks-take')", 30)
         trays = sticks[-1]["trays"]
-        browser.find_element(By.CSS_SELECTOR, ".panel.sticks .sticks-take").click()
+        _click(browser, ".panel.sticks .sticks-take")
         wait_js(browser, "document.querySelector('.panel.sticks')?.dataset.status === 'ok'", 20)
         wait_js(browser, "document.querySelector('.replies li')?.textContent.includes('set_scores: ok')", 20)
         assert list(stick_table.service.table.state.scores) == trays
