@@ -314,6 +314,10 @@ def parse_config(text: str, path: str = "<config>", *, base: Path | None = None)
         if not all(isinstance(x, str) and len(x) >= 8 for x in raw):
             raise c.fail("commands", "tokens", "each token is a string of at least 8 characters")
         tokens = tuple(raw)
+    readers = [s.name for s in serial if s.binding.kind is DeviceKind.STICKS]
+    if len(readers) > 1:
+        raise c.fail("serial", "kind", f"one stick tray reader per table, not {len(readers)} ({', '.join(readers)}): "
+                     "a reader reads all four trays")
     start = _start(c, data.get("start"), table.rules)
     if start.get("scores") == "sticks" and not any(s.binding.kind is DeviceKind.STICKS for s in serial):
         raise c.fail("start", "scores", '"sticks" takes the scores from the stick tray reader: configure it as a '

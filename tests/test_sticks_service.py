@@ -200,3 +200,13 @@ def test_start_scores_from_the_sticks_in_the_configuration(mosquitto, tmp_path, 
         assert state.scores == [26000, 24000, 27000, 23000] and state.round == 4
     finally:
         table.stop()
+
+
+def test_a_table_has_one_stick_tray_reader():
+    import pytest
+
+    from tablesvc.config import ConfigError, parse_config
+
+    links = "".join(f'[[serial]]\nname = "s{i}"\nurl = "/dev/null"\nkind = "sticks"\nids = ["S{i}"]\n' for i in (1, 2))
+    with pytest.raises(ConfigError, match=r"one stick tray reader per table, not 2 \(s1, s2\)"):
+        parse_config('[table]\nsite = "s"\nid = "t"\n[mqtt]\nurl = "mqtt://127.0.0.1:1"\n' + links)
