@@ -212,3 +212,24 @@ def test_a_table_has_one_stick_tray_reader():
     links = "".join(f'[[serial]]\nname = "s{i}"\nurl = "/dev/null"\nkind = "sticks"\nids = ["S{i}"]\n' for i in (1, 2))
     with pytest.raises(ConfigError, match=r"one stick tray reader per table, not 2 \(s1, s2\)"):
         parse_config('[table]\nsite = "s"\nid = "t"\n[mqtt]\nurl = "mqtt://127.0.0.1:1"\n' + links)
+
+
+def test_a_restarted_service_compares_the_trays_with_the_game_it_resumes(stick_table):
+    from tablesvc.service import TableService
+
+    tray = stick_table.tray
+    assert _command(stick_table, command="start_game", players=["Aoi", "Ben", "Chloe", "Dai"])["status"] == "ok"
+    tray.set_trays((30000,) * 4)
+    assert tray.wait_reported()
+    stick_table.service.wait_idle(10)
+    assert stick_table.service.sticks.verdict.status.value == "ok"
+    stick_table.service.stop()
+    tray.set_trays((31000, 29000, 30000, 30000))  # moved while the service was down
+    stick_table.service = TableService(stick_table.config)  # resumes the game from its journal
+    sticks = stick_table.messages("sticks")
+    stick_table.start()
+    # the reader is asked who it is, says what its trays hold, and the game resumed is compared with them
+    assert stick_table.wait_for(lambda: sticks and sticks[-1]["trays"] == [31000, 29000, 30000, 30000], 20), sticks
+    assert sticks[-1]["check"] == "the service's start" and sticks[-1]["game"]["scores"] == [30000] * 4
+    assert stick_table.wait_for(lambda: sticks[-1]["status"] == "mismatch", 20)  # after the grace
+    assert sticks[-1]["text"].startswith("Aoi's tray holds 31,000, the game says 30,000; Ben's 1,000 less")
