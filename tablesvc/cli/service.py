@@ -494,8 +494,9 @@ def _shutdown(service, viewer, *others) -> None:
 def add_watch(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("watch", help="a terminal view of tables from their MQTT feed",
                        description="Show one or all tables live from the MQTT feed: round, scores, ponds, "
-                       "melds, the all-last conditions, last results with names, the final ranking, events and "
-                       "device health, with a legend of the marks under the screen.")
+                       "melds, the all-last conditions, last results with names, the final ranking, events, "
+                       "device health and the score sticks compared with the game, with a legend of the marks under "
+                       "the screen.")
     p.add_argument("--broker", default="mqtt://127.0.0.1:1883", metavar="URL", help="default: %(default)s")
     p.add_argument("--prefix", default="tablesvc", help="topic prefix (default: %(default)s)")
     p.add_argument("--table", help="only this table (TABLE or SITE/TABLE)")
