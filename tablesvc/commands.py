@@ -30,6 +30,8 @@ import hashlib
 import hmac
 import json
 import logging
+import math
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -37,22 +39,29 @@ from typing import Any
 
 import jsonschema
 
+from tablesvc.engine.clock import MAX_MINUTES, Clock, ClockError, parse_deadline
 from tablesvc.engine.engine import Rejected
 from tablesvc.engine.events import (
     INT_RANGES,
     MAX_TEXT,
     Chombo,
+    ClockAddHand,
+    ClockExtend,
+    ClockStart,
     DeadHand,
     EndGame,
     Event,
     EventFormatError,
     GameStart,
     SetScores,
+    TimeUp,
     from_dict,
 )
+from tablesvc.mqtt.payloads import iso_time
 from tablesvc.mqtt.topics import SCHEMA_VERSION
+from tablesvc.rules.game_end import MAX_MORE_HANDS, TimeRule
 
-__all__ = ["COMMAND_SCHEMA", "MAX_COMMAND_BYTES", "SITUATION", "CommandError", "Commands", "Reply"]
+__all__ = ["CLOCK_ACTIONS", "COMMAND_SCHEMA", "MAX_COMMAND_BYTES", "SITUATION", "CommandError", "Commands", "Reply"]
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +82,15 @@ def _whole(low: int, high: int) -> dict[str, Any]:
 
 _SEAT = _whole(*INT_RANGES["seat"])
 _REASON = {"type": "string", "maxLength": MAX_TEXT}
+#: A tournament clock: the guaranteed time (or the deadline it ends at, the same for a whole hall) and the rule.
+_CLOCK = {
+    "minutes": _whole(1, MAX_MINUTES),
+    "deadline": {"type": "string", "minLength": 1, "maxLength": 40},
+    "rule": {"enum": [r.value for r in TimeRule]},
+    "more_hands": _whole(0, MAX_MORE_HANDS),
+}
+CLOCK_ACTIONS = ("start", "extend", "add_hand", "time_up")
+"""What the ``clock`` command does: start the clock, extend the time, add a hand after time, call time now."""
 _COMMANDS: dict[str, dict[str, Any]] = {
     "start_game": {
         "properties": {
@@ -86,8 +104,12 @@ _COMMANDS: dict[str, dict[str, Any]] = {
             "sticks": _whole(*INT_RANGES["sticks"]),
             "scores": {"type": "array", "items": _whole(*INT_RANGES["scores"]), "minItems": 4, "maxItems": 4},
             "dealer": _SEAT,
+            # the tournament clock, started with the game (a tournament's round start sends it to every table)
+            "clock": {"type": "object", "properties": _CLOCK, "additionalProperties": False},
         },
     },
+    "clock": {"properties": {"action": {"enum": list(CLOCK_ACTIONS)}, **_CLOCK, "reason": _REASON},
+              "required": ["action"]},
     "undo": {"properties": {"count": _whole(1, 100)}},
     "amend": {"properties": {"seq": _whole(1, 2**31 - 1), "event": {"type": "object"}},
               "required": ["seq", "event"]},
@@ -210,7 +232,10 @@ class Commands:
                  default_rules: str = "ema2012", default_players: tuple[str, str, str, str] | None = None,
                  default_start: Mapping[str, Any] | None = None,
                  recall: Callable[[str], tuple[str, dict[str, Any] | None, int | None] | None] | None = None,
-                 remember: Callable[[str, str, dict[str, Any]], None] | None = None) -> None:
+                 remember: Callable[[str, str, dict[str, Any]], None] | None = None,
+                 now: Callable[[], float] = time.time) -> None:
+        """``now`` is the wall clock a clock's minutes are counted from (the deadline is journalled)."""
+        self._now = now
         self._recall = recall
         self._remember = remember
         self.current: tuple[str, str] | None = None  # (transaction key, digest) of the command being carried out
@@ -303,7 +328,12 @@ class Commands:
             if "scores" in situation:
                 situation["scores"] = tuple(situation["scores"])
             event = GameStart(players=players, rules=c.get("rules", self._rules), **situation)  # type: ignore[arg-type]
+            clock = self._clock_start(c["clock"]) if "clock" in c else None  # checked before the game starts
             seq = self._submit(event, source)
+            if clock is not None:
+                return {"seq": seq, "clock_seq": self._submit(clock, source)}
+        elif name == "clock":
+            seq = self._clock(c, source)
         elif name == "undo":
             seq = self._undo(int(c.get("count", 1)), source)
         elif name == "amend":
@@ -320,6 +350,52 @@ class Commands:
         else:  # end_game (the schema admits no other)
             seq = self._submit(EndGame(reason=c.get("reason", "")), source)
         return {"seq": seq}
+
+    def _clock_start(self, spec: dict[str, Any]) -> ClockStart:
+        """The clock_start event of a clock given as minutes (from now) or as a deadline (the hall's, the same
+        for every table), checked as the engine will check it, so that start_game never starts a game whose
+        clock is then refused."""
+        minutes = spec.get("minutes")
+        now = self._now()
+        if "deadline" in spec:
+            try:
+                deadline = parse_deadline(spec["deadline"])
+            except ClockError as exc:
+                raise CommandError(f"invalid command at clock deadline: {exc}") from None
+            if minutes is None:
+                minutes = math.ceil((deadline - now) / 60)
+                if minutes < 1:
+                    raise CommandError(f"the deadline {iso_time(deadline)} has passed (it is {iso_time(now)} at "
+                                       "this table): give a later one, or minutes")
+        elif minutes is None:
+            raise CommandError("a clock is started with minutes (the guaranteed time) or a deadline")
+        else:
+            deadline = now + 60 * minutes
+        event = ClockStart(minutes=minutes, deadline=iso_time(deadline), rule=spec.get("rule", TimeRule.EMA.value),
+                           more_hands=spec.get("more_hands", 0))
+        try:
+            Clock.start(event.minutes, event.deadline, event.rule, event.more_hands)
+        except ClockError as exc:
+            raise CommandError(str(exc)) from None
+        return event
+
+    def _clock(self, c: dict[str, Any], source: str) -> int:
+        action = c["action"]
+        takes = {"start": {"minutes", "deadline", "rule", "more_hands"}, "extend": {"minutes", "reason"},
+                 "add_hand": {"reason"}, "time_up": {"reason", "rule"}}[action]
+        extra = sorted(set(c) - takes - {"command", "transaction", "token", "action"})
+        if extra:
+            raise CommandError(f"the clock's {action} does not take {', '.join(extra)} (it takes "
+                               f"{', '.join(sorted(takes))})")
+        if action == "start":
+            return self._submit(self._clock_start(c), source)
+        if action == "extend":
+            if "minutes" not in c:
+                raise CommandError("the clock's extend needs minutes: how many minutes to add")
+            return self._submit(ClockExtend(minutes=c["minutes"], reason=c.get("reason", "")), source)
+        if action == "add_hand":
+            return self._submit(ClockAddHand(reason=c.get("reason", "")), source)
+        return self._submit(TimeUp(reason=c.get("reason", ""), rule=c.get("rule")), source)
 
     @staticmethod
     def _reply(command: dict[str, Any], status: str, *, data: Any = None, error: str | None = None) -> Reply:

@@ -29,10 +29,12 @@ from typing import Any
 
 from drivers.observations import CameraHealth, DeviceHealth, Observation
 from tablesvc.bursts import BurstLimiter
+from tablesvc.clock import ClockTimer
 from tablesvc.commands import Commands
 from tablesvc.config import Config
+from tablesvc.engine.clock import Clock
 from tablesvc.engine.engine import Rejected, apply
-from tablesvc.engine.events import Event, GameStart, to_dict
+from tablesvc.engine.events import Event, GameStart, TimeUp, to_dict
 from tablesvc.engine.results import GameResult, HandResult
 from tablesvc.engine.state import Phase
 from tablesvc.formats.mjai_live import MjaiStream, capture
@@ -123,7 +125,10 @@ class TableService:
                                  tokens=config.command_tokens, default_rules=config.table.rules,
                                  default_players=config.table.players, default_start=config.start,
                                  recall=lambda key: self.journal.recall(key),
-                                 remember=lambda key, digest, reply: self.journal.remember(key, digest, reply))
+                                 remember=lambda key, digest, reply: self.journal.remember(key, digest, reply),
+                                 now=self.clock)
+        # the tournament clock's deadline is watched here; time-up is recorded by the worker like any input
+        self.clock_timer = ClockTimer(self._running_clock, self.clock, lambda: self.inbox.put(("time_up",)))
         self.mjai = MjaiStream()
         self.drivers: list[Any] = []
         self.reader: Any = None
@@ -151,6 +156,7 @@ class TableService:
         self.link.start()
         self._worker = threading.Thread(target=self._run, name="table-worker", daemon=True)
         self._worker.start()
+        self.clock_timer.start()
         known = self._known_device_events() if self.config.serial else []
         for serial in self.config.serial:
             from drivers.serial_driver import SerialDriver
@@ -187,6 +193,7 @@ class TableService:
                 self.journal.device_events(wall - DUPLICATE_WINDOW, wall + DUPLICATE_WINDOW)]
 
     def stop(self) -> None:
+        self.clock_timer.stop()
         for driver in self.drivers:
             driver.stop()
         if self.reader is not None:
@@ -354,6 +361,15 @@ class TableService:
                                   "not_reported": held})
         elif kind == "snapshot":
             self.publisher.snapshot(item[1], item[2])
+        elif kind == "time_up":
+            clock = self._running_clock()
+            if clock is not None and clock.due(self.clock()):  # not extended nor ended since the timer looked
+                self._safe(lambda: self._submit(TimeUp(reason="the guaranteed time is over"), "clock"), "clock")
+
+    def _running_clock(self) -> Clock | None:
+        """The clock of the game in play (any thread may read it: the state's clock is replaced, never changed)."""
+        state = self.table.state
+        return state.clock if state.phase in (Phase.BETWEEN_HANDS, Phase.DEALING, Phase.PLAYING) else None
 
     def _retained_command(self, msg: IncomingMessage) -> None:
         """A command the broker keeps (published with retain) would be carried out again at every restart:

@@ -93,6 +93,7 @@ from tablesvc.engine.events import (
     Ron,
     RonClaim,
     SetScores,
+    TimeUp,
     Tsumo,
 )
 from tablesvc.engine.results import GameResult, HandResult, Output, RiichiAccepted
@@ -638,6 +639,10 @@ def export_mjai(record: RecordedGame, report: ReplayReport) -> str:
         elif isinstance(e, EndGame):
             final = report.final or next(o for o in step.outputs if isinstance(o, GameResult))
             out.append({"type": "end_game", "reason": e.reason or "ended by the referee", "scores": list(final.scores)})
+        elif isinstance(e, TimeUp) and any(isinstance(o, GameResult) for o in step.outputs):
+            # time ran out between hands with no hand left to play (the clock's other events write nothing)
+            final = report.final or next(o for o in step.outputs if isinstance(o, GameResult))
+            out.append({"type": "end_game", "reason": "time", "scores": list(final.scores)})
     return "".join(json.dumps(x, ensure_ascii=False, separators=(",", ":")) + "\n" for x in out)
 
 

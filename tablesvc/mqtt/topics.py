@@ -51,7 +51,7 @@ TOPICS: tuple[TopicSpec, ...] = (
               "camera's report, else null), JPEG in base64; every few seconds and at each refusal"),
     TopicSpec("cmd", "referee", False, 1,
               '{"command", "transaction", "token", ...}: start_game, undo, amend, event, chombo, dead_hand, '
-              "set_scores, end_game"),
+              "set_scores, end_game, clock"),
     TopicSpec("cmd/reply", "service", False, 1,
               '{"schema", "status": "ok"|"error", "command", "transaction", "data", "error"} (or on the '
               "MQTT 5 response topic)"),
