@@ -6,7 +6,7 @@ static files, signed-cookie sessions (itsdangerous) and streaming responses
 in a small, well-kept library; uvicorn runs it. Pages are static files; they
 read the table from their own URL and the feed from ``/sse/...``.
 
-Viewers need nothing: overlay, dashboard, table and standings pages are read-only.
+Viewers need nothing: overlay, dashboard, table, standings and clock pages are read-only.
 The referee console and ``POST /api/cmd/...`` need a signed session
 (password checked against the stored scrypt hash) and the session's CSRF
 token in the ``X-CSRF-Token`` header; a command is then sent on the table's
@@ -20,6 +20,7 @@ import html
 import json
 import logging
 import secrets
+import time
 import urllib.parse
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -54,7 +55,7 @@ __all__ = ["WebSettings", "build_app"]
 log = logging.getLogger(__name__)
 
 STATIC = resources.files("tablesvc.web") / "static"
-COMMANDS = ("start_game", "undo", "amend", "event", "chombo", "dead_hand", "set_scores", "end_game")
+COMMANDS = ("start_game", "undo", "amend", "event", "chombo", "dead_hand", "set_scores", "end_game", "clock")
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,10 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
 
     async def tables(_request: Request) -> Response:
         return JSONResponse({"tables": store.summaries(settings.site or "*")})
+
+    async def server_time(_request: Request) -> Response:
+        # the clock pages count down with the server's time, so a big screen whose own clock is off is not
+        return JSONResponse({"now": time.time()}, headers={"Cache-Control": "no-store"})
 
     reader = StandingsReader(settings.records_db) if settings.records_db else None
 
@@ -262,6 +267,7 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
         Route("/table/{site}/{table}", _page("table.html")),
         Route("/overlay/{site}/{table}", _page("overlay.html")),
         Route("/standings", _page("standings.html")),
+        Route("/clock", _page("clock.html")),
         Route("/referee/{site}/{table}", referee_page),
         Route("/login", login_page, methods=["GET"]),
         Route("/login", login, methods=["POST"]),
@@ -270,6 +276,7 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
         Route("/sse/table/{site}/{table}", table_stream),
         Route("/sse/site", site_stream),
         Route("/api/tables", tables),
+        Route("/api/time", server_time),
         Route("/api/session", session_info),
         Route("/api/standings", standings),
         Route("/api/cmd/{site}/{table}", command, methods=["POST"]),

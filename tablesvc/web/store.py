@@ -250,6 +250,7 @@ class TableFeed:
             "last_event": self.last_event_ts,
             "devices": [self._device_row(n, d) for n, d in sorted(self.devices.items())],
             "alerts": active + alerts[::-1][:8],
+            "clock": state.get("clock") if isinstance(state.get("clock"), dict) else None,
         }
 
     @staticmethod

@@ -84,6 +84,29 @@ function form(cls, fields, label, build, danger = false) {
   return f;
 }
 
+// the tournament clock of this table: more time or one more hand for it alone (shown under its countdown)
+function clockControls(clock, phase) {
+  if (phase === "game_over") return null;
+  return el("div", { class: "clock-buttons" },
+    form("clock-extend", [input("extend_minutes", { class: "count", type: "number", min: 1, step: 1, value: "5" }),
+      el("span", { text: "min" }), input("extend_reason", { placeholder: "reason" })], "Extend",
+    (d) => ({ command: "clock", action: "extend", minutes: Number(d.get("extend_minutes")),
+      reason: String(d.get("extend_reason") || "") })),
+    el("button", { class: "add-hand", onclick: () => send({ command: "clock", action: "add_hand" }), text: "Add hand" }),
+    el("button", { class: "time-up danger", onclick: () => send({ command: "clock", action: "time_up",
+      reason: "called by the referee" }), text: "Time up now" }));
+}
+
+// a table playing without a clock: start one (a tournament's round start sends it with start_game)
+function clockStart() {
+  if (!model.state || model.state.clock || ["not_started", "game_over"].includes(model.state.phase)) return null;
+  return form("clock-start", [input("clock_minutes", { class: "count", type: "number", min: 1, step: 1, value: "75" }),
+    el("span", { text: "min, then" }),
+    select("clock_rule", [["ema", "the hand in play and one more (EMA)"], ["finish_hand", "the hand in play"]], "ema")],
+  "Start clock", (d) => ({ command: "clock", action: "start", minutes: Number(d.get("clock_minutes")),
+    rule: String(d.get("clock_rule") || "ema") }));
+}
+
 function controls() {
   const names = [0, 1, 2, 3].map((i) => input(`p${i}`, { class: "name",
     value: model.state?.seats?.[i]?.name || ["East", "South", "West", "North"][i] }));
@@ -103,6 +126,7 @@ function controls() {
   });
   return el("div", { class: "panel commands" }, el("h2", { text: "Referee" }),
     el("p", { class: "hint", text: "Click a discard on the table to amend it." }), amend,
+    clockStart(),
     form("start", [...names, input("rules", { value: model.state?.rules || "ema2012", class: "name" }), situationFields()],
       "Start game", startCommand),
     el("div", { class: "row" },
@@ -129,7 +153,7 @@ function onDiscard(seat, index, t, seq) {
 
 function render(m) {
   const focused = document.activeElement && document.activeElement.name;
-  renderTablePage(app, m, { onDiscard, extra: controls() });
+  renderTablePage(app, m, { onDiscard, extra: controls(), clockExtra: clockControls });
   if (selected) {
     const node = app.querySelector(`.pond[data-seat='${selected.seat}'] .tile[data-index='${selected.index}']`);
     if (node) node.classList.add("selected");

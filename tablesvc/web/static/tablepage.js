@@ -1,6 +1,7 @@
 // The table page (and the referee console built on it): the live table, players, the hand-by-hand
 // history with deltas, downloads of the game.
 import { ago, el, pathParts, points, seatName, signed } from "/static/feed.js";
+import { clockBox } from "/static/clock.js";
 import { endCard, moment, playerCards, roundText, tableView } from "/static/render.js";
 
 export const { site, table } = pathParts();
@@ -18,7 +19,7 @@ function history(m) {
     el("tbody", {}, ...rows));
 }
 
-export function renderTablePage(app, m, { onDiscard = null, extra = null } = {}) {
+export function renderTablePage(app, m, { onDiscard = null, extra = null, clockExtra = null } = {}) {
   const state = m.state;
   const online = m.status && m.status.status === "online";
   const shown = moment(m); // between hands: the hand that just ended, as it ended (render.js)
@@ -31,7 +32,9 @@ export function renderTablePage(app, m, { onDiscard = null, extra = null } = {})
     el("a", { href: `/overlay/${base}`, text: "overlay" }), el("a", { href: "/", text: "all tables" }),
     el("span", { class: "live", text: m.connected ? "live" : "reconnecting…" }));
   const card = endCard(m);
-  const side = el("div", { class: "side-info" }, el("div", { class: "panel" }, el("h2", { text: "Players" }), playerCards(shown),
+  const clock = state && state.clock ? el("div", { class: "panel clock-panel" }, el("h2", { text: "Clock" }),
+    clockBox(state.clock, state.phase), clockExtra ? clockExtra(state.clock, state.phase) : null) : null;
+  const side = el("div", { class: "side-info" }, clock, el("div", { class: "panel" }, el("h2", { text: "Players" }), playerCards(shown),
     card ? el("div", { class: "end-card" }, card) : null));
   if (extra) side.append(extra);
   // state.downloads: per format, null where the server can write the game, else why not (greyed, the reason
