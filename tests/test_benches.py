@@ -104,6 +104,15 @@ def check_soak(out: str) -> None:
         assert 10 < float(start) < 1000 and 10 < float(end) < 1000 and 0 < float(cpu) < 200
 
 
+def check_clock(out: str) -> None:
+    """time_up arrives for every deadline, never before it (min >= 0), and within seconds, not a minute late."""
+    line = next(line for line in out.splitlines() if line.startswith("time_up after the deadline"))
+    assert "10/10 arrived" in line, line
+    p50, p99 = number(r"p50 ([\d.]+) ms", line), number(r"p99 ([\d.]+) ms", line)
+    assert number(r"min (-?[\d.]+) ms", line) >= 0, line
+    assert p50 <= p99 < 5000, line
+
+
 CHECKS: dict[str, tuple[Callable[[str], None], bool]] = {  # bench -> (check, needs ../shared/data)
     "score": (check_score, False),
     "replay": (check_replay, True),
@@ -114,6 +123,7 @@ CHECKS: dict[str, tuple[Callable[[str], None], bool]] = {  # bench -> (check, ne
     "classifier_compare": (check_classifier_compare, True),
     "detector_compare": (check_detector_compare, False),
     "soak": (check_soak, False),
+    "clock": (check_clock, False),
 }
 
 
