@@ -7,6 +7,8 @@ waiting for a clock.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tablesvc.engine.clock import Clock, ClockError, parse_deadline
@@ -226,3 +228,30 @@ def test_clock_values_are_checked():
         clock = clock.add_hand()
     with pytest.raises(ClockError, match="already added"):
         clock.add_hand()
+
+
+def test_a_game_on_time_exports_as_mjai_and_tenhou6_the_clock_events_passed_over():
+    from dataclasses import replace
+
+    from hardware_sims.generator import generate_game
+    from tablesvc.formats.mjai import export_mjai
+    from tablesvc.formats.record import RecordedGame
+    from tablesvc.formats.tenhou6 import export_tenhou6
+    from tablesvc.replay import replay
+
+    plain = generate_game(5)
+    events = list(plain.events)
+    middle = next(i for i, e in enumerate(events) if e.type == "discard" and i > len(events) // 2)
+    events[middle:middle] = [ClockExtend(minutes=5), ClockAddHand()]
+    events[1:1] = [ClockStart(minutes=600, deadline=DEADLINE)]  # a long round: the game ends by its rules
+    timed = replace(plain, events=events)
+    for export in (export_mjai, export_tenhou6):
+        assert export(timed, replay(timed)) == export(plain, replay(plain))
+
+    tb = _table("finish_hand")  # time called between hands: the game ends there, and mjai says why
+    tb.draw_hand(NOTEN)
+    tb.send(TimeUp())
+    record = RecordedGame(source="test", events=tb.events)
+    lines = [json.loads(x) for x in export_mjai(record, replay(record)).splitlines()]
+    assert lines[-1]["type"] == "end_game" and lines[-1]["reason"] == "time"
+    assert [x["type"] for x in lines].count("end_game") == 1
