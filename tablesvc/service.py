@@ -466,6 +466,8 @@ class TableService:
         last = next(iter(reversed(list(self.journal.entries(max(0, self.journal.last_seq - 1))))), None)
         if last is not None and last.source == "referee":
             raise Rejected("a seat panel cannot undo a referee's ruling: the referee corrects it")
+        if last is not None and last.source == "clock":
+            raise Rejected("a seat panel cannot undo the clock's time-up: the referee corrects what came before it")
         return self._undo(1, source)
 
     def _undo(self, count: int, source: str) -> int:

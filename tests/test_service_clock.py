@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 import uuid
 
+from drivers.observations import Button, ButtonPressed
 from tablesvc.config import parse_config
 from tablesvc.engine.events import DoraRevealed, ExhaustiveDraw, to_dict
 from tablesvc.mqtt.payloads import iso_time
@@ -130,6 +131,10 @@ def test_an_extension_moves_the_deadline_the_timer_watches_and_an_added_hand_is_
         clock = sub.of("state")[-1]["clock"]
         assert clock["extended"] == 5 and clock["added"] == 1
         assert clock["hands_left"] == 2  # between hands under EMA: one more, and the one added
+        # a seat panel's undo takes back a move at the table, never the clock's time-up
+        svc.observe(ButtonPressed(device="PNL", seq=1, timestamp=time.monotonic(), seat=0, button=Button.UNDO))
+        assert sub.wait_for(lambda: any("cannot undo the clock's time-up" in e["error"] for e in sub.of("errors")))
+        assert [e.kind for e in svc.journal.entries()][-1] == "time_up"
         for round_ in ("E1", "E2"):
             _events(sub, [{"type": "hand_start"}, to_dict(DoraRevealed(t("W"))), *_a_drawn_hand(round_)])
         assert sub.wait_for(lambda: any(r["type"] == "game_result" for r in sub.of("results")))
