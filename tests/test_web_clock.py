@@ -140,3 +140,17 @@ def test_the_console_extends_one_tables_time_and_adds_a_hand(web, hall, browser)
     wait_js(browser, "document.querySelectorAll('.replies li.ok').length === 2", 15, "(the second reply)")
     assert t2.service.table.state.clock.added == 1
     wait_js(browser, "document.querySelector('.clock-panel .clock-rule').textContent.includes('+1 hand')")
+
+
+def test_when_the_rounds_time_is_up_the_big_screen_says_so_and_counts_the_tables_still_playing(web, hall, browser):
+    for name in ("t1", "t2", "t3"):
+        hall[name].command({"command": "clock", "action": "time_up", "reason": "the hall's gong"})
+    browser.get(f"{web.url}/clock")
+    viewport(browser, 1920, 1080)
+    wait_js(browser, "document.querySelector('.round-clock .clock-time')?.textContent === 'time'", 15,
+            "(the round timer says time)")
+    assert browser.execute_script("return document.querySelector('.round-note').textContent") == (
+        "time is up: 4 tables still playing")
+    texts = browser.execute_script("return [...document.querySelectorAll('.hall-table .clock-time')]"
+                                   ".map(e => e.textContent)")
+    assert sorted(texts) == ["time · 2 hands left"] * 3 + ["time · 3 hands left"]  # t2: a hand added

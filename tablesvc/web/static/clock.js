@@ -43,7 +43,7 @@ export function handsLeft(n) {
 export function clockText(clock, phase) {
   if (!clock) return "";
   if (phase === "game_over") return "finished";
-  if (clock.time_up) return `time · ${handsLeft(clock.hands_left)}`;
+  if (clock.time_up) return typeof clock.hands_left === "number" ? `time · ${handsLeft(clock.hands_left)}` : "time";
   const left = remaining(clock);
   return left === null ? "" : countdown(left);
 }
