@@ -130,7 +130,7 @@ def _collect(args: argparse.Namespace) -> int:
     stop.wait()
     collector.stop()
     store.close()
-    print(f"tablesvc records: stopped ({collector.written} results written, {collector.rejected} unreadable)",
+    print(f"tablesvc records: stopped ({collector.written} results written, {collector.rejected} refused)",
           flush=True)
     return 0
 
