@@ -239,3 +239,29 @@ def test_the_standings_api_reads_a_database_with_bad_rows(broker, tmp_path):
     assert {p["name"] for p in data["players"]} == set(NIGHT)
     ann = next(p for p in data["players"] if p["name"] == "Ann")
     assert ann["places"] == [0, 1, 1, 0] and ann["games"] == 3  # her place in game one is 1.5: not counted
+
+
+def test_import_skips_a_game_it_cannot_keep_says_which_and_why_and_exits_1(tmp_path, capsys):
+    """A journal kept before names were checked: a player typed with a lone surrogate. The import writes the
+    other games, names the file and the field of the one it leaves out, and exits 1 at the end."""
+    from dataclasses import replace
+
+    from tablesvc.journal import Journal
+    from tablesvc.table import Table
+
+    data = tmp_path / "data"
+    for n, events in enumerate((game_one(), game_two())):
+        if n == 0:
+            events = [replace(events[0], players=("A\ud800nn", *events[0].players[1:])), *events[1:]]
+        journal = Journal.for_table(data, "t1")
+        table = Table(journal)
+        for i, event in enumerate(events):
+            table.submit(event, source="referee", ts=1_700_000_000 + 10_000 * n + i)
+        journal.archive()
+    db = str(tmp_path / "records.sqlite3")
+    assert main(["records", "import", "--data-dir", str(data), "--site", "club", "--db", db]) == 1
+    out, err = capsys.readouterr()
+    assert "t1-1.sqlite3 not imported: players[0] is not valid Unicode text" in err
+    assert "1 finished game(s)" in out and "1 refused (above)" in out
+    with RecordsStore(db) as store:
+        assert [[s.name for s in g.seats] for g in store.games()] == [["Bob", "Eve", "Ann", "Cat"]]

@@ -30,7 +30,7 @@ examples:
   tablesvc records import --config table.toml     # games the table kept before the collector ran
 
 exit status: 0 done (the collector: stopped by SIGINT or SIGTERM), 1 the database or broker
-cannot be used (the message says why), 2 bad command line.
+cannot be used, or import left out a game it cannot keep (the message says why), 2 bad command line.
 """
 
 
@@ -227,6 +227,9 @@ def _import(args: argparse.Namespace) -> int:
             done = import_games(store, site, games)
     except (JournalError, RecordsError) as exc:
         return _fail(str(exc))
+    for path, why in done.refused:
+        print(f"tablesvc records import: {path} not imported: {why}", file=sys.stderr)
     print(f"{done.finished} finished game(s) of {data_dir} in the records of site {site}"
-          + (f"; {done.skipped} still in play left to the collector" if done.skipped else ""))
-    return 0
+          + (f"; {done.skipped} still in play left to the collector" if done.skipped else "")
+          + (f"; {len(done.refused)} refused (above)" if done.refused else ""))
+    return 1 if done.refused else 0

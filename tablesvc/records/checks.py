@@ -26,8 +26,8 @@ from typing import Any
 
 from tablesvc.text import find_invalid_text
 
-__all__ = ["INT_MAX", "INT_MIN", "MAX_DEPTH", "MAX_GAME_ID", "MAX_NAME", "MAX_PAYLOAD", "Refused", "check_result",
-           "check_text", "parse"]
+__all__ = ["INT_MAX", "INT_MIN", "MAX_DEPTH", "MAX_GAME_ID", "MAX_NAME", "MAX_PAYLOAD", "Refused", "check_payload",
+           "check_result", "check_text", "parse"]
 
 MAX_PAYLOAD = 1_000_000  # bytes: a whole game of results_replaced is about 60 kB
 MAX_DEPTH = 12  # the feed nests 6 deep (results_replaced > results > wins > melds > tiles)
@@ -63,6 +63,13 @@ def parse(raw: bytes) -> dict[str, Any]:
         raise Refused(f"not a JSON object but {type(value).__name__}")
     _walk(value, "", 1)
     return value
+
+
+def check_payload(payload: dict[str, Any]) -> None:
+    """A result built here rather than read off the feed (an import from a journal): the checks of
+    :func:`parse` on its values, then :func:`check_result`."""
+    _walk(payload, "", 1)
+    check_result(payload)
 
 
 def _walk(value: Any, path: str, depth: int) -> None:
