@@ -91,6 +91,7 @@ from tablesvc.formats.record import HandRecord, RecordedGame, RecordError, Repla
 from tablesvc.formats.tracker import HandTracker, guess_tenpai, noten_payment_tenpai
 from tablesvc.formats.walk import Before, HandResults, split_win_deltas, tenhou_order, walk
 from tablesvc.rules.ruleset import UnknownRuleSetError, get_ruleset
+from tablesvc.text import find_invalid_text
 from tablesvc.tiles import Tile
 
 __all__ = ["export_tenhou6", "parse_tenhou6", "tile_code", "tile_from_code"]
@@ -596,6 +597,9 @@ def parse_tenhou6(text: str, source: str = "<tenhou6>") -> RecordedGame:
         raise RecordError(f"{source}: not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     if not isinstance(data, dict) or not isinstance(data.get("log"), list):
         raise RecordError(f"{source}: not a tenhou.net/6 log (a JSON object with a \"log\" list)")
+    bad = find_invalid_text(data)
+    if bad:  # a name kept from here would fail every later export, publish and listing
+        raise RecordError(f"{source}: {bad} is not valid Unicode text (it holds a lone surrogate)")
     game = RecordedGame(source=source, rules=_rules_of(data.get("rule")))
     names = data.get("name")
     if names is not None:
