@@ -75,7 +75,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     ex.set_defaults(run=_export)
     im = actions.add_parser("import", parents=[db], help="bring the games a table kept into the records",
                             description="Write every finished game kept in a table's data directory into the "
-                            "records, as the collector would have (a game already there is left as it is).")
+                            "records, as the collector would have (a game already there is left as it is); a game "
+                            "the records cannot keep is named with the field at fault and left out, and the import "
+                            "exits 1 at the end.")
     where = im.add_mutually_exclusive_group(required=True)
     where.add_argument("--config", metavar="FILE", help="the table's TOML configuration (its site and data_dir)")
     where.add_argument("--data-dir", type=Path, metavar="DIR", help="a table's data directory (with --site)")

@@ -28,7 +28,13 @@ name alone: 全員聴牌 全員不聴 九種九牌 四風連打 四家立直 四
 The per-seat lists do not say in which order the seats moved: the reader
 replays the hand turn by turn, a call answering the discard it names, and
 backtracks where two identical discards leave a call ambiguous (the way
-mjai-reviewer's converter does). Kan dora are placed where Tenhou reveals
+mjai-reviewer's converter does), keeping every turn order that consumes the
+lists (at most :data:`MAX_READINGS`). Where more than one does, each is
+played through the engine from the hand's start and the one that gives the
+recorded deltas is kept (:func:`_choose`); none is an error naming the hand,
+the seat and the tile. On real games one order always fits
+(docs/engine.md, tests/test_tenhou6_readings.py): the tie-break is for a
+file that shows otherwise. Kan dora are placed where Tenhou reveals
 them (a concealed kan's at once, an open or added kan's before that player's
 next discard); the riichi stick is the engine's business.
 
