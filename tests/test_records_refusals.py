@@ -265,3 +265,33 @@ def test_import_skips_a_game_it_cannot_keep_says_which_and_why_and_exits_1(tmp_p
     assert "1 finished game(s)" in out and "1 refused (above)" in out
     with RecordsStore(db) as store:
         assert [[s.name for s in g.seats] for g in store.games()] == [["Bob", "Eve", "Ann", "Cat"]]
+
+
+def test_state_messages_that_cannot_be_read_are_passed_over_and_their_names_never_kept(tmp_path):
+    """``state`` (QoS 0) gives the names of results that carry none: a broken one leaves the last good names.
+    The link is not started: messages are handed to the collector."""
+    from tablesvc.mqtt.link import IncomingMessage
+
+    store = RecordsStore(str(tmp_path / "records.sqlite3"))
+    collector = Collector(store, "mqtt://127.0.0.1:1", client_id="records-state")
+    good = {"seats": [{"seat": i, "name": n} for i, n in enumerate(["Bob", "Eve", "Ann", "Cat"])]}
+    broken = [
+        json.dumps({"seats": [{"seat": i, "name": n} for i, n in enumerate(["B\ud800b", "E", "A", "C"])]}).encode(),
+        json.dumps({"seats": "Bob Eve Ann Cat"}).encode(),
+        json.dumps({"seats": [1, 2, 3, 4]}).encode(),
+        b"[" * 5000 + b"]" * 5000,
+        b'{"seats": [{"name": NaN}]}',
+    ]
+    for payload in [json.dumps(good).encode(), *broken]:
+        collector.handle(IncomingMessage("tablesvc/club/t2/state", payload))
+    hand, final = copy.deepcopy(HAND), copy.deepcopy(FINAL)
+    for p in (hand, final):
+        del p["game"]["players"], p["players"]
+    for row in final["ranking"]:
+        del row["name"]
+    for p in (hand, final):
+        collector.handle(IncomingMessage("tablesvc/club/t2/results", json.dumps(p).encode()))
+    (game,) = store.games()
+    assert [s.name for s in game.seats] == ["Bob", "Eve", "Ann", "Cat"]
+    assert collector.rejected == 0 and collector.written == 2
+    store.close()

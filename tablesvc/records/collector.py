@@ -94,11 +94,14 @@ class Collector:
             self.link.ack(msg)
             return
         site, table, kind = parts[1], parts[2], parts[3]
+        if kind == "state":  # QoS 0, only for the names: one that cannot be read is passed over
+            try:
+                self._state(site, table, parse(msg.payload))
+            except Refused as exc:
+                log.warning("records: passed over a state message from %s/%s (%s)", site, table, exc)
+            return
         try:
             payload = parse(msg.payload)
-            if kind == "state":
-                self._state(site, table, payload)
-                return
             check_result(payload)
             write = self._writer(site, table, payload)
             if write is not None and not self._write(write, f"{site}/{table}"):
