@@ -295,3 +295,15 @@ def test_state_messages_that_cannot_be_read_are_passed_over_and_their_names_neve
     assert [s.name for s in game.seats] == ["Bob", "Eve", "Ann", "Cat"]
     assert collector.rejected == 0 and collector.written == 2
     store.close()
+
+
+def test_merge_refuses_a_name_that_is_not_text_naming_it(tmp_path, capsys):
+    """A command line in a terminal that is not UTF-8 hands Python lone surrogates (surrogateescape)."""
+    db = str(tmp_path / "records.sqlite3")
+    assert main(["records", "merge", "Ann\udcff", "Ann", "--db", db]) == 1
+    err = capsys.readouterr().err
+    assert "the alias 'Ann" in err and "is not a name the records can keep" in err
+    assert main(["records", "merge", "Anne", "A" * 201, "--db", db]) == 1
+    assert main(["records", "merge", "Anne", "Ann", "--db", db]) == 0
+    with RecordsStore(db) as store:
+        assert store.aliases() == {"Anne": "Ann"}

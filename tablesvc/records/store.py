@@ -21,6 +21,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, InterfaceError, InternalError, OperationalError, SQLAlchemyError
 
 from tablesvc.records.schema import RecordsError, SchemaError, aliases, game_players, games, hands, migrate
+from tablesvc.text import is_valid_text, safe_text
 
 __all__ = ["GameInfo", "RecordsError", "RecordsStore", "RefusedByDatabase", "StoredGame", "StoredSeat",
            "database_url"]
@@ -273,6 +274,10 @@ class RecordsStore:
         alias, name = alias.strip(), name.strip()
         if not alias or not name:
             raise RecordsError("merge needs two names")
+        for what, text in (("the alias", alias), ("the name", name)):
+            if not is_valid_text(text) or len(text) > 200:
+                raise RecordsError(f"{what} {safe_text(text)!r:.80} is not a name the records can keep: valid "
+                                   "Unicode text of at most 200 characters")
         known = self.aliases()
         target = known.get(name, name)
         if target == alias:
