@@ -79,7 +79,8 @@ _bad("place-5", FINAL, _set("ranking.3.place", 5), "ranking[3].place must be 1..
 _bad("string-deltas", HAND, _set("deltas", ["8000", "-4000", "-2000", "-2000"]),
      "deltas[0] must be a whole number, not '8000'")
 _bad("hand-number--5", HAND, _set("number", -5), "number must be 0..2147483647, not -5")
-_bad("game-id-65", HAND, _set("game.id", "x" * 65), "game.id must be 1..64 characters, not 65", schema_refuses=False)
+_bad("game-id-65", HAND, _set("game.id", "x" * 65), "game.id must be at most 64 characters, not 65",
+     schema_refuses=False)
 _bad("game-id-1MB", HAND, _set("game.id", "x" * MAX_PAYLOAD), "the message is 1,00", schema_refuses=False)
 _bad("lone-surrogate", FINAL, _set("ranking.1.name", "\ud800ve"), "ranking[1].name is not valid Unicode",
      schema_refuses=False)

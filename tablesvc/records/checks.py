@@ -15,7 +15,9 @@ some), so a result the schema allows is never refused, except for the
 limits below, which no table reaches: a payload of at most
 :data:`MAX_PAYLOAD` bytes, nested at most :data:`MAX_DEPTH` deep, whole
 numbers within PostgreSQL's ``integer``, no ``NaN`` or ``Infinity``, text
-that is valid Unicode.
+that is valid Unicode, names of at most :data:`MAX_NAME` characters and
+game ids of at most :data:`MAX_GAME_ID`, a ranking that ranks each seat
+once.
 """
 
 from __future__ import annotations
@@ -104,11 +106,11 @@ def _seat(value: Any, path: str) -> int:
     return _whole(value, path, 0, 3)
 
 
-def _text(value: Any, path: str, limit: int, *, empty: bool = True) -> str:
+def _text(value: Any, path: str, limit: int) -> str:
     if not isinstance(value, str):
         raise Refused(f"{path} must be text, not {value!r:.60}")
-    if len(value) > limit or (not value and not empty):
-        raise Refused(f"{path} must be {'1' if not empty else '0'}..{limit} characters, not {len(value):,}")
+    if len(value) > limit:
+        raise Refused(f"{path} must be at most {limit} characters, not {len(value):,}")
     return value
 
 
@@ -152,7 +154,7 @@ def _game(p: dict[str, Any], path: str) -> None:
         return  # an older service: the collector names the game itself
     game = _object(p["game"], f"{path}game")
     if "id" in game:
-        _text(game["id"], f"{path}game.id", MAX_GAME_ID, empty=False)
+        _text(game["id"], f"{path}game.id", MAX_GAME_ID)  # empty: the collector names the game itself
     if "players" in game:
         _players(game["players"], f"{path}game.players")
     if "rules" in game:
