@@ -102,6 +102,7 @@ from tablesvc.formats.record import HandRecord, RecordedGame, RecordError, Repla
 from tablesvc.formats.tracker import HandTracker, guess_tenpai, noten_payment_tenpai
 from tablesvc.formats.walk import Before, HandResults, split_win_deltas, tenhou_order, walk
 from tablesvc.rules.ruleset import UnknownRuleSetError, get_ruleset
+from tablesvc.text import find_invalid_text
 from tablesvc.tiles import Tile
 
 __all__ = ["MJAI_TILES", "UNKNOWN", "WINDS", "export_mjai", "parse_mjai", "tile_names", "write_draw", "write_win"]
@@ -475,6 +476,9 @@ def parse_mjai(text: str, source: str = "<mjai>") -> RecordedGame:
             data = json.loads(line)
         except json.JSONDecodeError as exc:
             raise RecordError(f"{source}: line {number}: not JSON ({exc.msg} at column {exc.colno})") from None
+        bad = find_invalid_text(data)
+        if bad:  # a name kept from here would fail every later export, publish and listing
+            raise RecordError(f"{source}: line {number}: {bad} is not valid Unicode text (it holds a lone surrogate)")
         for ev in data if isinstance(data, list) else [data]:
             reader.feed(number, ev)
     if not reader.started:
