@@ -81,6 +81,8 @@ class WebConfig:
     referee_token: str | None = field(default=None, repr=False)  # sent with commands when tables want a token
     idle_alert: float = 600.0  # seconds without an event before the dashboard flags a game as idle
     records_db: str | None = None  # the records database (SQLite path or postgresql:// URL): /standings
+    rules: str = "ema2012"  # the rules /score values hands under
+    photo_model: str | None = None  # a club's enrolled tile set for /score's photos (default: the packaged sets)
 
 
 @dataclass(frozen=True)
@@ -108,7 +110,7 @@ _SECTIONS = {
     "commands": {"tokens"},
     "start": {"round", "honba", "sticks", "scores", "dealer"},
     "web": {"listen", "site", "referee_password", "secret_key", "referee_token", "idle_alert",
-            "records_db"},
+            "records_db", "rules", "photo_model"},
 }
 
 
@@ -370,9 +372,15 @@ def _web(c: _Checker, w: Any) -> WebConfig:
     idle = c.get(w, "web", "idle_alert", (int, float), 600)
     if idle <= 0:
         raise c.fail("web", "idle_alert", "seconds, more than 0")
+    rules = c.get(w, "web", "rules", str, "ema2012")
+    try:
+        get_ruleset(rules)
+    except (UnknownRuleSetError, ValueError) as exc:
+        raise c.fail("web", "rules", str(exc)) from None
     return WebConfig(listen=listen, site=site, referee_password=password, secret_key=secret,
                      referee_token=c.get(w, "web", "referee_token", str, None), idle_alert=float(idle),
-                     records_db=c.get(w, "web", "records_db", str, None) or None)
+                     records_db=c.get(w, "web", "records_db", str, None) or None, rules=rules,
+                     photo_model=c.get(w, "web", "photo_model", str, None) or None)
 
 
 def load_web_config(path: str | Path) -> tuple[WebConfig, str | None, str | None]:

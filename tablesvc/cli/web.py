@@ -106,6 +106,7 @@ def make_server(broker, web, *, listen: tuple[str, int], site: str | None = None
     from tablesvc.web.server import WebServer
 
     settings = WebSettings(site=site or web.site, referee_password=web.referee_password, secret_key=web.secret_key,
-                           referee_token=web.referee_token, records_db=records_db or web.records_db)
+                           referee_token=web.referee_token, records_db=records_db or web.records_db,
+                           rules=web.rules, photo_model=web.photo_model)
     return WebServer(broker, listen=listen, prefix=prefix, settings=settings, protocol=protocol,
                      idle_alert=web.idle_alert)

@@ -6,7 +6,8 @@ static files, signed-cookie sessions (itsdangerous) and streaming responses
 in a small, well-kept library; uvicorn runs it. Pages are static files; they
 read the table from their own URL and the feed from ``/sse/...``.
 
-Viewers need nothing: overlay, dashboard, table, standings and clock pages are read-only.
+Viewers need nothing: overlay, dashboard, table, standings and clock pages are read-only, and ``/score``
+(a hand valued from a phone's photo, :mod:`tablesvc.web.score_page`) changes no game.
 The referee console and ``POST /api/cmd/...`` need a signed session
 (password checked against the stored scrypt hash) and the session's CSRF
 token in the ``X-CSRF-Token`` header; a command is then sent on the table's
@@ -46,6 +47,7 @@ from starlette.staticfiles import StaticFiles
 
 from tablesvc.web.auth import csrf_token, same_token, verify_password
 from tablesvc.web.downloads import DownloadError, export_game
+from tablesvc.web.score_page import ScorePage
 from tablesvc.web.standings import StandingsReader
 from tablesvc.web.store import Pushed, Store, sse
 from tablesvc.web.tiles import back_svg, face_svg
@@ -69,6 +71,8 @@ class WebSettings:
     reply_timeout: float = 10.0
     keepalive: float = 15.0
     records_db: str | None = None  # SQLite path or postgresql:// URL that `tablesvc records` writes: /standings
+    rules: str = "ema2012"  # what /score values a hand under
+    photo_model: str | None = None  # a club's enrolled tile set for /score (default: the packaged sets)
 
 
 def _page(name: str) -> Callable[[Request], Any]:
@@ -78,8 +82,10 @@ def _page(name: str) -> Callable[[Request], Any]:
     return serve
 
 
-def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes], bool]) -> Starlette:
-    """The ASGI app. ``publish(topic, payload)`` sends a command to the broker (False when offline)."""
+def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes], bool],
+              photo_reader: Callable[[], Any] | None = None) -> Starlette:
+    """The ASGI app. ``publish(topic, payload)`` sends a command to the broker (False when offline);
+    ``photo_reader`` makes the reader of ``/score`` (default: the packaged one, loaded on the first photo)."""
 
     def followed(site: str) -> bool:
         return settings.site is None or site == settings.site
@@ -281,6 +287,7 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
         Route("/api/standings", standings),
         Route("/api/cmd/{site}/{table}", command, methods=["POST"]),
         Route("/download/{site}/{table}.{fmt}", download),
+        *ScorePage(settings.rules, photo_reader, settings.photo_model).routes(_page("score.html")),
         Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
     ]
     secret = settings.secret_key or secrets.token_urlsafe(32)

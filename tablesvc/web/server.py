@@ -21,6 +21,8 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Callable
+from typing import Any
 
 import uvicorn
 
@@ -50,7 +52,8 @@ class WebServer:
     """Overlay, dashboard and referee console for every table of a site, from one broker."""
 
     def __init__(self, broker: BrokerURL, *, listen: tuple[str, int] = ("127.0.0.1", 8080), prefix: str = "tablesvc",
-                 settings: WebSettings | None = None, protocol: str = "auto", idle_alert: float = 600.0) -> None:
+                 settings: WebSettings | None = None, protocol: str = "auto", idle_alert: float = 600.0,
+                 photo_reader: Callable[[], Any] | None = None) -> None:
         self.settings = settings or WebSettings()
         self.store = Store(prefix, idle_limit=idle_alert)
         site = self.settings.site or "+"
@@ -58,7 +61,7 @@ class WebServer:
             broker, client_id=f"tablesvc-web-{os.getpid()}-{int(time.time() * 1000) % 10**8}",
             on_connected=lambda: None, on_message=self._message, subscriptions=(f"{prefix}/{site}/+/#",),
             protocol=protocol)
-        self.app = build_app(self.store, self.settings, self._publish)
+        self.app = build_app(self.store, self.settings, self._publish, photo_reader)
         self.host, self.port = listen
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
