@@ -113,6 +113,8 @@ class WebServer:
             self._thread.join(5)
         if self.app.state.standings is not None:
             self.app.state.standings.close()  # the records database's connections
+        if getattr(self.app.state, "tournament", None) is not None:
+            self.app.state.tournament.close()
         self.link.stop()
 
     def serve_forever(self, stop: threading.Event) -> None:
