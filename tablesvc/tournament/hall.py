@@ -25,7 +25,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -50,12 +50,14 @@ class StartReport:
     round: Round
     started: list[int]  # hall table numbers that answered ok
     not_started: dict[int, str]  # table number -> why (offline, no reply, the table's refusal)
+    notes: dict[int, str] = field(default_factory=dict)  # started tables with something to say (no clock there)
 
     def lines(self, tables: list[HallTable]) -> list[str]:
         by = {t.number: t for t in tables}
         out = [f"round {self.round.number}: {len(self.started)} table(s) started"]
         for n in self.started:
-            out.append(f"  table {n} ({by[n].site}/{by[n].table_id}): started")
+            note = f" ({self.notes[n]})" if n in self.notes else ""
+            out.append(f"  table {n} ({by[n].site}/{by[n].table_id}): started{note}")
         for n, why in sorted(self.not_started.items()):
             out.append(f"  table {n} ({by[n].site}/{by[n].table_id}): NOT STARTED: {why}")
         if self.not_started:
@@ -101,36 +103,25 @@ def start_round(store: TournamentStore, tid: int, number: int, hall: Hall, *, re
                                       "again (or substitute them) before starting it")
     tables = {h.number: h for h in store.tables(tid)}
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
-    replies: dict[int, dict[str, Any]] = {}
-    done = threading.Condition()
-    sent: dict[int, str] = {}
     not_started: dict[int, str] = {}
     stamp = secrets.token_hex(3)
+    payloads = {}
     for i in pending:
-        h = tables[i]
         names = tuple(players[p].name for p in r.seating.tables[i - 1])
         payload = start_command(t, names, f"tournament-{tid}-r{number}-t{i}-{stamp}")  # type: ignore[arg-type]
         if token:
             payload["token"] = token
-
-        def arrived(reply: dict[str, Any], table: int = i) -> None:
-            with done:
-                replies[table] = reply
-                done.notify_all()
-
-        if hall.online(h.site, h.table_id) is False:
-            log.warning("round %d: table %d (%s/%s) says it is offline; start_game sent anyway", number, i, h.site,
-                        h.table_id)
-        if not hall.send(h.site, h.table_id, payload, arrived):
-            not_started[i] = "not sent: no connection to the broker"
+        payloads[i] = payload
+    replies = _send_all(hall, tables, payloads, timeout, not_started)
+    # a table whose service does not know the tournament clock yet: started without it, and said so
+    older = {i: {k: v for k, v in payloads[i].items() if k != "clock"}
+             | {"transaction": f"{payloads[i]['transaction']}-c"}
+             for i, reply in replies.items() if reply.get("status") != "ok" and "'clock'" in str(reply.get("error"))}
+    replies.update(_send_all(hall, tables, older, timeout, not_started))
+    started, notes = [], {}
+    for i in payloads:
+        if i in not_started:
             continue
-        sent[i] = payload["transaction"]
-    deadline = time.monotonic() + timeout
-    with done:
-        while len(replies) < len(sent) and time.monotonic() < deadline:
-            done.wait(max(0.0, deadline - time.monotonic()))
-    started = []
-    for i in sent:
         reply = replies.get(i)
         h = tables[i]
         if reply is None:
@@ -140,12 +131,43 @@ def start_round(store: TournamentStore, tid: int, number: int, hall: Hall, *, re
             not_started[i] = f"{why}: start the table's service, then --retry"
         elif reply.get("status") == "ok":
             started.append(i)
+            if i in older:
+                notes[i] = "without the clock: the table's service does not know it (update tablesvc there)"
         else:
             not_started[i] = f"the table refused: {reply.get('error')}"
     rnd = store.mark_started(tid, number, started, sorted(not_started), started_at)
     for i, why in sorted(not_started.items()):
         log.warning("round %d: table %d (%s/%s) not started: %s", number, i, tables[i].site, tables[i].table_id, why)
-    return StartReport(rnd, sorted(started), not_started)
+    return StartReport(rnd, sorted(started), not_started, notes)
+
+
+def _send_all(hall: Hall, tables: dict[int, HallTable], payloads: dict[int, dict[str, Any]], timeout: float,
+              not_started: dict[int, str]) -> dict[int, dict[str, Any]]:
+    """Send every table its command at once and wait (up to ``timeout``) for the replies; a table the command
+    could not even be sent to goes into ``not_started``."""
+    replies: dict[int, dict[str, Any]] = {}
+    done = threading.Condition()
+    sent = 0
+    for i, payload in payloads.items():
+        h = tables[i]
+
+        def arrived(reply: dict[str, Any], table: int = i) -> None:
+            with done:
+                replies[table] = reply
+                done.notify_all()
+
+        if hall.online(h.site, h.table_id) is False:
+            log.warning("table %d (%s/%s) says it is offline; %s sent anyway", i, h.site, h.table_id,
+                        payload["command"])
+        if not hall.send(h.site, h.table_id, payload, arrived):
+            not_started[i] = "not sent: no connection to the broker"
+            continue
+        sent += 1
+    deadline = time.monotonic() + timeout
+    with done:
+        while len(replies) < sent and time.monotonic() < deadline:
+            done.wait(max(0.0, deadline - time.monotonic()))
+        return dict(replies)
 
 
 class MqttHall:
