@@ -164,6 +164,14 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
     assert code == 1
     assert "table 4 (hall/t4): NOT STARTED: its service has never been seen on the broker" in out
     assert out.count(": started") == 3
+    # the big screen lists the table that did not start
+    viewport(browser, 1920, 1080)
+    browser.get(f"{web.url}/tournament")
+    states = wait_js(browser, "document.querySelectorAll('.hall-table').length === 4 && "
+                     "[...document.querySelectorAll('.hall-table')].map(t => t.dataset.state)")
+    assert states == ["in-play", "in-play", "in-play", "not-started"]
+    assert "Not started: table 4" in browser.find_element("id", "offline").text
+    shot(browser, "tournament-seating")
     hall[3].start()
     code, out, _ = tournament(db, capsys, "start-round", "1", "--broker", broker.url, "--retry")
     assert code == 0 and "table 4 (hall/t4): started" in out and out.count(": started") == 1
@@ -173,12 +181,8 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
     code, _, err = tournament(db, capsys, "start-round", "1", "--broker", broker.url)
     assert code == 1 and "round 1 was started at" in err and "a round is started once" in err
 
-    # the pages while round 1 is in play: the big screen's seating, a player's table
-    viewport(browser, 1920, 1080)
-    browser.get(f"{web.url}/tournament")
-    wait_js(browser, "document.querySelectorAll('.hall-table').length === 4")
+    # the pages while round 1 is in play: every table started now; a player finds their table
     assert wait_js(browser, "[...document.querySelectorAll('.hall-table')].every(t => t.dataset.state === 'in-play')")
-    shot(browser, "tournament-seating")
     someone = names[rounds[1].seating.tables[2][1]]
     viewport(browser, 1280, 800)
     browser.get(f"{web.url}/tournament/player?player={someone.replace(' ', '+')}")
