@@ -224,7 +224,13 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
             penalised = victim
         wait_for(lambda n=number: len([g for g in finished_games(db) if g.finished]) == 4 * n, 60,
                  f"the collector writes round {number}'s games")
-        assert tournament(db, capsys, "finish-round", str(number))[0] == 0
+        if number < 3:
+            assert tournament(db, capsys, "finish-round", str(number))[0] == 0
+        else:  # the referee, over HTTP
+            status, reply = call("/api/tournament/withdraw", {"player": names[r.seating.tables[0][0]]})
+            assert status == 409 and "is playing in a started round" in reply["error"]
+            assert call("/api/tournament/finish-round", {"round": 3}) == (200, {"status": "ok", "data": {
+                "round": 3, "status": "finished"}})
         st = current_standings(store, tid)
         assert [tg.status for tg in st.tables if tg.round == number] == ["finished"] * 4
     code, _, err = tournament(db, capsys, "penalty", "1", "1000", "--reason", "late", "--round", "3")

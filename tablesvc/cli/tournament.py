@@ -199,15 +199,9 @@ def _tid(store: Any, args: argparse.Namespace) -> int:
 
 
 def _time_rule(text: str | None) -> str | None:
-    from tablesvc.tournament.model import TournamentError
+    from tablesvc.tournament.model import check_time_rule
 
-    if text is None:
-        return None
-    rule, _, more = text.partition(":")
-    if rule not in ("ema", "finish_hand", "more_hands") or (rule == "more_hands") != bool(more) or \
-            (more and not more.isdigit()):
-        raise TournamentError(f"time rule {text!r}: ema, finish_hand or more_hands:N")
-    return text
+    return check_time_rule(text)
 
 
 def _create(args: argparse.Namespace) -> int:

@@ -9,12 +9,37 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-__all__ = ["HallTable", "Penalty", "PenaltyKind", "Player", "PlayerStatus", "Round", "RoundStatus", "Seating",
-           "SeatingMethod", "TieBreak", "Tournament", "TournamentError"]
+__all__ = [
+    "HallTable",
+    "Penalty",
+    "PenaltyKind",
+    "Player",
+    "PlayerStatus",
+    "Round",
+    "RoundStatus",
+    "Seating",
+    "SeatingMethod",
+    "TieBreak",
+    "Tournament",
+    "TournamentError",
+    "check_time_rule",
+]
 
 
 class TournamentError(ValueError):
     """A tournament action refused; the message names the row, player, table or round and says why."""
+
+
+def check_time_rule(text: str | None) -> str | None:
+    """The rule at the end of a round's time as the tournament records it: ``ema`` (finish the hand in play,
+    then one more), ``finish_hand``, or ``more_hands:N``."""
+    if text is None:
+        return None
+    rule, _, more = text.partition(":")
+    if rule not in ("ema", "finish_hand", "more_hands") or (rule == "more_hands") != bool(more) or \
+            (more and not (more.isdigit() and 0 < int(more) <= 20)):
+        raise TournamentError(f"time rule {text!r}: ema, finish_hand or more_hands:N (N from 1 to 20)")
+    return text
 
 
 class PlayerStatus(Enum):

@@ -129,8 +129,9 @@ class TournamentStore:
     def create(self, t: Tournament) -> int:
         if not t.name.strip():
             raise TournamentError("a tournament needs a name")
-        if t.rounds < 1:
-            raise TournamentError("a tournament has at least one round")
+        if not 1 <= t.rounds <= 100:
+            raise TournamentError("a tournament has 1 to 100 rounds")
+        _check_minutes(t.minutes)
         from tablesvc.rules.ruleset import UnknownRuleSetError, get_ruleset
 
         try:
@@ -173,6 +174,7 @@ class TournamentStore:
 
     def set_clock(self, tid: int, minutes: int | None, time_rule: str | None) -> None:
         """The round time and the rule at the end of time, recorded with the tournament's rules."""
+        _check_minutes(minutes)
         self._write(lambda conn: conn.execute(update(tournaments).where(tournaments.c.id == tid).values(
             minutes=minutes, time_rule=time_rule)))
 
@@ -597,6 +599,11 @@ def _tournament(row: Any) -> tuple[int, Tournament]:
         name=row["name"], rules=row["rules"], rounds=row["rounds"], tie_break=TieBreak(row["tie_break"]),
         separate_clubs=bool(row["separate_clubs"]), top_table=bool(row["top_table"]),
         time_rule=row["time_rule"], minutes=row["minutes"])
+
+
+def _check_minutes(minutes: int | None) -> None:
+    if minutes is not None and not 1 <= minutes <= 600:
+        raise TournamentError(f"a round of {minutes} minutes: give 1 to 600")
 
 
 def _find_player(players: Sequence[Player], who: str | int) -> Player:

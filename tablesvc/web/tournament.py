@@ -153,6 +153,64 @@ class WebHall:
         return True
 
 
+def _new_player(body: dict[str, Any], key: str = "name") -> Any:
+    from tablesvc.tournament.store import NewPlayer
+
+    return NewPlayer(str(body[key]), body.get("ema_id"), body.get("club"), body.get("country"))
+
+
+def _finish(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
+    r = store.finish_round(tid, int(body["round"]))
+    return {"round": r.number, "status": r.status.value}
+
+
+def _seat(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
+    from tablesvc.tournament.actions import seat_round
+    from tablesvc.tournament.model import SeatingMethod
+
+    method = SeatingMethod(body.get("method", "shuffled"))
+    if method is SeatingMethod.FILE:
+        raise ValueError("a prescribed seating is imported with tablesvc tournament seating --file")
+    saved, q = seat_round(store, tid, method, number=int(body["round"]) if body.get("round") else None,
+                          all_rounds=bool(body.get("all")), seed=int(body.get("seed") or 0))
+    return {"rounds": [r.number for r in saved], "quality": q.lines()}
+
+
+def _add(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
+    (p,) = store.add_players(tid, [_new_player(body)])
+    return {"number": p.number, "name": p.name}
+
+
+def _rename(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
+    p = store.rename(tid, body["player"], str(body["name"]))
+    return {"number": p.number, "name": p.name}
+
+
+def _withdraw(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
+    p, unseated = store.withdraw(tid, body["player"])
+    return {"number": p.number, "name": p.name, "unseated_rounds": unseated}
+
+
+def _substitute(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
+    out, sub = store.substitute(tid, body["player"], _new_player(body))
+    return {"out": out.number, "substitute": sub.number, "name": sub.name}
+
+
+def _clock(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
+    from tablesvc.tournament.model import check_time_rule
+
+    minutes = int(body["minutes"]) if body.get("minutes") is not None else None
+    rule = check_time_rule(body.get("time_rule"))
+    store.set_clock(tid, minutes, rule)
+    return {"minutes": minutes, "time_rule": rule}
+
+
+ACTIONS: dict[str, Callable[[Any, int, dict[str, Any]], dict[str, Any]]] = {
+    "finish-round": _finish, "seating": _seat, "add": _add, "rename": _rename, "withdraw": _withdraw,
+    "substitute": _substitute, "clock": _clock,
+}
+
+
 def _refused(message: str, status: int = 400) -> JSONResponse:
     return JSONResponse({"status": "error", "error": message}, status_code=status)
 
@@ -274,11 +332,37 @@ def tournament_routes(feed: TournamentFeed, store: Store, publish: Callable[[str
         log.info("referee started round %s in %.1f s: %s", data["round"], time.monotonic() - started, data)
         return JSONResponse({"status": "ok" if not data["not_started"] else "partial", "data": data})
 
+    async def other(request: Request) -> Response:
+        """The organiser's other actions, as ``tablesvc tournament`` does them (same store calls, same checks)."""
+        action = request.path_params["action"]
+        if action not in ACTIONS:
+            return _refused(f"no action {action!r}: one of penalty, start-round, {', '.join(sorted(ACTIONS))}", 404)
+        body = await referee_body(request)
+        if isinstance(body, JSONResponse):
+            return body
+        from tablesvc.records.schema import RecordsError
+        from tablesvc.tournament.model import TournamentError
+
+        def act() -> dict[str, Any]:
+            return ACTIONS[action](feed.store(), feed.tid(), body)
+
+        try:
+            data = await run_in_threadpool(act)
+        except TournamentError as exc:
+            return _refused(str(exc), 409)
+        except RecordsError as exc:
+            return _refused(str(exc), 503)
+        except (KeyError, TypeError, ValueError) as exc:
+            return _refused(f"bad request for {action}: {exc}")
+        log.info("referee tournament action %s: %s", action, data)
+        return JSONResponse({"status": "ok", "data": data})
+
     routes = [Route(path, page(name)) for path, name in PAGES.items()]
     routes += [
         Route("/sse/tournament", stream),
         Route("/api/tournament", snapshot),
         Route("/api/tournament/penalty", penalty, methods=["POST"]),
         Route("/api/tournament/start-round", start_round, methods=["POST"]),
+        Route("/api/tournament/{action}", other, methods=["POST"]),
     ]
     return routes
