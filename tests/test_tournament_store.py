@@ -104,6 +104,20 @@ def test_a_tournament_through_the_command_line(db, tmp_path, capsys):
         assert row.total == sum(results) - (4000 if row.player.number == victim else 0)
     assert [p.total for p in st.players] == sorted((p.total for p in st.players), reverse=True)
     assert sum(p.games_result for p in st.players) == sum(s.result for g in games.values() for s in g.seats)
+    # a referee's amend at table 1 of round 3: the collector writes the game again, the standings follow
+    r3 = store.round(tid, 3)
+    game3 = next(tg.game for tg in st.tables if (tg.round, tg.table) == (3, 1))
+    before = {p.player.number: p.total for p in st.players}
+    corrected = [40000, 30000, 30000, 20000]
+    play_game(records, "hall", "t1", [names[p] for p in r3.seating.tables[0]], corrected,
+              datetime.fromisoformat(game3.game))
+    st = current_standings(store, tid)
+    after = {p.player.number: p.total for p in st.players}
+    old = {s.seat: s.result for s in game3.seats}
+    new = {s.seat: s.result for s in next(tg.game for tg in st.tables if (tg.round, tg.table) == (3, 1)).seats}
+    assert new != old and len([tg for tg in st.tables if tg.game]) == 12  # the same game, rewritten
+    for seat, p in enumerate(r3.seating.tables[0]):
+        assert after[p] - before[p] == new[seat] - old[seat]
     code, out, _ = run(capsys, db, "export", "--csv")
     rows = list(csv.DictReader(io.StringIO(out)))
     assert list(rows[0]) == ["place", "first name", "last name", "EMA number", "table points", "score", "EMA member",
