@@ -50,6 +50,7 @@ class TournamentFeed:
         self._subs: set[asyncio.Queue[str | None]] = set()
         self._task: asyncio.Task[None] | None = None
         self._last: str | None = None
+        self._event_loop: asyncio.AbstractEventLoop | None = None
         self.reads = 0
 
     def store(self) -> Any:
@@ -97,6 +98,7 @@ class TournamentFeed:
 
     async def subscribe(self) -> asyncio.Queue[str | None]:
         queue: asyncio.Queue[str | None] = asyncio.Queue(maxsize=4)
+        self._event_loop = asyncio.get_running_loop()
         self._subs.add(queue)
         if self._last is not None:
             queue.put_nowait(self._last)
@@ -125,6 +127,20 @@ class TournamentFeed:
                     queue.put_nowait(text)
             await asyncio.sleep(REFRESH)
         self._last = None
+
+    def end_streams(self) -> None:
+        """End every open stream (the server is stopping; any thread): the pages reconnect to the next one."""
+        loop = self._event_loop
+        if loop is None or loop.is_closed():
+            return
+
+        def end() -> None:
+            for queue in list(self._subs):
+                if queue.full():
+                    queue.get_nowait()
+                queue.put_nowait(None)
+
+        loop.call_soon_threadsafe(end)
 
     def close(self) -> None:
         with self._lock:
