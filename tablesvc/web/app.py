@@ -51,6 +51,7 @@ from tablesvc.web.score_page import ScorePage
 from tablesvc.web.standings import StandingsReader
 from tablesvc.web.store import Pushed, Store, sse
 from tablesvc.web.tiles import back_svg, face_svg
+from tablesvc.web.tournament import TournamentFeed, tournament_routes
 
 __all__ = ["WebSettings", "build_app"]
 
@@ -73,6 +74,7 @@ class WebSettings:
     records_db: str | None = None  # SQLite path or postgresql:// URL that `tablesvc records` writes: /standings
     rules: str = "ema2012"  # what /score values a hand under
     photo_model: str | None = None  # a club's enrolled tile set for /score (default: the packaged sets)
+    tournament: str | None = None  # the tournament of records_db the /tournament pages show (default: the latest)
 
 
 def _page(name: str) -> Callable[[Request], Any]:
@@ -149,6 +151,7 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
         return JSONResponse({"now": time.time()}, headers={"Cache-Control": "no-store"})
 
     reader = StandingsReader(settings.records_db) if settings.records_db else None
+    tournament = TournamentFeed(settings.records_db, settings.tournament) if settings.records_db else None
 
     async def standings(request: Request) -> Response:
         if reader is None:
@@ -290,11 +293,15 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
         *ScorePage(settings.rules, photo_reader, settings.photo_model).routes(_page("score.html")),
         Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
     ]
+    if tournament is not None:
+        routes[-1:-1] = tournament_routes(tournament, store, publish, _page, settings.keepalive,
+                                          settings.referee_token)
     secret = settings.secret_key or secrets.token_urlsafe(32)
     middleware = [Middleware(SessionMiddleware, secret_key=secret, session_cookie="tablesvc_session",
                              same_site="strict", max_age=12 * 3600)]
     app = Starlette(routes=routes, middleware=middleware)
     app.state.standings = reader  # closed by WebServer.stop
+    app.state.tournament = tournament
     return app
 
 

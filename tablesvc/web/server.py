@@ -109,6 +109,8 @@ class WebServer:
 
     def stop(self) -> None:
         self.store.close_all()  # SSE streams end on their own, so the shutdown need not cancel them
+        if getattr(self.app.state, "tournament", None) is not None:
+            self.app.state.tournament.end_streams()
         time.sleep(0.05)
         if self._server is not None:
             self._server.should_exit = True
@@ -116,6 +118,8 @@ class WebServer:
             self._thread.join(5)
         if self.app.state.standings is not None:
             self.app.state.standings.close()  # the records database's connections
+        if getattr(self.app.state, "tournament", None) is not None:
+            self.app.state.tournament.close()
         self.link.stop()
 
     def serve_forever(self, stop: threading.Event) -> None:
