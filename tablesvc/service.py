@@ -448,7 +448,7 @@ class TableService:
     def _panel_undo(self, source: str) -> int:
         """A seat panel's undo takes back the table's last move, never a referee's ruling."""
         last = next(iter(reversed(list(self.journal.entries(max(0, self.journal.last_seq - 1))))), None)
-        if last is not None and last.source == "referee":
+        if last is not None and (last.source == "referee" or last.source.startswith("referee:")):
             raise Rejected("a seat panel cannot undo a referee's ruling: the referee corrects it")
         return self._undo(1, source)
 

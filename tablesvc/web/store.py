@@ -304,6 +304,7 @@ class Store:
         self._lock = threading.Lock()
         self._subs: dict[tuple[str, str] | str, set[Subscription]] = {}
         self.replies: dict[str, Callable[[dict[str, Any]], None]] = {}  # transaction -> waiter
+        self.server_alerts: deque[Alert] = deque(maxlen=ALERTS_KEPT)
 
     # ------------------------------------------------------------------ MQTT side
 
@@ -505,7 +506,27 @@ class Store:
 
     def unsubscribe(self, sub: Subscription) -> None:
         with self._lock:
-            self._subs.get(sub.key, set()).discard(sub)
+            group = self._subs.get(sub.key)
+            if group is not None:
+                group.discard(sub)
+                if not group:
+                    del self._subs[sub.key]  # nothing is kept for a name once its last page has gone
+
+    # ------------------------------------------------------------------ the web server's own alerts
+
+    def server_alert(self, kind: str, text: str) -> None:
+        """Something about the web server itself that needs a person (a sign-in lock-out): on the dashboard."""
+        alert = Alert(self.clock(), kind, text)
+        with self._lock:
+            self.server_alerts.append(alert)
+            subs = [sub for key, group in self._subs.items() if isinstance(key, str) for sub in group]
+        message = Pushed(0, "server", sse("server", self.server_view()))
+        for sub in subs:
+            sub.push(message)
+
+    def server_view(self) -> dict[str, Any]:
+        """The dashboard's "Web server" panel: the latest alerts, newest first."""
+        return {"alerts": [a.to_dict() for a in reversed(self.server_alerts)]}
 
     def _tables_of(self, site: str) -> Iterable[TableFeed]:
         return [t for k, t in sorted(self.tables.items()) if site == "*" or k[0] == site]
