@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 RING_SIZE = 1000  # messages kept per table for pages that reconnect (a whole hand is ~200)
 ALERTS_KEPT = 50
+RULINGS_SHOWN = 20  # the referee's latest rulings on the table page
 QUEUE_SIZE = 5000  # a page that falls this far behind is dropped; it reconnects and resumes
 
 
@@ -202,7 +203,22 @@ class TableFeed:
 
         effective = self.effective_events()
         return {**self.state, "discard_seqs": self.discard_seqs(effective),
-                "downloads": availability(self, effective)}
+                "downloads": availability(self, effective), "rulings": self.rulings()}
+
+    def rulings(self) -> list[dict[str, Any]]:
+        """The referees' entries of the game this server saw (commands: source ``referee`` or ``referee:NAME``),
+        oldest first, the last ``RULINGS_SHOWN``: the table page's "Referee" panel ("amended by Ann, 21:04")."""
+        found: list[dict[str, Any]] = []
+        for seq in sorted(self.entries):
+            entry = self.entries[seq]
+            source = entry.get("source")
+            if not isinstance(source, str) or not (source == "referee" or source.startswith("referee:")):
+                continue
+            body = entry.get("event") if isinstance(entry.get("event"), dict) else {}
+            target = body.get("seq") if entry.get("kind") == "amend" else None
+            found.append({"seq": seq, "kind": entry.get("kind"), "by": source.partition(":")[2] or None,
+                          "ts": _epoch(entry.get("ts")), "target": target if isinstance(target, int) else None})
+        return found[-RULINGS_SHOWN:]
 
     def hands_played(self) -> int:
         hand_id = (self.state or {}).get("hand_id")
