@@ -170,6 +170,7 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
         streams["open"] += 1
 
         async def events() -> AsyncIterator[str]:
+            watch = asyncio.ensure_future(_end_on_disconnect(request, sub))
             try:
                 yield "retry: 1000\n\n"
                 if snapshot is not None:
@@ -180,6 +181,7 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
                 async for message in _follow(sub.queue, settings.keepalive):
                     yield message
             finally:
+                watch.cancel()
                 streams["open"] -= 1
                 store.unsubscribe(sub)
 
@@ -196,6 +198,7 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
         streams["open"] += 1
 
         async def events() -> AsyncIterator[str]:
+            watch = asyncio.ensure_future(_end_on_disconnect(request, sub))
             try:
                 yield "retry: 1000\n\n"
                 yield sse("tables", snapshot)
@@ -204,6 +207,7 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
                         "tables", {"tables": store.summaries(site)})):
                     yield message
             finally:
+                watch.cancel()
                 streams["open"] -= 1
                 store.unsubscribe(sub)
 
@@ -496,9 +500,20 @@ async def _form(request: Request) -> dict[str, str]:
     """A small urlencoded form (sign-in, sign-out); parsed here, so no multipart library is needed. The body is
     at most :data:`MAX_BODY` (the middleware refused larger ones)."""
     body = await request.body()
-    fields = urllib.parse.parse_qs(body.decode("utf-8", "surrogateescape"), keep_blank_values=True,
-                                   max_num_fields=20)
+    try:  # bytes that are not UTF-8 become lone surrogates, which the sign-in refuses as text that is not Unicode
+        fields = urllib.parse.parse_qs(body.decode("utf-8", "surrogateescape"), keep_blank_values=True,
+                                       errors="surrogateescape", max_num_fields=20)
+    except ValueError:  # more fields than any of these forms has
+        return {}
     return {k: v[0] for k, v in fields.items()}
+
+
+async def _end_on_disconnect(request: Request, sub: Any) -> None:
+    """End a page's stream as soon as its browser goes (the server hears it at once; left alone it would
+    notice only at the next keepalive, holding the stream's place and name that long)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+    sub.end()
 
 
 async def _follow(queue: asyncio.Queue[Pushed | None], keepalive: float,

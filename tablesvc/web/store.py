@@ -297,6 +297,10 @@ class Subscription:
         """From any thread."""
         self.loop.call_soon_threadsafe(self._put, message)
 
+    def end(self) -> None:
+        """End the stream (the page went away): on the loop's thread."""
+        self._put(None)
+
     def _put(self, message: Pushed | None) -> None:
         if self.dropped:
             return
