@@ -136,7 +136,7 @@ def test_a_thousand_guesses_take_more_than_an_hour(server, clock, browser, caplo
     viewport(browser, 1280, 600)
     browser.get(f"{server.url}/")
     text = wait_js(browser, "document.querySelector('#server-alerts')?.textContent", 10, "(the lock-out shown)")
-    assert "Web server" in text and "account Ann: locked for 15 minutes after 10 wrong passwords" in text
+    assert "Web server" in text and "account Ann: locked for 15 minutes after 10 wrong passwords ×100" in text
     shot(browser, "dashboard-lockout")
 
     # once the lock has run out, Ann's right password works again

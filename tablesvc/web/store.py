@@ -23,7 +23,7 @@ import json
 import logging
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -324,7 +324,7 @@ class Store:
         self._lock = threading.Lock()
         self._subs: dict[tuple[str, str] | str, set[Subscription]] = {}
         self.replies: dict[str, Callable[[dict[str, Any]], None]] = {}  # transaction -> waiter
-        self.server_alerts: deque[Alert] = deque(maxlen=ALERTS_KEPT)
+        self.server_alerts: OrderedDict[str, tuple[float, str, int]] = OrderedDict()  # text -> (ts, kind, count)
 
     # ------------------------------------------------------------------ MQTT side
 
@@ -535,18 +535,23 @@ class Store:
     # ------------------------------------------------------------------ the web server's own alerts
 
     def server_alert(self, kind: str, text: str) -> None:
-        """Something about the web server itself that needs a person (a sign-in lock-out): on the dashboard."""
-        alert = Alert(self.clock(), kind, text)
+        """Something about the web server itself that needs a person (a sign-in lock-out): on the dashboard.
+        The same alert again is counted on the one line, moved to the top."""
         with self._lock:
-            self.server_alerts.append(alert)
+            count = self.server_alerts.pop(text, (0.0, kind, 0))[2] + 1
+            self.server_alerts[text] = (self.clock(), kind, count)
+            while len(self.server_alerts) > ALERTS_KEPT:
+                self.server_alerts.popitem(last=False)
             subs = [sub for key, group in self._subs.items() if isinstance(key, str) for sub in group]
         message = Pushed(0, "server", sse("server", self.server_view()))
         for sub in subs:
             sub.push(message)
 
     def server_view(self) -> dict[str, Any]:
-        """The dashboard's "Web server" panel: the latest alerts, newest first."""
-        return {"alerts": [a.to_dict() for a in reversed(self.server_alerts)]}
+        """The dashboard's "Web server" panel: the latest alerts, newest first, each with how often it came."""
+        with self._lock:
+            return {"alerts": [{"ts": ts, "kind": kind, "text": text, "count": count}
+                               for text, (ts, kind, count) in reversed(self.server_alerts.items())]}
 
     def _tables_of(self, site: str) -> Iterable[TableFeed]:
         return [t for k, t in sorted(self.tables.items()) if site == "*" or k[0] == site]

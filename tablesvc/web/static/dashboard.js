@@ -45,7 +45,7 @@ function serverCard(server) {
   if (!alerts.length) return null;
   return el("div", { class: "server-card", id: "server-alerts" }, el("h2", { text: "Web server" }),
     el("ul", { class: "alerts" }, ...alerts.slice(0, 8).map((a) => el("li", { class: a.kind, "data-kind": a.kind },
-      a.text, a.ts ? el("span", { class: "when", text: `${ago(a.ts)} ago` }) : null))));
+      a.text, a.count > 1 ? el("b", { class: "count", text: ` ×${a.count}` }) : null, a.ts ? el("span", { class: "when", text: `${ago(a.ts)} ago` }) : null))));
 }
 
 function render(m) {
