@@ -2,7 +2,7 @@
 
 Starlette (ASGI) because pages hold long-lived SSE streams: one asyncio loop
 serves hundreds of them without a thread each, and Starlette gives routing,
-static files, signed-cookie sessions (itsdangerous) and streaming responses
+static files and streaming responses
 in a small, well-kept library; uvicorn runs it. Pages are static files; they
 read the table from their own URL and the feed from ``/sse/...``.
 
