@@ -71,8 +71,9 @@ MAX_COMMAND_BYTES = 64 * 1024
 MAX_TRANSACTION = 128
 _SAFE_INT = 2**53 - 1
 #: A referee's name as commands carry it (``by``) and the web server's accounts are named: letters (any script),
-#: digits, spaces, dots, underscores and hyphens, beginning with a letter or digit.
-REFEREE_NAME_PATTERN = r"^\w[\w .-]{0,39}$"
+#: digits, spaces, dots, underscores and hyphens, beginning with a letter or digit. It ends in "nothing follows"
+#: rather than ``$``, which in Python (jsonschema) also matches before a final newline.
+REFEREE_NAME_PATTERN = r"^\w[\w .-]{0,39}(?![\s\S])"
 
 
 def _whole(low: int, high: int) -> dict[str, Any]:

@@ -201,3 +201,29 @@ def test_the_login_page_screenshot(web, browser):
     browser.get(f"{web.url}/login")
     browser.find_element(By.NAME, "name").send_keys("Ann")
     shot(browser, "login")
+
+
+def test_a_seat_panel_cannot_undo_a_named_referees_ruling(table):
+    """The panel's undo takes back the table's last move, never a referee's ruling: one with a name as well."""
+    import time
+
+    from drivers.observations import Button, ButtonPressed
+
+    table.play_to(60)
+    table.command({"command": "dead_hand", "seat": 2, "reason": "six tiles shown", "by": "Ann"})
+    ruling = table.service.journal.get(table.seq)
+    assert ruling.kind == "dead_hand" and ruling.source == "referee:Ann"
+    table.service.observe(ButtonPressed(device="panel-sim", seq=60_000, timestamp=time.monotonic(), seat=0,
+                                        button=Button.UNDO))
+    assert table.service.wait_idle(10)
+    assert table.seq == ruling.seq and table.service.table.state.hand.seats[2].dead  # not taken back
+
+
+def test_a_command_names_its_referee_only_in_the_allowed_form(table):
+    table.play_to(30)
+    before = table.seq
+    for bad in ("", "a" * 41, "Ann/x", "-Ann", "Ann\n", 7):
+        table.command({"command": "dead_hand", "seat": 1, "by": bad})
+        assert table.seq == before  # refused by the schema, before anything is journalled
+    table.command({"command": "dead_hand", "seat": 1, "by": "Zoë K."})
+    assert table.service.journal.get(table.seq).source == "referee:Zoë K."
