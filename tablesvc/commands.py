@@ -22,6 +22,10 @@ transaction with a different command is refused (two callers numbering
 alike must not receive each other's replies). While a command runs,
 :attr:`Commands.current` holds its (transaction key, digest), so that the
 service journals it with the entry the command writes.
+
+A command may name the referee who sends it (``by``, as the web console does
+for its signed-in account): the entry it writes is journalled with the source
+``referee:NAME`` instead of ``referee``, so a tournament knows who ruled what.
 """
 
 from __future__ import annotations
@@ -61,7 +65,8 @@ from tablesvc.mqtt.payloads import iso_time
 from tablesvc.mqtt.topics import SCHEMA_VERSION
 from tablesvc.rules.game_end import MAX_MORE_HANDS, TimeRule
 
-__all__ = ["CLOCK_ACTIONS", "COMMAND_SCHEMA", "MAX_COMMAND_BYTES", "SITUATION", "CommandError", "Commands", "Reply"]
+__all__ = ["CLOCK_ACTIONS", "COMMAND_SCHEMA", "MAX_COMMAND_BYTES", "REFEREE_NAME_PATTERN", "SITUATION",
+           "CommandError", "Commands", "Reply"]
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +79,10 @@ MAX_COMMAND_BYTES = 64 * 1024
 #: Transactions are the caller's ids: a text up to this long, or a whole number JSON carries exactly.
 MAX_TRANSACTION = 128
 _SAFE_INT = 2**53 - 1
+#: A referee's name as commands carry it (``by``) and the web server's accounts are named: letters (any script),
+#: digits, spaces, dots, underscores and hyphens, beginning with a letter or digit. It ends in "nothing follows"
+#: rather than ``$``, which in Python (jsonschema) also matches before a final newline.
+REFEREE_NAME_PATTERN = r"^\w[\w .-]{0,39}(?![\s\S])"
 
 
 def _whole(low: int, high: int) -> dict[str, Any]:
@@ -132,10 +141,12 @@ COMMAND_SCHEMA: dict[str, Any] = {
         "transaction": {"anyOf": [{"type": "string", "minLength": 1, "maxLength": MAX_TRANSACTION},
                                   _whole(-_SAFE_INT, _SAFE_INT)]},
         "token": {"type": "string", "maxLength": 256},
+        "by": {"type": "string", "pattern": REFEREE_NAME_PATTERN},
     },
     "allOf": [
         {"if": {"properties": {"command": {"const": name}}},
-         "then": {**spec, "properties": {**spec["properties"], "command": {}, "transaction": {}, "token": {}},
+         "then": {**spec, "properties": {**spec["properties"], "command": {}, "transaction": {}, "token": {},
+                                                         "by": {}},
                   "additionalProperties": False}}
         for name, spec in _COMMANDS.items()
     ],
@@ -275,6 +286,8 @@ class Commands:
                 if prior is not None:
                     return self._repeat(command, digest, *prior)
             self.current = (key, digest) if key is not None and digest is not None else None
+            if "by" in command:  # the referee who sent it (the web console's signed-in account), journalled
+                source = f"{source}:{command['by']}"
             try:
                 data = self._run(command, source)
             finally:

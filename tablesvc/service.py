@@ -464,7 +464,7 @@ class TableService:
     def _panel_undo(self, source: str) -> int:
         """A seat panel's undo takes back the table's last move, never a referee's ruling."""
         last = next(iter(reversed(list(self.journal.entries(max(0, self.journal.last_seq - 1))))), None)
-        if last is not None and last.source == "referee":
+        if last is not None and (last.source == "referee" or last.source.startswith("referee:")):
             raise Rejected("a seat panel cannot undo a referee's ruling: the referee corrects it")
         if last is not None and last.source == "clock":
             raise Rejected("a seat panel cannot undo the clock's time-up: the referee corrects what came before it")

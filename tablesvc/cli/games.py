@@ -110,6 +110,9 @@ def _show(args: argparse.Namespace) -> int:
     print(f"game {game.id}  table {game.table}  rules {game.state.rules}")
     print(f"started {iso(game.started)}  last entry {iso(game.ended)}  {'finished' if game.finished else 'in play'}")
     print("players: " + ", ".join(f"{'ESWN'[i]} {n}" for i, n in enumerate(game.players)))
+    if game.referees:
+        print("referees: " + ", ".join(f"{name} ({count} {'entry' if count == 1 else 'entries'})"
+                                       for name, count in game.referees))
     for hand in game.hands:
         print(_hand_line(hand, game.players))
     if game.final is not None:

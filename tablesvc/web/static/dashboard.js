@@ -41,9 +41,20 @@ function card(t) {
       el("a", { href: `/overlay/${path}`, text: "overlay" }), el("a", { href: `/referee/${path}`, text: "referee" })));
 }
 
+// the web server's own alerts (a referee sign-in locked out after wrong passwords), above the tables
+function serverCard(server) {
+  const alerts = (server && server.alerts) || [];
+  if (!alerts.length) return null;
+  return el("div", { class: "server-card", id: "server-alerts" }, el("h2", { text: "Web server" }),
+    el("ul", { class: "alerts" }, ...alerts.slice(0, 8).map((a) => el("li", { class: a.kind, "data-kind": a.kind },
+      a.text, a.count > 1 ? el("b", { class: "count", text: ` ×${a.count}` }) : null, a.ts ? el("span", { class: "when", text: `${ago(a.ts)} ago` }) : null))));
+}
+
 function render(m) {
   const tables = m.tables || [];
-  box.replaceChildren(...(tables.length ? tables.map(card) : [el("div", { class: "empty", text: "No table has published yet." })]));
+  const server = serverCard(m.server);
+  box.replaceChildren(...(server ? [server] : []),
+    ...(tables.length ? tables.map(card) : [el("div", { class: "empty", text: "No table has published yet." })]));
   live.textContent = m.connected ? `live · ${tables.length} table${tables.length === 1 ? "" : "s"}` : "reconnecting…";
   document.body.dataset.tables = tables.length;
 }

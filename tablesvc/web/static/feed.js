@@ -110,6 +110,7 @@ export function connect(url, model, render) {
   on("device", (d) => { model.devices[d.name] = d.health; });
   on("alert", (d) => { model.alerts.push(d); model.alerts = model.alerts.slice(-50); });
   on("tables", (d) => { model.tables = d.tables || []; });
+  on("server", (d) => { model.server = d; });
   on("table", (d) => {
     model.tables = model.tables || [];
     const i = model.tables.findIndex((t) => t.site === d.site && t.table === d.table);

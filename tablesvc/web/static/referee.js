@@ -7,6 +7,7 @@ const app = document.getElementById("app");
 const model = {};
 const replies = [];
 let csrf = null;
+let me = null; // the signed-in referee's name
 let selected = null; // {seat, index, tile, seq}
 let keep = {}; // form values across re-renders
 
@@ -14,6 +15,7 @@ async function session() {
   const r = await fetch("/api/session", { credentials: "same-origin" });
   const s = await r.json();
   csrf = s.csrf;
+  me = s.name;
 }
 
 export async function send(command) {
@@ -24,6 +26,7 @@ export async function send(command) {
   });
   let reply;
   try { reply = await r.json(); } catch { reply = { status: "error", error: `HTTP ${r.status}` }; }
+  if (r.status === 403 && !reply.by) me = null; // signed out or the session ended: say so, offer to sign in
   replies.unshift({ command: command.command, reply, at: new Date().toLocaleTimeString() });
   render(model);
   return reply;
@@ -124,7 +127,12 @@ function controls() {
     send({ command: "amend", seq: selected.seq, event: { type: "discard", seat: selected.seat, tile, riichi: !!selected.riichi } });
     selected = null; keep.amend_tile = "";
   });
-  return el("div", { class: "panel commands" }, el("h2", { text: "Referee" }),
+  const who = me
+    ? el("div", { class: "signed-in" }, el("span", {}, "signed in as ", el("b", { class: "referee-name", text: me })),
+      el("form", { method: "post", action: "/logout", class: "logout" }, el("input", { type: "hidden", name: "csrf", value: csrf || "" }),
+        el("button", { type: "submit", text: "Sign out" })))
+    : el("div", { class: "signed-in" }, el("a", { href: `/login?next=${encodeURIComponent(location.pathname)}`, text: "Sign in again" }));
+  return el("div", { class: "panel commands" }, el("h2", { text: "Referee console" }), who,
     el("p", { class: "hint", text: "Click a discard on the table to amend it." }), amend,
     clockStart(),
     form("start", [...names, input("rules", { value: model.state?.rules || "ema2012", class: "name" }), situationFields()],
@@ -141,7 +149,7 @@ function controls() {
       (d) => ({ command: "end_game", reason: String(d.get("end_reason") || "") }), true),
     el("h2", { text: "Replies" }),
     el("ul", { class: "replies" }, ...replies.map((r) => el("li", { class: r.reply.status === "ok" ? "ok" : "error" },
-      `${r.at} ${r.command}: ${r.reply.status}${r.reply.error ? ` — ${r.reply.error}` : r.reply.data ? ` ${JSON.stringify(r.reply.data)}` : ""}`))));
+      `${r.at} ${r.command}: ${r.reply.status}${r.reply.error ? ` — ${r.reply.error}` : r.reply.data ? ` ${JSON.stringify(r.reply.data)}` : ""}${r.reply.by ? ` (by ${r.reply.by})` : ""}`))));
 }
 
 function onDiscard(seat, index, t, seq) {

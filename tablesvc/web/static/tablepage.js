@@ -19,6 +19,23 @@ function history(m) {
     el("tbody", {}, ...rows));
 }
 
+// the referees' rulings (state.rulings, the journal entries their commands wrote): "discard 57 amended by Ann, 21:04"
+const RULED = { amend: "amended", undo: "undone", chombo: "chombo ruled", dead_hand: "dead hand ruled",
+  set_scores: "scores set", end_game: "game ended", start_game: "game started" };
+
+function clock(ts) {
+  return ts ? new Date(ts * 1000).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" }) : "";
+}
+
+function rulings(state) {
+  const list = (state && state.rulings) || [];
+  if (!list.length) return null;
+  return el("div", { class: "panel rulings" }, el("h2", { text: "Referee" }),
+    el("ul", { class: "rulings" }, ...list.slice().reverse().map((r) => el("li", { "data-seq": r.seq, "data-by": r.by || "" },
+      el("span", { class: "what", text: `${r.target ? `#${r.target} ` : ""}${RULED[r.kind] || r.kind}` }),
+      ` by ${r.by || "a referee"}, `, el("span", { class: "when", text: clock(r.ts) })))));
+}
+
 export function renderTablePage(app, m, { onDiscard = null, extra = null, clockExtra = null } = {}) {
   const state = m.state;
   const online = m.status && m.status.status === "online";
@@ -48,7 +65,7 @@ export function renderTablePage(app, m, { onDiscard = null, extra = null, clockE
     el("div", { class: "links" }, link("mjai", "mjai (Mortal, mjai-reviewer)"), link("tenhou6", "tenhou.net/6")),
     ...why.map((w) => el("p", { class: "hint unavailable-why", text: w })));
   const hist = el("div", { class: "panel" }, el("h2", { text: "Hands" }), history(m));
-  side.append(hist, downloads);
+  side.append(hist, ...[rulings(state)].filter(Boolean), downloads);
   app.replaceChildren(head, el("main", {}, el("div", { class: "table-layout" },
     el("div", { class: "live" }, tableView(shown, { onDiscard })), side)));
 }
