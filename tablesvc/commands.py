@@ -111,7 +111,9 @@ _COMMANDS: dict[str, dict[str, Any]] = {
             "round": {"type": "string", "pattern": "^[ESWNeswn][1-4]$"},
             "honba": _whole(*INT_RANGES["honba"]),
             "sticks": _whole(*INT_RANGES["sticks"]),
-            "scores": {"type": "array", "items": _whole(*INT_RANGES["scores"]), "minItems": 4, "maxItems": 4},
+            # or "sticks": each seat's tray total, read by the table's stick tray reader
+            "scores": {"anyOf": [{"type": "array", "items": _whole(*INT_RANGES["scores"]), "minItems": 4,
+                                  "maxItems": 4}, {"const": "sticks"}]},
             "dealer": _SEAT,
             # the tournament clock, started with the game (a tournament's round start sends it to every table)
             "clock": {"type": "object", "properties": _CLOCK, "additionalProperties": False},
@@ -129,6 +131,9 @@ _COMMANDS: dict[str, dict[str, Any]] = {
                                              "minItems": 4, "maxItems": 4}, "reason": _REASON},
                    "required": ["scores"]},
     "end_game": {"properties": {"reason": _REASON}},
+    # the referee's ruling on a difference between the score sticks and the game (dismiss: the sticks are wrong,
+    # the players fix their trays; recheck: compare the trays again); the game is not changed
+    "sticks": {"properties": {"action": {"enum": ["dismiss", "recheck"]}}, "required": ["action"]},
 }
 
 COMMAND_SCHEMA: dict[str, Any] = {
@@ -244,9 +249,16 @@ class Commands:
                  default_start: Mapping[str, Any] | None = None,
                  recall: Callable[[str], tuple[str, dict[str, Any] | None, int | None] | None] | None = None,
                  remember: Callable[[str, str, dict[str, Any]], None] | None = None,
-                 now: Callable[[], float] = time.time) -> None:
-        """``now`` is the wall clock a clock's minutes are counted from (the deadline is journalled)."""
+                 now: Callable[[], float] = time.time,
+                 trays: Callable[[], tuple[tuple[int, int, int, int], int] | None] | None = None,
+                 sticks: Callable[[str], dict[str, Any]] | None = None) -> None:
+        """``now`` is the wall clock a clock's minutes are counted from (the deadline is journalled);
+        ``trays``: the latest settled stick tray reading (trays, riichi sticks), None while there is none;
+        ``sticks``: the referee's ruling on a difference between trays and game (``dismiss``, ``recheck``).
+        Both None on a table without a stick tray reader."""
         self._now = now
+        self._trays = trays
+        self._sticks = sticks
         self._recall = recall
         self._remember = remember
         self.current: tuple[str, str] | None = None  # (transaction key, digest) of the command being carried out
@@ -338,6 +350,8 @@ class Commands:
             players = tuple(c.get("players", self._players))
             # a situation given with the command replaces the configured one as a whole
             situation = {k: c[k] for k in SITUATION if k in c} or dict(self._start)
+            if situation.get("scores") == "sticks":
+                situation.update(self._from_sticks(situation))
             if "scores" in situation:
                 situation["scores"] = tuple(situation["scores"])
             event = GameStart(players=players, rules=c.get("rules", self._rules), **situation)  # type: ignore[arg-type]
@@ -357,6 +371,10 @@ class Commands:
             seq = self._submit(Chombo(seat=c["seat"], reason=c.get("reason", "")), source)
         elif name == "dead_hand":
             seq = self._submit(DeadHand(seat=c["seat"], reason=c.get("reason", "")), source)
+        elif name == "sticks":
+            if self._sticks is None:
+                raise CommandError('this table has no stick tray reader (a [[serial]] link of kind "sticks")')
+            return self._sticks(c["action"])
         elif name == "set_scores":
             s = c["scores"]
             seq = self._submit(SetScores(scores=(s[0], s[1], s[2], s[3]), reason=c.get("reason", "")), source)
@@ -409,6 +427,16 @@ class Commands:
         if action == "add_hand":
             return self._submit(ClockAddHand(reason=c.get("reason", "")), source)
         return self._submit(TimeUp(reason=c.get("reason", ""), rule=c.get("rule")), source)
+    def _from_sticks(self, situation: dict[str, Any]) -> dict[str, Any]:
+        """The scores (and, unless given, the riichi sticks on the table) of a game started from the trays."""
+        reading = self._trays() if self._trays is not None else None
+        if reading is None:
+            raise CommandError("scores from the sticks: " + (
+                'this table has no stick tray reader (a [[serial]] link of kind "sticks")' if self._trays is None
+                else "the stick tray reader has sent no reading it can be trusted with (is it connected? see the "
+                "sticks topic)"))
+        trays, riichi = reading
+        return {"scores": trays, **({} if "sticks" in situation else {"sticks": riichi})}
 
     @staticmethod
     def _reply(command: dict[str, Any], status: str, *, data: Any = None, error: str | None = None) -> Reply:

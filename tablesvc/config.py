@@ -331,7 +331,14 @@ def parse_config(text: str, path: str = "<config>", *, base: Path | None = None)
         if not all(isinstance(x, str) and len(x) >= 8 for x in raw):
             raise c.fail("commands", "tokens", "each token is a string of at least 8 characters")
         tokens = tuple(raw)
+    readers = [s.name for s in serial if s.binding.kind is DeviceKind.STICKS]
+    if len(readers) > 1:
+        raise c.fail("serial", "kind", f"one stick tray reader per table, not {len(readers)} ({', '.join(readers)}): "
+                     "a reader reads all four trays")
     start = _start(c, data.get("start"), table.rules)
+    if start.get("scores") == "sticks" and not any(s.binding.kind is DeviceKind.STICKS for s in serial):
+        raise c.fail("start", "scores", '"sticks" takes the scores from the stick tray reader: configure it as a '
+                     '[[serial]] link with kind = "sticks"')
     web = _web(c, data["web"]) if "web" in data else None
     return Config(table=table, mqtt=mqtt, serial=tuple(serial), camera=camera, command_tokens=tokens, web=web,
                   source=path, start=start)
@@ -348,7 +355,9 @@ def _start(c: _Checker, data: Any, rules: str) -> dict[str, Any]:
     for key, kind in (("round", str), ("honba", int), ("sticks", int), ("dealer", int)):
         if key in data:
             start[key] = c.get(data, "start", key, kind)
-    if "scores" in data:
+    if data.get("scores") == "sticks":  # each seat's tray total, read when the game starts
+        start["scores"] = "sticks"
+    elif "scores" in data:
         scores = c.get(data, "start", "scores", list)
         if len(scores) != 4 or not all(isinstance(x, int) and not isinstance(x, bool) for x in scores):
             raise c.fail("start", "scores", f"four whole numbers, seat 0 to seat 3, not {scores!r}")
@@ -357,7 +366,7 @@ def _start(c: _Checker, data: Any, rules: str) -> dict[str, Any]:
         if start.get(key, 0) < 0:
             raise c.fail("start", key, f"cannot be negative, not {start[key]}")
     try:
-        Engine().apply(GameStart(rules=rules, **start))
+        Engine().apply(GameStart(rules=rules, **{k: v for k, v in start.items() if v != "sticks"}))
     except Rejected as exc:
         message = str(exc)
         key = ("round" if "a round is" in message or "start in" in message

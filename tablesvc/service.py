@@ -27,7 +27,7 @@ from contextlib import nullcontext
 from dataclasses import asdict
 from typing import Any
 
-from drivers.observations import CameraHealth, DeviceHealth, Observation
+from drivers.observations import CameraHealth, DeviceHealth, DeviceKind, Observation, TraysRead
 from tablesvc.bursts import BurstLimiter
 from tablesvc.clock import ClockTimer
 from tablesvc.commands import Commands
@@ -45,6 +45,7 @@ from tablesvc.mqtt.link import IncomingMessage, MqttLink
 from tablesvc.mqtt.payloads import iso_time
 from tablesvc.publisher import Publisher
 from tablesvc.startup import BrokerNotAsked, JournalMissing, check_broker, open_journal
+from tablesvc.stickwatch import StickWatch
 from tablesvc.table import Accepted, Table
 from vision.observations import CameraObservation
 
@@ -121,7 +122,15 @@ class TableService:
         )
         self.publisher = Publisher(self.link, topics, self.journal, site=config.table.site, table=config.table.id)
         self.link.set_will(*self.publisher.status(False))  # the Last Will: 'offline', retained
+        # the score sticks as a second witness, where a stick tray reader is wired (one per table)
+        readers = [s.name for s in config.serial if s.binding.kind is DeviceKind.STICKS]
+        self.sticks = StickWatch(readers[0], self.publisher.sticks, wall_clock=wall_clock) if readers else None
+        if self.sticks is not None:
+            self.sticks.resume(self.table.state)
+            self.publisher.sticks_state = self.sticks.payload()
         self.commands = Commands(submit=self._submit_command, undo=self._undo, amend=self._amend,
+                                 trays=self.sticks.trays if self.sticks else None,
+                                 sticks=self.sticks.command if self.sticks else None,
                                  tokens=config.command_tokens, default_rules=config.table.rules,
                                  default_players=config.table.players, default_start=config.start,
                                  recall=lambda key: self.journal.recall(key),
@@ -302,6 +311,8 @@ class TableService:
                 self.inbox.task_done()
 
     def _flush(self) -> None:
+        if self.sticks is not None:
+            self.sticks.tick()  # a difference held still for the grace is raised
         try:
             self.publisher.flush_acks()
         except Exception:
@@ -317,6 +328,14 @@ class TableService:
         if kind == "obs":
             obs = item[1]
             receipt: _Receipt | None = item[2] if len(item) > 2 else None
+            if isinstance(obs, TraysRead):  # a witness of the scores, not a move of the game: never journalled
+                try:
+                    if self.sticks is not None:
+                        self.sticks.reading(obs)
+                finally:
+                    if receipt is not None:
+                        receipt.done.set()
+                return
             source = getattr(obs, "device", None) or getattr(obs, "camera", "?")
             kept = True
             # an event a device is acknowledged for: its (device, seq) goes into the journal with what it made,
@@ -344,6 +363,8 @@ class TableService:
             self.publisher.reply(reply.payload, msg.response_topic, msg.correlation_data)
         elif kind == "health":
             self.publisher.device(item[1].name, _health_payload(item[1], time.monotonic(), self.clock()))
+            if self.sticks is not None and isinstance(item[1], DeviceHealth):
+                self.sticks.health(item[1])
         elif kind == "stopped":
             self.publisher.devices_stopped()
         elif kind == "resync":
@@ -486,5 +507,10 @@ class TableService:
                    mjai: list[dict] | None = None) -> None:
         entry = Entry(accepted.seq, ts, source, kind, body)
         self.publisher.accepted(entry, accepted.outputs, self.table.state, mjai, self.table.result_seqs)
+        if self.sticks is not None:
+            try:
+                self.sticks.after(kind, accepted.outputs, self.table.state)
+            except Exception:  # the entry is journalled and published: the comparison must not undo that
+                log.exception("the stick watch failed after entry %d; the game goes on", accepted.seq)
         if kind in ("undo", "amend"):
             self.publisher.corrected(self.table.state, accepted.seq, self.table.result_seqs)

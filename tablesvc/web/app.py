@@ -76,7 +76,7 @@ MAX_WAITING_CHECKS = 64  # password checks queued for the hashing threads (~1.5 
 SESSION_COOKIE = "tablesvc_session"
 FORM_COOKIE = "tablesvc_form"
 _NAME_SEGMENT = re.compile(r"[^/+#\s\x00-\x1f]{1,64}")  # a site or table name as a topic segment can hold it
-COMMANDS = ("start_game", "undo", "amend", "event", "chombo", "dead_hand", "set_scores", "end_game", "clock")
+COMMANDS = ("start_game", "undo", "amend", "event", "chombo", "dead_hand", "set_scores", "end_game", "clock", "sticks")
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,25 @@ function startCommand(d) {
   return c;
 }
 
+// the referee's ruling on a difference between the score sticks and the game: the sticks are wrong (the players fix
+// their trays), look again, or the game is wrong (the scores from the trays, one click); nothing else changes scores
+function sticksActions(m) {
+  const s = m.sticks;
+  if (!s || !s.trays) return null;
+  const buttons = [];
+  if (s.status === "mismatch" || s.status === "waiting") {
+    buttons.push(el("button", { class: "sticks-dismiss", onclick: () => send({ command: "sticks", action: "dismiss" }),
+      text: "Sticks are wrong: players fix their trays" }));
+  }
+  buttons.push(el("button", { class: "sticks-recheck", onclick: () => send({ command: "sticks", action: "recheck" }),
+    text: "Recheck" }));
+  if (s.status === "mismatch" && m.state && m.state.phase !== "not_started") {
+    buttons.push(el("button", { class: "sticks-take danger", onclick: () => send({ command: "set_scores", scores: s.trays,
+      reason: "scores from the trays" }), text: "Game is wrong: scores from the trays" }));
+  }
+  return el("div", { class: "row sticks-actions" }, ...buttons);
+}
+
 function form(cls, fields, label, build, danger = false) {
   const f = el("form", { class: cls }, ...fields, el("button", { type: "submit", class: danger ? "danger" : "", text: label }));
   f.addEventListener("submit", (ev) => { ev.preventDefault(); send(build(new FormData(f))); });
@@ -137,6 +156,10 @@ function controls() {
     clockStart(),
     form("start", [...names, input("rules", { value: model.state?.rules || "ema2012", class: "name" }), situationFields()],
       "Start game", startCommand),
+    model.sticks ? el("div", { class: "row" }, el("button", { class: "start-from-sticks", onclick: () => {
+      const f = document.querySelector("form.start");
+      send({ ...startCommand(new FormData(f)), scores: "sticks" });
+    }, text: "Start game with the scores in the trays" })) : null,
     el("div", { class: "row" },
       el("button", { class: "undo", onclick: () => send({ command: "undo", count: 1 }), text: "Undo last event" })),
     form("chombo", [seatSelect("chombo_seat"), input("chombo_reason", { placeholder: "reason" })], "Chombo",
@@ -161,7 +184,7 @@ function onDiscard(seat, index, t, seq) {
 
 function render(m) {
   const focused = document.activeElement && document.activeElement.name;
-  renderTablePage(app, m, { onDiscard, extra: controls(), clockExtra: clockControls });
+  renderTablePage(app, m, { onDiscard, extra: controls(), clockExtra: clockControls, sticksActions });
   if (selected) {
     const node = app.querySelector(`.pond[data-seat='${selected.seat}'] .tile[data-index='${selected.index}']`);
     if (node) node.classList.add("selected");
