@@ -14,7 +14,7 @@ tenhou.net/6 and read back: every such hand has one reading, the call right
 after the discard the mjlog has. The other reading (the call, and the
 caller's moves up to its discard, after the other identical discard) is
 refused by the engine as impossible every time (a seat would draw out of
-turn), while the right one replays to the recorded deltas exactly. In 36 of
+turn, or discard a tile it does not yet hold), while the right one replays to the recorded deltas exactly. In 36 of
 them the caller did not move between the two discards, so both readings
 write the very same per-seat lists: the tiles do not say which discard was
 called, only the turn order does, and the reader keeps the mjlog's. A hand
