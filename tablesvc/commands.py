@@ -64,6 +64,7 @@ from tablesvc.engine.events import (
 from tablesvc.mqtt.payloads import iso_time
 from tablesvc.mqtt.topics import SCHEMA_VERSION
 from tablesvc.rules.game_end import MAX_MORE_HANDS, TimeRule
+from tablesvc.text import find_invalid_text, is_valid_text
 
 __all__ = ["CLOCK_ACTIONS", "COMMAND_SCHEMA", "MAX_COMMAND_BYTES", "REFEREE_NAME_PATTERN", "SITUATION",
            "CommandError", "Commands", "Reply"]
@@ -181,9 +182,20 @@ def _parse(raw: bytes) -> dict[str, Any]:
     return command
 
 
+def _check_text(command: dict[str, Any]) -> None:
+    """Refuse text that is no valid Unicode anywhere in a command: journalled, it would break every later
+    publish, export and listing of the game."""
+    bad = find_invalid_text(command)
+    if bad is not None:
+        where = bad.replace("[", "/").replace("]", "").replace(".", "/")
+        raise CommandError(f"invalid command at {where}: not valid Unicode text (it holds a lone surrogate, "
+                           "such as \\ud800); send the text as UTF-8")
+
+
 def _echoable(command: dict[str, Any]) -> dict[str, Any]:
     """The command as far as the reply echoes it: a transaction the schema refused is not sent back."""
-    ok = {k: v for k, v in command.items() if k in ("command", "transaction")}
+    ok = {k: v for k, v in command.items() if k in ("command", "transaction")
+          and (not isinstance(v, str) or is_valid_text(v))}
     if not _VALIDATOR.is_valid({"command": "end_game", **({"transaction": ok["transaction"]} if "transaction" in ok
                                                            else {})}):
         ok.pop("transaction", None)
@@ -275,6 +287,11 @@ class Commands:
         command: dict[str, Any] = {}
         try:
             command = _parse(raw)
+            try:
+                _check_text(command)
+            except CommandError:
+                command = _echoable(command)
+                raise
             errors = sorted(_VALIDATOR.iter_errors(command), key=lambda e: [str(p) for p in e.absolute_path])
             if errors:
                 command = _echoable(command)
