@@ -9,6 +9,7 @@ key; ``tablesvc run --config FILE --check`` validates without starting.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from typing import Any
 
 from drivers.binding import LinkBinding
 from drivers.observations import DeviceKind
+from tablesvc.commands import REFEREE_NAME_PATTERN
 from tablesvc.engine.engine import Engine, Rejected
 from tablesvc.engine.events import GameStart
 from tablesvc.mqtt.link import BrokerURL
@@ -81,6 +83,21 @@ class WebConfig:
     referee_token: str | None = field(default=None, repr=False)  # sent with commands when tables want a token
     idle_alert: float = 600.0  # seconds without an event before the dashboard flags a game as idle
     records_db: str | None = None  # the records database (SQLite path or postgresql:// URL): /standings
+    rules: str = "ema2012"  # the rules /score values hands under
+    photo_model: str | None = None  # a club's enrolled tile set for /score's photos (default: the packaged sets)
+    referees: dict[str, str] = field(default_factory=dict, repr=False)  # [web.referees] NAME = scrypt hash
+    session_idle: float = 3600.0  # seconds without a request before a referee's session ends
+    https: bool = False  # served over TLS (directly or by a proxy): session cookies are sent Secure
+    trusted_proxies: tuple[str, ...] = ()  # proxies whose X-Forwarded-For/-Proto are believed
+
+    @property
+    def accounts(self) -> dict[str, str]:
+        """Every referee account, name -> password hash: ``[web.referees]``, and ``referee_password`` as the
+        account named ``referee``."""
+        accounts = dict(self.referees)
+        if self.referee_password:
+            accounts.setdefault("referee", self.referee_password)
+        return accounts
 
 
 @dataclass(frozen=True)
@@ -108,7 +125,7 @@ _SECTIONS = {
     "commands": {"tokens"},
     "start": {"round", "honba", "sticks", "scores", "dealer"},
     "web": {"listen", "site", "referee_password", "secret_key", "referee_token", "idle_alert",
-            "records_db"},
+            "records_db", "rules", "photo_model", "referees", "session_idle", "https", "trusted_proxies"},
 }
 
 
@@ -379,9 +396,45 @@ def _web(c: _Checker, w: Any) -> WebConfig:
     idle = c.get(w, "web", "idle_alert", (int, float), 600)
     if idle <= 0:
         raise c.fail("web", "idle_alert", "seconds, more than 0")
+    rules = c.get(w, "web", "rules", str, "ema2012")
+    try:
+        get_ruleset(rules)
+    except (UnknownRuleSetError, ValueError) as exc:
+        raise c.fail("web", "rules", str(exc)) from None
+    session_idle = c.get(w, "web", "session_idle", (int, float), 3600)
+    if not 60 <= session_idle <= 12 * 3600:
+        raise c.fail("web", "session_idle", "seconds from 60 to 43200 (12 hours)")
+    proxies = c.get(w, "web", "trusted_proxies", list, [])
+    for proxy in proxies:
+        try:
+            ipaddress.ip_network(proxy, strict=False)
+        except (TypeError, ValueError):
+            raise c.fail("web", "trusted_proxies", f"{proxy!r} is not an IP address or network "
+                         "(e.g. \"127.0.0.1\" or \"10.0.0.0/8\")") from None
     return WebConfig(listen=listen, site=site, referee_password=password, secret_key=secret,
                      referee_token=c.get(w, "web", "referee_token", str, None), idle_alert=float(idle),
-                     records_db=c.get(w, "web", "records_db", str, None) or None)
+                     records_db=c.get(w, "web", "records_db", str, None) or None,
+                     referees=_referees(c, w.get("referees", {}), password is not None),
+                     session_idle=float(session_idle), https=c.get(w, "web", "https", bool, False),
+                     trusted_proxies=tuple(proxies), rules=rules,
+                     photo_model=c.get(w, "web", "photo_model", str, None) or None)
+
+
+def _referees(c: _Checker, data: Any, has_password: bool) -> dict[str, str]:
+    """``[web.referees]``: one account per referee, NAME = the hash ``tablesvc web --add-referee`` writes."""
+    if not isinstance(data, dict):
+        raise c.fail("web", "referees", "write the accounts as a [web.referees] section: NAME = \"scrypt$...\"")
+    for name, stored in data.items():
+        if not re.fullmatch(REFEREE_NAME_PATTERN, name):
+            raise c.fail("web.referees", name, "a referee's name is 1 to 40 letters, digits, spaces, dots, "
+                         "underscores or hyphens, beginning with a letter or digit")
+        if not isinstance(stored, str) or not stored.startswith("scrypt$"):
+            raise c.fail("web.referees", name, "store the password hashed: add the account with "
+                         f"'tablesvc web --add-referee {name} --config FILE'")
+    if has_password and "referee" in data:
+        raise c.fail("web.referees", "referee", "the account 'referee' is [web] referee_password already: "
+                     "keep one of the two")
+    return dict(data)
 
 
 def load_web_config(path: str | Path) -> tuple[WebConfig, str | None, str | None]:

@@ -55,7 +55,7 @@ TOPICS: tuple[TopicSpec, ...] = (
               '"difference"}], "fault"}: the score sticks compared with the game (tables with a stick tray reader)'),
     TopicSpec("cmd", "referee", False, 1,
               '{"command", "transaction", "token", ...}: start_game, undo, amend, event, chombo, dead_hand, '
-              "set_scores, end_game, sticks"),
+              "set_scores, end_game, clock, sticks"),
     TopicSpec("cmd/reply", "service", False, 1,
               '{"schema", "status": "ok"|"error", "command", "transaction", "data", "error"} (or on the '
               "MQTT 5 response topic)"),

@@ -23,7 +23,7 @@ import json
 import logging
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 RING_SIZE = 1000  # messages kept per table for pages that reconnect (a whole hand is ~200)
 ALERTS_KEPT = 50
+RULINGS_SHOWN = 20  # the referee's latest rulings on the table page
 QUEUE_SIZE = 5000  # a page that falls this far behind is dropped; it reconnects and resumes
 
 
@@ -203,7 +204,22 @@ class TableFeed:
 
         effective = self.effective_events()
         return {**self.state, "discard_seqs": self.discard_seqs(effective),
-                "downloads": availability(self, effective)}
+                "downloads": availability(self, effective), "rulings": self.rulings()}
+
+    def rulings(self) -> list[dict[str, Any]]:
+        """The referees' entries of the game this server saw (commands: source ``referee`` or ``referee:NAME``),
+        oldest first, the last ``RULINGS_SHOWN``: the table page's "Referee" panel ("amended by Ann, 21:04")."""
+        found: list[dict[str, Any]] = []
+        for seq in sorted(self.entries):
+            entry = self.entries[seq]
+            source = entry.get("source")
+            if not isinstance(source, str) or not (source == "referee" or source.startswith("referee:")):
+                continue
+            body = entry.get("event") if isinstance(entry.get("event"), dict) else {}
+            target = body.get("seq") if entry.get("kind") == "amend" else None
+            found.append({"seq": seq, "kind": entry.get("kind"), "by": source.partition(":")[2] or None,
+                          "ts": _epoch(entry.get("ts")), "target": target if isinstance(target, int) else None})
+        return found[-RULINGS_SHOWN:]
 
     def hands_played(self) -> int:
         hand_id = (self.state or {}).get("hand_id")
@@ -257,6 +273,7 @@ class TableFeed:
             "last_event": self.last_event_ts,
             "devices": [self._device_row(n, d) for n, d in sorted(self.devices.items())],
             "alerts": active + alerts[::-1][:8],
+            "clock": state.get("clock") if isinstance(state.get("clock"), dict) else None,
         }
 
     @staticmethod
@@ -288,6 +305,10 @@ class Subscription:
         """From any thread."""
         self.loop.call_soon_threadsafe(self._put, message)
 
+    def end(self) -> None:
+        """End the stream (the page went away): on the loop's thread."""
+        self._put(None)
+
     def _put(self, message: Pushed | None) -> None:
         if self.dropped:
             return
@@ -311,6 +332,7 @@ class Store:
         self._lock = threading.Lock()
         self._subs: dict[tuple[str, str] | str, set[Subscription]] = {}
         self.replies: dict[str, Callable[[dict[str, Any]], None]] = {}  # transaction -> waiter
+        self.server_alerts: OrderedDict[str, tuple[float, str, int]] = OrderedDict()  # text -> (ts, kind, count)
 
     # ------------------------------------------------------------------ MQTT side
 
@@ -515,7 +537,32 @@ class Store:
 
     def unsubscribe(self, sub: Subscription) -> None:
         with self._lock:
-            self._subs.get(sub.key, set()).discard(sub)
+            group = self._subs.get(sub.key)
+            if group is not None:
+                group.discard(sub)
+                if not group:
+                    del self._subs[sub.key]  # nothing is kept for a name once its last page has gone
+
+    # ------------------------------------------------------------------ the web server's own alerts
+
+    def server_alert(self, kind: str, text: str) -> None:
+        """Something about the web server itself that needs a person (a sign-in lock-out): on the dashboard.
+        The same alert again is counted on the one line, moved to the top."""
+        with self._lock:
+            count = self.server_alerts.pop(text, (0.0, kind, 0))[2] + 1
+            self.server_alerts[text] = (self.clock(), kind, count)
+            while len(self.server_alerts) > ALERTS_KEPT:
+                self.server_alerts.popitem(last=False)
+            subs = [sub for key, group in self._subs.items() if isinstance(key, str) for sub in group]
+        message = Pushed(0, "server", sse("server", self.server_view()))
+        for sub in subs:
+            sub.push(message)
+
+    def server_view(self) -> dict[str, Any]:
+        """The dashboard's "Web server" panel: the latest alerts, newest first, each with how often it came."""
+        with self._lock:
+            return {"alerts": [{"ts": ts, "kind": kind, "text": text, "count": count}
+                               for text, (ts, kind, count) in reversed(self.server_alerts.items())]}
 
     def _tables_of(self, site: str) -> Iterable[TableFeed]:
         return [t for k, t in sorted(self.tables.items()) if site == "*" or k[0] == site]

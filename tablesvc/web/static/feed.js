@@ -113,12 +113,18 @@ export function connect(url, model, render) {
   on("sticks", (d) => { model.sticks = d; });
   on("alert", (d) => { model.alerts.push(d); model.alerts = model.alerts.slice(-50); });
   on("tables", (d) => { model.tables = d.tables || []; });
+  on("server", (d) => { model.server = d; });
   on("table", (d) => {
     model.tables = model.tables || [];
     const i = model.tables.findIndex((t) => t.site === d.site && t.table === d.table);
     if (i >= 0) model.tables[i] = d; else model.tables.push(d);
     model.tables.sort((a, b) => (a.site + "/" + a.table).localeCompare(b.site + "/" + b.table));
   });
+  // a page left for another one may be kept in the browser's back-forward cache with its stream open: the
+  // browser holds six connections to a server at most, so a referee who looked at six pages could send no
+  // command. The stream is closed when the page is left, and the page reloaded if it is shown again.
+  addEventListener("pagehide", () => source.close());
+  addEventListener("pageshow", (ev) => { if (ev.persisted) location.reload(); });
   source.onopen = () => { model.connected = true; schedule(); };
   source.onerror = () => { model.connected = false; schedule(); };
   window.tablesvcFeed = { model, source };

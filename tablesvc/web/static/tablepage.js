@@ -1,6 +1,7 @@
 // The table page (and the referee console built on it): the live table, players, the hand-by-hand
 // history with deltas, downloads of the game.
 import { ago, el, pathParts, points, seatName, signed } from "/static/feed.js";
+import { clockBox } from "/static/clock.js";
 import { endCard, moment, playerCards, roundText, tableView } from "/static/render.js";
 
 export const { site, table } = pathParts();
@@ -16,6 +17,23 @@ function history(m) {
   return el("table", { class: "history" },
     el("thead", {}, el("tr", {}, el("th", { text: "hand" }), el("th", { text: "result" }), ...names.map((n) => el("th", { text: n })))),
     el("tbody", {}, ...rows));
+}
+
+// the referees' rulings (state.rulings, the journal entries their commands wrote): "discard 57 amended by Ann, 21:04"
+const RULED = { amend: "amended", undo: "undone", chombo: "chombo ruled", dead_hand: "dead hand ruled",
+  set_scores: "scores set", end_game: "game ended", start_game: "game started" };
+
+function clock(ts) {
+  return ts ? new Date(ts * 1000).toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit" }) : "";
+}
+
+function rulings(state) {
+  const list = (state && state.rulings) || [];
+  if (!list.length) return null;
+  return el("div", { class: "panel rulings" }, el("h2", { text: "Referee" }),
+    el("ul", { class: "rulings" }, ...list.slice().reverse().map((r) => el("li", { "data-seq": r.seq, "data-by": r.by || "" },
+      el("span", { class: "what", text: `${r.target ? `#${r.target} ` : ""}${RULED[r.kind] || r.kind}` }),
+      ` by ${r.by || "a referee"}, `, el("span", { class: "when", text: clock(r.ts) })))));
 }
 
 // The score sticks compared with the game (the `sticks` topic, tables with a stick tray reader): each seat's tray
@@ -42,7 +60,7 @@ export function sticksPanel(m, actions = null) {
     actions);
 }
 
-export function renderTablePage(app, m, { onDiscard = null, extra = null, sticksActions = null } = {}) {
+export function renderTablePage(app, m, { onDiscard = null, extra = null, clockExtra = null, sticksActions = null } = {}) {
   const state = m.state;
   const online = m.status && m.status.status === "online";
   const shown = moment(m); // between hands: the hand that just ended, as it ended (render.js)
@@ -55,7 +73,9 @@ export function renderTablePage(app, m, { onDiscard = null, extra = null, sticks
     el("a", { href: `/overlay/${base}`, text: "overlay" }), el("a", { href: "/", text: "all tables" }),
     el("span", { class: "live", text: m.connected ? "live" : "reconnecting…" }));
   const card = endCard(m);
-  const side = el("div", { class: "side-info" }, el("div", { class: "panel" }, el("h2", { text: "Players" }), playerCards(shown),
+  const clock = state && state.clock ? el("div", { class: "panel clock-panel" }, el("h2", { text: "Clock" }),
+    clockBox(state.clock, state.phase), clockExtra ? clockExtra(state.clock, state.phase) : null) : null;
+  const side = el("div", { class: "side-info" }, clock, el("div", { class: "panel" }, el("h2", { text: "Players" }), playerCards(shown),
     card ? el("div", { class: "end-card" }, card) : null));
   const sticks = sticksPanel(m, sticksActions ? sticksActions(m) : null);
   if (sticks) side.prepend(sticks);
@@ -71,7 +91,7 @@ export function renderTablePage(app, m, { onDiscard = null, extra = null, sticks
     el("div", { class: "links" }, link("mjai", "mjai (Mortal, mjai-reviewer)"), link("tenhou6", "tenhou.net/6")),
     ...why.map((w) => el("p", { class: "hint unavailable-why", text: w })));
   const hist = el("div", { class: "panel" }, el("h2", { text: "Hands" }), history(m));
-  side.append(hist, downloads);
+  side.append(hist, ...[rulings(state)].filter(Boolean), downloads);
   app.replaceChildren(head, el("main", {}, el("div", { class: "table-layout" },
     el("div", { class: "live" }, tableView(shown, { onDiscard })), side)));
 }
