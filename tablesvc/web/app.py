@@ -174,10 +174,11 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
             last_seq = int(last) if last else None
         except ValueError:
             last_seq = None
-        sub, missed, snapshot = store.subscribe(asyncio.get_running_loop(), (site, table), last_seq)
-        streams["open"] += 1
 
         async def events() -> AsyncIterator[str]:
+            # subscribed and counted only once the stream runs: a page gone before it starts leaves nothing behind
+            sub, missed, snapshot = store.subscribe(asyncio.get_running_loop(), (site, table), last_seq)
+            streams["open"] += 1
             watch = asyncio.ensure_future(_end_on_disconnect(request, sub))
             try:
                 yield "retry: 1000\n\n"
@@ -202,10 +203,10 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
             return PlainTextResponse("no such site", status_code=404)
         if streams["open"] >= MAX_STREAMS:
             return too_many_streams()
-        sub, _, snapshot = store.subscribe(asyncio.get_running_loop(), site)
-        streams["open"] += 1
 
         async def events() -> AsyncIterator[str]:
+            sub, _, snapshot = store.subscribe(asyncio.get_running_loop(), site)
+            streams["open"] += 1
             watch = asyncio.ensure_future(_end_on_disconnect(request, sub))
             try:
                 yield "retry: 1000\n\n"
@@ -441,14 +442,18 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
 class _LimitBodies:
     """ASGI middleware: a request body over :data:`MAX_BODY` is answered 413 and never read whole. A declared
     ``Content-Length`` over the limit is refused before reading; a chunked body is counted as it arrives. What
-    passes is handed on to the app as it came."""
+    passes is handed on to the app as it came. A photo for ``/score`` is larger by nature: its route bounds its
+    own body (20 MB, :mod:`tablesvc.web.score_page`, refused before it is read in the same way)."""
+
+    BOUNDS_ITS_OWN = frozenset({"/api/score/read"})
 
     def __init__(self, app: Starlette) -> None:
         self.app = app
         self.state = app.state
 
     async def __call__(self, scope: dict[str, Any], receive: Callable, send: Callable) -> None:
-        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
+        if (scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS")
+                or scope.get("path") in self.BOUNDS_ITS_OWN):
             await self.app(scope, receive, send)
             return
         length = dict(scope["headers"]).get(b"content-length")
