@@ -383,3 +383,35 @@ def test_the_login_form_asks_only_a_password_where_the_one_account_is_referee(br
         assert browser.find_element(By.NAME, "name").get_attribute("type") == "hidden"
     finally:
         web.stop()
+
+
+def test_odd_requests_are_answered_never_with_a_server_error(server):
+    """What a browser never sends but a script may: each is answered (403/400/404/413...), none with a 500, and
+    the server goes on."""
+    client = Client(server.url)
+    client.request("/login")
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    odd = [
+        ("/login", f"csrf={client.token}&name=Ann&password=x&next=/%ED%A0%80".encode(), form),  # not UTF-8
+        ("/login", b"csrf=wrong&next=/%ED%A0%80", form),
+        ("/login", "&".join(f"f{i}=x" for i in range(50)).encode(), form),  # more fields than any form has
+        ("/login", f"csrf={client.token}&name={'n' * 20000}&password=x&next={'/' + 'p' * 20000}".encode(), form),
+        ("/login", b"\xff\xfe\x00garbage", form),
+        ("/logout", b"csrf=%ED%A0%80", form),
+        ("/api/cmd/club/t1", b"[" * 30000 + b"]" * 30000, {"Content-Type": "application/json"}),
+        ("/api/cmd/club/t1", b'{"command": "undo"}',
+         {"X-CSRF-Token": "\u00e9t\u00e9", "Cookie": "tablesvc_session=\u00e9"}),
+        ("/api/cmd/%ED%A0%80/t1", b'{"command": "undo"}', {}),
+    ]
+    for path, body, headers in odd:
+        status, _, text = client.request(path, body, headers)
+        assert status < 500, (path, body[:60], status, text[:200])
+    url = urllib.parse.urlsplit(server.url)
+    for path in ("/sse/table/%ED%A0%80/t1", "/sse/site?site=%ED%A0%80", "/referee/club/%ED%A0%80",
+                 "/login?next=%ED%A0%80", "/download/club/%ED%A0%80.mjai", "/tiles/%ED%A0%80.svg"):
+        conn = http.client.HTTPConnection(url.hostname, url.port, timeout=10)
+        conn.request("GET", path)
+        status = conn.getresponse().status  # the status line only: a stream would go on
+        conn.close()
+        assert status < 500, (path, status)
+    assert client.sign_in("Ann", ANN)[0] == 303

@@ -166,10 +166,11 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
             last_seq = int(last) if last else None
         except ValueError:
             last_seq = None
-        sub, missed, snapshot = store.subscribe(asyncio.get_running_loop(), (site, table), last_seq)
-        streams["open"] += 1
 
         async def events() -> AsyncIterator[str]:
+            # subscribed here, in the stream itself, so that its `finally` always lets go of what it took
+            sub, missed, snapshot = store.subscribe(asyncio.get_running_loop(), (site, table), last_seq)
+            streams["open"] += 1
             watch = asyncio.ensure_future(_end_on_disconnect(request, sub))
             try:
                 yield "retry: 1000\n\n"
@@ -194,10 +195,10 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
             return PlainTextResponse("no such site", status_code=404)
         if streams["open"] >= MAX_STREAMS:
             return too_many_streams()
-        sub, _, snapshot = store.subscribe(asyncio.get_running_loop(), site)
-        streams["open"] += 1
 
         async def events() -> AsyncIterator[str]:
+            sub, _, snapshot = store.subscribe(asyncio.get_running_loop(), site)
+            streams["open"] += 1
             watch = asyncio.ensure_future(_end_on_disconnect(request, sub))
             try:
                 yield "retry: 1000\n\n"
@@ -479,8 +480,10 @@ def _private(headers: dict[str, str] | None = None) -> dict[str, str]:
 
 
 def _target(value: str | None) -> str:
-    """Where to go after signing in: a path of this server only."""
+    """Where to go after signing in: a path of this server only, in text that can be written back."""
     target = str(value or "/")
+    if not is_valid_text(target) or len(target) > 500:
+        return "/"
     return target if target.startswith("/") and not target.startswith("//") and "\\" not in target else "/"
 
 
