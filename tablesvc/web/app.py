@@ -68,7 +68,7 @@ log = logging.getLogger(__name__)
 
 STATIC = resources.files("tablesvc.web") / "static"
 MAX_BODY = 64 * 1024  # the largest request body: a command is a few kilobytes, a sign-in form less
-MAX_STREAMS = 100  # open event streams (pages) at once; a club's screens and phones are a few dozen
+MAX_STREAMS = 500  # open event streams (pages) at once: a tournament's screens, overlays and phones, with room
 MAX_WAITING_CHECKS = 64  # password checks queued for the hashing threads (~1.5 s of work); more come back later
 SESSION_COOKIE = "tablesvc_session"
 FORM_COOKIE = "tablesvc_form"
