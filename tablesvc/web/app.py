@@ -415,7 +415,7 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
     app = Starlette(routes=routes)
     app.state.standings = reader  # closed by WebServer.stop
     app.state.hashing = hashing  # shut down by WebServer.stop
-    app.state.guard, app.state.sessions = guard, sessions
+    app.state.guard, app.state.sessions, app.state.streams = guard, sessions, streams
     return _LimitBodies(app)  # type: ignore[return-value]
 
 
