@@ -298,13 +298,13 @@ def test_request_bodies_over_64_kib_are_refused_before_they_are_read(server):
     # 300 MB announced: refused at once, none of it read
     started = time.monotonic()
     answer = _raw(port, b"POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
-                  b"Content-Length: 314572800\r\n\r\n", [b"a" * 65536])
+                  b"Content-Length: 314572800\r\n\r\n")
     assert answer.startswith(b"HTTP/1.1 413") and b"at most 64 KiB" in answer
     assert time.monotonic() - started < 5
     # chunked, no length given: counted as it comes, refused past the limit
     chunk = b"10000\r\n" + b"a" * 0x10000 + b"\r\n"
     answer = _raw(port, b"POST /api/cmd/club/t1 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
-                  b"Content-Type: application/json\r\n\r\n", [chunk] * 40)
+                  b"Content-Type: application/json\r\n\r\n", [chunk] * 2)  # (bench/web_signin.py sends 300 MB)
     assert answer.startswith(b"HTTP/1.1 413")
     # a body within the limit passes as it came
     client = Client(server.url)
