@@ -143,6 +143,9 @@ class Watcher:
                 melds = seat.get("melds") or []
                 if melds:
                     lines.append(f"      melds: {'; '.join(meld_text(m, names) for m in melds)}")
+            clock = s.get("clock")
+            if isinstance(clock, dict):
+                lines.append(f"  clock: {clock_line(clock, s.get('phase'))}")
             conditions = s.get("conditions")
             if conditions:
                 lines.append("  all last:")
@@ -164,6 +167,23 @@ class Watcher:
         lines.extend(f"  > {e}" for e in v.events)
         lines.extend(f"  ! {e}" for e in v.errors)
         return "\n".join(lines)
+
+
+def clock_line(clock: dict[str, Any], phase: Any = None) -> str:
+    """The tournament clock of ``state.clock`` in a line: ``until 12:15:00 UTC (ema, +5 min)`` or, after time,
+    ``time up, 2 hands left (ema)``."""
+    added = clock.get("added") or 0
+    extras = ", ".join(x for x in (f"+{clock['extended']} min" if clock.get("extended") else "",
+                                   f"+{added} hand{'' if added == 1 else 's'}" if added else "") if x)
+    rule = str(clock.get("rule", "?")) + (f" {clock['more_hands']}" if clock.get("rule") == "more_hands" else "")
+    how = f"({rule}{', ' + extras if extras else ''})"
+    if phase == "game_over":
+        return f"finished {how}"
+    if clock.get("time_up"):
+        left = clock.get("hands_left")
+        return f"time up, {left} hand{'' if left == 1 else 's'} left {how}" if left is not None else f"time up {how}"
+    deadline = str(clock.get("deadline") or "")
+    return f"until {deadline[11:19]} UTC {how}" if deadline else f"running {how}"
 
 
 def _pond_tile(d: dict[str, Any]) -> str:

@@ -145,6 +145,7 @@ def make_server(broker, web, *, listen: tuple[str, int], site: str | None = None
 
     settings = WebSettings(site=site or web.site, accounts=web.accounts, secret_key=web.secret_key,
                            referee_token=web.referee_token, records_db=records_db or web.records_db,
-                           session_idle=web.session_idle, https=web.https, trusted_proxies=web.trusted_proxies)
+                           session_idle=web.session_idle, https=web.https, trusted_proxies=web.trusted_proxies,
+                           rules=web.rules, photo_model=web.photo_model)
     return WebServer(broker, listen=listen, prefix=prefix, settings=settings, protocol=protocol,
                      idle_alert=web.idle_alert)

@@ -6,7 +6,8 @@ static files and streaming responses
 in a small, well-kept library; uvicorn runs it. Pages are static files; they
 read the table from their own URL and the feed from ``/sse/...``.
 
-Viewers need nothing: overlay, dashboard, table and standings pages are read-only.
+Viewers need nothing: overlay, dashboard, table, standings and clock pages are read-only, and ``/score``
+(a hand valued from a phone's photo, :mod:`tablesvc.web.score_page`) changes no game.
 The referee console and ``POST /api/cmd/...`` need a referee signed in by
 name (each account's password checked against its scrypt hash, on a worker
 thread so pages keep flowing; failures slowed and locked out by
@@ -57,10 +58,12 @@ from tablesvc.text import find_invalid_text, is_valid_text
 from tablesvc.web.auth import hash_password, same_token, verify_password
 from tablesvc.web.downloads import DownloadError, export_game
 from tablesvc.web.guard import Guard
+from tablesvc.web.score_page import ScorePage
 from tablesvc.web.sessions import Session, SessionStore, form_token, form_token_valid
 from tablesvc.web.standings import StandingsReader
 from tablesvc.web.store import Pushed, Store, sse
 from tablesvc.web.tiles import back_svg, face_svg
+from tablesvc.web.tournament import TournamentFeed, tournament_routes
 
 __all__ = ["MAX_BODY", "MAX_STREAMS", "WebSettings", "build_app"]
 
@@ -73,7 +76,7 @@ MAX_WAITING_CHECKS = 64  # password checks queued for the hashing threads (~1.5 
 SESSION_COOKIE = "tablesvc_session"
 FORM_COOKIE = "tablesvc_form"
 _NAME_SEGMENT = re.compile(r"[^/+#\s\x00-\x1f]{1,64}")  # a site or table name as a topic segment can hold it
-COMMANDS = ("start_game", "undo", "amend", "event", "chombo", "dead_hand", "set_scores", "end_game")
+COMMANDS = ("start_game", "undo", "amend", "event", "chombo", "dead_hand", "set_scores", "end_game", "clock", "sticks")
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,9 @@ class WebSettings:
     reply_timeout: float = 10.0
     keepalive: float = 15.0
     records_db: str | None = None  # SQLite path or postgresql:// URL that `tablesvc records` writes: /standings
+    rules: str = "ema2012"  # what /score values a hand under
+    photo_model: str | None = None  # a club's enrolled tile set for /score (default: the packaged sets)
+    tournament: str | None = None  # the tournament of records_db the /tournament pages show (default: the latest)
     session_idle: float = 3600.0  # a referee's session ends after this long without a request
     https: bool = False  # pages are served over TLS: cookies are Secure
     trusted_proxies: tuple[str, ...] = ()  # addresses/networks whose X-Forwarded-For and -Proto are believed
@@ -108,10 +114,12 @@ def _page(name: str) -> Callable[[Request], Any]:
     return serve
 
 
-def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes], bool], *,
+def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes], bool],
+              photo_reader: Callable[[], Any] | None = None, *,
               clock: Callable[[], float] = time.monotonic) -> Starlette:
-    """The ASGI app. ``publish(topic, payload)`` sends a command to the broker (False when offline); ``clock``
-    times sessions and the sign-in guard (tests move it on)."""
+    """The ASGI app. ``publish(topic, payload)`` sends a command to the broker (False when offline);
+    ``photo_reader`` makes the reader of ``/score`` (default: the packaged one, loaded on the first photo);
+    ``clock`` times sessions and the sign-in guard (tests move it on)."""
 
     def followed(site: str) -> bool:
         return settings.site is None or site == settings.site
@@ -222,7 +230,12 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
     async def tables(_request: Request) -> Response:
         return JSONResponse({"tables": store.summaries(settings.site or "*")})
 
+    async def server_time(_request: Request) -> Response:
+        # the clock pages count down with the server's time, so a big screen whose own clock is off is not
+        return JSONResponse({"now": time.time()}, headers={"Cache-Control": "no-store"})
+
     reader = StandingsReader(settings.records_db) if settings.records_db else None
+    tournament = TournamentFeed(settings.records_db, settings.tournament) if settings.records_db else None
 
     async def standings(request: Request) -> Response:
         if reader is None:
@@ -398,6 +411,7 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
         Route("/table/{site}/{table}", _page("table.html")),
         Route("/overlay/{site}/{table}", _page("overlay.html")),
         Route("/standings", _page("standings.html")),
+        Route("/clock", _page("clock.html")),
         Route("/referee/{site}/{table}", referee_page),
         Route("/login", login_page, methods=["GET"]),
         Route("/login", login, methods=["POST"]),
@@ -406,13 +420,19 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
         Route("/sse/table/{site}/{table}", table_stream),
         Route("/sse/site", site_stream),
         Route("/api/tables", tables),
+        Route("/api/time", server_time),
         Route("/api/session", session_info),
         Route("/api/standings", standings),
         Route("/api/cmd/{site}/{table}", command, methods=["POST"]),
         Route("/download/{site}/{table}.{fmt}", download),
+        *ScorePage(settings.rules, photo_reader, settings.photo_model).routes(_page("score.html")),
         Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
     ]
+    if tournament is not None:
+        routes[-1:-1] = tournament_routes(tournament, store, publish, _page, settings.keepalive,
+                                          settings.referee_token, current)
     app = Starlette(routes=routes)
+    app.state.tournament = tournament
     app.state.standings = reader  # closed by WebServer.stop
     app.state.hashing = hashing  # shut down by WebServer.stop
     app.state.guard, app.state.sessions, app.state.streams = guard, sessions, streams

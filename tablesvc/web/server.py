@@ -22,6 +22,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 import uvicorn
 
@@ -52,6 +53,7 @@ class WebServer:
 
     def __init__(self, broker: BrokerURL, *, listen: tuple[str, int] = ("127.0.0.1", 8080), prefix: str = "tablesvc",
                  settings: WebSettings | None = None, protocol: str = "auto", idle_alert: float = 600.0,
+                 photo_reader: Callable[[], Any] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.settings = settings or WebSettings()
         self.store = Store(prefix, idle_limit=idle_alert)
@@ -60,7 +62,7 @@ class WebServer:
             broker, client_id=f"tablesvc-web-{os.getpid()}-{int(time.time() * 1000) % 10**8}",
             on_connected=lambda: None, on_message=self._message, subscriptions=(f"{prefix}/{site}/+/#",),
             protocol=protocol)
-        self.app = build_app(self.store, self.settings, self._publish, clock=clock)
+        self.app = build_app(self.store, self.settings, self._publish, photo_reader, clock=clock)
         self.host, self.port = listen
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
@@ -109,6 +111,8 @@ class WebServer:
 
     def stop(self) -> None:
         self.store.close_all()  # SSE streams end on their own, so the shutdown need not cancel them
+        if getattr(self.app.state, "tournament", None) is not None:
+            self.app.state.tournament.end_streams()
         time.sleep(0.05)
         if self._server is not None:
             self._server.should_exit = True
@@ -116,6 +120,8 @@ class WebServer:
             self._thread.join(5)
         if self.app.state.standings is not None:
             self.app.state.standings.close()  # the records database's connections
+        if getattr(self.app.state, "tournament", None) is not None:
+            self.app.state.tournament.close()
         self.app.state.hashing.shutdown(wait=False)
         self.link.stop()
 

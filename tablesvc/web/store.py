@@ -65,7 +65,7 @@ class Alert:
     """Something on a table that needs a person."""
 
     ts: float
-    kind: str  # events: refused, chombo; conditions while they last: device, offline, idle
+    kind: str  # events: refused, chombo; conditions while they last: device, offline, idle, sticks
     text: str
 
     def to_dict(self) -> dict[str, Any]:
@@ -117,6 +117,7 @@ class TableFeed:
     status_since: float | None = None  # when this server saw the status change (None: it found it so)
     state: dict[str, Any] | None = None
     devices: dict[str, dict[str, Any]] = field(default_factory=dict)
+    sticks: dict[str, Any] | None = None  # the score sticks compared with the game (tables with a tray reader)
     results: list[dict[str, Any]] = field(default_factory=list)
     final: dict[str, Any] | None = None
     entries: dict[int, dict[str, Any]] = field(default_factory=dict)  # journal seq -> events payload
@@ -241,6 +242,12 @@ class TableFeed:
             if self.online and dev.get("connected") is False:
                 active.append({"ts": None, "kind": "device",
                                "text": f"{name} lost ({dev.get('state') or 'not connected'})"})
+        sticks = self.sticks or {}
+        if self.online and sticks.get("status") == "mismatch":  # the trays and the game disagree: the referee rules
+            active.append({"ts": _epoch(sticks.get("ts")), "kind": "sticks", "text": f"sticks: {sticks.get('text')}"})
+        elif self.online and sticks.get("status") == "fault":  # a reader that cannot be trusted: no score alert
+            active.append({"ts": _epoch(sticks.get("ts")), "kind": "device",
+                           "text": f"{sticks.get('link') or 'sticks'}: {sticks.get('fault') or sticks.get('text')}"})
         if (self.online and state.get("phase") in ("playing", "dealing", "between_hands")
                 and self.last_event_ts is not None and now - self.last_event_ts > idle_limit):
             active.append({"ts": self.last_event_ts, "kind": "idle",
@@ -266,6 +273,7 @@ class TableFeed:
             "last_event": self.last_event_ts,
             "devices": [self._device_row(n, d) for n, d in sorted(self.devices.items())],
             "alerts": active + alerts[::-1][:8],
+            "clock": state.get("clock") if isinstance(state.get("clock"), dict) else None,
         }
 
     @staticmethod
@@ -280,7 +288,7 @@ class TableFeed:
 
     def snapshot(self) -> dict[str, Any]:
         return {"site": self.site, "table": self.table, "status": self.status, "since": self.since,
-                "state": self.view_state(), "devices": self.devices, "results": self.results,
+                "state": self.view_state(), "devices": self.devices, "sticks": self.sticks, "results": self.results,
                 "final": self.final, "alerts": [a.to_dict() for a in self.alerts]}
 
 
@@ -426,6 +434,9 @@ class Store:
             text = str(data.get("error") or "an event was refused")
             source = data.get("source")
             self._alert(t, "refused", f"{source}: {text}" if source else text, out)
+        elif kind == "sticks":
+            t.sticks = data  # a mismatch or a fault is an alert while it lasts (see TableFeed.summary)
+            self._push(t, "sticks", data, out)
         elif kind.startswith("devices/"):
             name = kind.split("/", 1)[1]
             t.devices[name] = data  # a device lost is an alert while it lasts (see TableFeed.summary)
@@ -508,7 +519,7 @@ class Store:
             t = self.tables.get(key)
             if t is None:
                 return sub, None, {"site": key[0], "table": key[1], "status": None, "state": None, "devices": {},
-                                   "results": [], "final": None, "alerts": []}
+                                   "sticks": None, "results": [], "final": None, "alerts": []}
             if last_seq is not None:
                 ring = list(t.ring)
                 at = next((i for i in range(len(ring) - 1, -1, -1)

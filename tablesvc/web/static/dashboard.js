@@ -1,5 +1,6 @@
 // The club dashboard: every table the server found from the retained status topics, no configuration.
 import { ago, connect, el, points, span } from "/static/feed.js";
+import { clockBox } from "/static/clock.js";
 
 const box = document.getElementById("tables");
 const live = document.getElementById("live");
@@ -26,6 +27,7 @@ function card(t) {
       el("span", { class: "phase", text: phase }),
       el("span", { class: "hands" }, "hands ", el("b", { text: String(t.hands_played ?? 0) })),
       el("span", { class: "elapsed" }, "in game ", el("b", { text: duration(t.game_started, t.game_ended) }))),
+    clockBox(t.clock, t.phase),
     el("div", { class: "seats" }, ...(t.players || []).flatMap((p, seat) => [
       el("span", { class: `wind ${t.dealer === seat ? "dealer" : ""}`, text: (p.wind || "")[0] || "" }),
       el("span", { class: "player-name", text: p.name }),

@@ -1,6 +1,7 @@
 // The table page (and the referee console built on it): the live table, players, the hand-by-hand
 // history with deltas, downloads of the game.
 import { ago, el, pathParts, points, seatName, signed } from "/static/feed.js";
+import { clockBox } from "/static/clock.js";
 import { endCard, moment, playerCards, roundText, tableView } from "/static/render.js";
 
 export const { site, table } = pathParts();
@@ -35,7 +36,31 @@ function rulings(state) {
       ` by ${r.by || "a referee"}, `, el("span", { class: "when", text: clock(r.ts) })))));
 }
 
-export function renderTablePage(app, m, { onDiscard = null, extra = null } = {}) {
+// The score sticks compared with the game (the `sticks` topic, tables with a stick tray reader): each seat's tray
+// beside what the game says, and the comparison in words; an alert stands out until the referee rules.
+const STICKS_STATUS = { off: "not compared", waiting: "being paid", ok: "agree", mismatch: "differ", fault: "reader fault" };
+
+export function sticksPanel(m, actions = null) {
+  const s = m.sticks;
+  if (!s) return null;
+  const state = m.state;
+  const diff = Object.fromEntries((s.differences || []).map((d) => [d.seat, d.difference]));
+  const rows = [0, 1, 2, 3].map((seat) => el("tr", { class: diff[seat] ? "differs" : "", "data-seat": seat },
+    el("td", { text: seatName(state, seat) }),
+    el("td", { class: "tray", text: points(s.trays ? s.trays[seat] : null) }),
+    el("td", { class: "game", text: points(s.game ? s.game.scores[seat] : null) }),
+    el("td", { class: diff[seat] > 0 ? "up" : diff[seat] < 0 ? "down" : "", text: diff[seat] ? signed(diff[seat]) : "" })));
+  rows.push(el("tr", { class: s.game && s.riichi !== s.game.sticks ? "differs" : "" }, el("td", { text: "riichi sticks" }),
+    el("td", { class: "tray", text: s.riichi ?? "—" }), el("td", { class: "game", text: s.game ? s.game.sticks : "—" }), el("td")));
+  return el("div", { class: `panel sticks ${s.status}`, "data-status": s.status },
+    el("h2", {}, "Score sticks ", el("span", { class: `sticks-badge ${s.status}`, text: STICKS_STATUS[s.status] || s.status })),
+    el("p", { class: "sticks-text", text: s.text || "" }),
+    el("table", { class: "sticks-table" }, el("thead", {}, el("tr", {}, el("th", { text: "" }), el("th", { text: "tray" }),
+      el("th", { text: "game" }), el("th", { text: "" }))), el("tbody", {}, ...rows)),
+    actions);
+}
+
+export function renderTablePage(app, m, { onDiscard = null, extra = null, clockExtra = null, sticksActions = null } = {}) {
   const state = m.state;
   const online = m.status && m.status.status === "online";
   const shown = moment(m); // between hands: the hand that just ended, as it ended (render.js)
@@ -48,8 +73,12 @@ export function renderTablePage(app, m, { onDiscard = null, extra = null } = {})
     el("a", { href: `/overlay/${base}`, text: "overlay" }), el("a", { href: "/", text: "all tables" }),
     el("span", { class: "live", text: m.connected ? "live" : "reconnecting…" }));
   const card = endCard(m);
-  const side = el("div", { class: "side-info" }, el("div", { class: "panel" }, el("h2", { text: "Players" }), playerCards(shown),
+  const clock = state && state.clock ? el("div", { class: "panel clock-panel" }, el("h2", { text: "Clock" }),
+    clockBox(state.clock, state.phase), clockExtra ? clockExtra(state.clock, state.phase) : null) : null;
+  const side = el("div", { class: "side-info" }, clock, el("div", { class: "panel" }, el("h2", { text: "Players" }), playerCards(shown),
     card ? el("div", { class: "end-card" }, card) : null));
+  const sticks = sticksPanel(m, sticksActions ? sticksActions(m) : null);
+  if (sticks) side.prepend(sticks);
   if (extra) side.append(extra);
   // state.downloads: per format, null where the server can write the game, else why not (greyed, the reason
   // as its title and beneath: a live table's deal is not seen, so tenhou.net/6 is refused and only mjai offered)
