@@ -431,7 +431,7 @@ class Commands:
         action = c["action"]
         takes = {"start": {"minutes", "deadline", "rule", "more_hands"}, "extend": {"minutes", "reason"},
                  "add_hand": {"reason"}, "time_up": {"reason", "rule"}}[action]
-        extra = sorted(set(c) - takes - {"command", "transaction", "token", "action"})
+        extra = sorted(set(c) - takes - {"command", "transaction", "token", "by", "action"})
         if extra:
             raise CommandError(f"the clock's {action} does not take {', '.join(extra)} (it takes "
                                f"{', '.join(sorted(takes))})")

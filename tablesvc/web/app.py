@@ -71,6 +71,7 @@ log = logging.getLogger(__name__)
 
 STATIC = resources.files("tablesvc.web") / "static"
 MAX_BODY = 64 * 1024  # the largest request body: a command is a few kilobytes, a sign-in form less
+OWN_LIMITS = frozenset({"/api/score/read"})  # routes that bound their own (larger) bodies: a phone's photo, 20 MB
 MAX_STREAMS = 500  # open event streams (pages) at once: a tournament's screens, overlays and phones, with room
 MAX_WAITING_CHECKS = 64  # password checks queued for the hashing threads (~1.5 s of work); more come back later
 SESSION_COOKIE = "tablesvc_session"
@@ -442,14 +443,15 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
 class _LimitBodies:
     """ASGI middleware: a request body over :data:`MAX_BODY` is answered 413 and never read whole. A declared
     ``Content-Length`` over the limit is refused before reading; a chunked body is counted as it arrives. What
-    passes is handed on to the app as it came."""
+    passes is handed on to the app as it came. The routes of :data:`OWN_LIMITS` read their bodies under limits
+    of their own, in the same way."""
 
     def __init__(self, app: Starlette) -> None:
         self.app = app
         self.state = app.state
 
     async def __call__(self, scope: dict[str, Any], receive: Callable, send: Callable) -> None:
-        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS") or scope["path"] in OWN_LIMITS:
             await self.app(scope, receive, send)
             return
         length = dict(scope["headers"]).get(b"content-length")
