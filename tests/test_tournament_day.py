@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 
 import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
 pytest.importorskip("sqlalchemy", reason="the records extra is not installed (pip install -e '.[test]')")
 
@@ -199,7 +201,7 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
                                     {"Content-Type": "application/json", "X-CSRF-Token": csrf})
         return status, json.loads(text)
 
-    penalised = None
+    penalised = warned = None
     for number in (1, 2, 3):
         if number > 1:
             status, reply = call("/api/tournament/start-round", {"round": number})  # the referee starts it
@@ -222,6 +224,21 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
                                                              "points": 8000, "reason": "slow play", "hand": "S1-0"})
             assert status == 200 and reply["data"]["player"] == victim, reply
             penalised = victim
+            # a warning from the referee panel of the big screen's page, signed in in the browser
+            browser.get(f"{web.url}/login?next=/tournament")
+            browser.find_element(By.NAME, "password").send_keys(REFEREE_PASSWORD)
+            browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+            wait_js(browser, "location.pathname === '/tournament' && !!document.getElementById('penalty-form')")
+            warned = r.seating.tables[0][1]
+            form = browser.find_element(By.ID, "penalty-form")
+            form.find_element(By.NAME, "player").send_keys(names[warned])
+            form.find_element(By.NAME, "table").send_keys("1")
+            Select(form.find_element(By.NAME, "kind")).select_by_value("warning")
+            form.find_element(By.NAME, "reason").send_keys("phone at the table")
+            form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+            answer = wait_js(browser, "(document.getElementById('referee-answer') || {}).textContent")
+            assert '"kind":"warning"' in answer and f'"player":{warned}' in answer, answer
+            shot(browser, "tournament-referee")
         wait_for(lambda n=number: len([g for g in finished_games(db) if g.finished]) == 4 * n, 60,
                  f"the collector writes round {number}'s games")
         if number < 3:
@@ -253,8 +270,9 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
     wait_js(browser, "document.body.dataset.games === '12'")
     shown = wait_js(browser, "[...document.querySelectorAll('#ranking tbody tr')].map(r => r.dataset.player)")
     assert shown == [p.player.name for p in st.players]
-    penalty_text = browser.find_element("css selector", ".penalties li").text
+    penalty_text, warning_text = [li.text for li in browser.find_elements(By.CSS_SELECTOR, ".penalties li")]
     assert names[penalised] in penalty_text and "slow play" in penalty_text and "−8.0" in penalty_text
+    assert warning_text == f"Round 2: {names[warned]} — warning: phone at the table"
     shot(browser, "tournament-standings")
     browser.get(f"{web.url}/tournament/overlay?top=8")
     rows = wait_js(browser, "document.querySelectorAll('#overlay-standings .row').length === 8 && "
