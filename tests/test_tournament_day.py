@@ -237,7 +237,7 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
             form.find_element(By.NAME, "reason").send_keys("phone at the table")
             form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
             answer = wait_js(browser, "(document.getElementById('referee-answer') || {}).textContent")
-            assert '"kind":"warning"' in answer and f'"player":{warned}' in answer, answer
+            assert answer == f"Given: warning 2 to {names[warned]}, round 2: phone at the table", answer
             shot(browser, "tournament-referee")
         wait_for(lambda n=number: len([g for g in finished_games(db) if g.finished]) == 4 * n, 60,
                  f"the collector writes round {number}'s games")
