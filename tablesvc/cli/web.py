@@ -24,6 +24,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--prefix", help="topic prefix (default: tablesvc)")
     p.add_argument("--records-db", metavar="URL", help="the records database that `tablesvc records` writes (a SQLite "
                    "file or a postgresql:// URL): serves the club's standings at /standings")
+    p.add_argument("--tournament", metavar="NAME", help="the tournament of --records-db the /tournament pages show "
+                   "(default: the one made last; see docs/tournament.md)")
     p.add_argument("--config", metavar="FILE", help="a TOML file with [web] (referee_password, secret_key, "
                    "referee_token, listen, site, idle_alert, records_db) and optionally [mqtt] url")
     p.add_argument("--hash-password", action="store_true",
@@ -72,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"tablesvc web: {exc}", file=sys.stderr)
         return 2
     server = make_server(broker, web, listen=listen, site=args.site, prefix=args.prefix or prefix or "tablesvc",
-                         records_db=args.records_db)
+                         records_db=args.records_db, tournament=args.tournament)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
@@ -100,12 +102,13 @@ def missing_extra(exc: ImportError) -> str:
 
 
 def make_server(broker, web, *, listen: tuple[str, int], site: str | None = None, prefix: str = "tablesvc",
-                protocol: str = "auto", records_db: str | None = None):
+                protocol: str = "auto", records_db: str | None = None, tournament: str | None = None):
     """A :class:`WebServer` from a ``[web]`` config (shared by ``web``, ``run`` and ``demo``)."""
     from tablesvc.web.app import WebSettings
     from tablesvc.web.server import WebServer
 
     settings = WebSettings(site=site or web.site, referee_password=web.referee_password, secret_key=web.secret_key,
-                           referee_token=web.referee_token, records_db=records_db or web.records_db)
+                           referee_token=web.referee_token, records_db=records_db or web.records_db,
+                           tournament=tournament)
     return WebServer(broker, listen=listen, prefix=prefix, settings=settings, protocol=protocol,
                      idle_alert=web.idle_alert)
