@@ -201,7 +201,7 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
                                     {"Content-Type": "application/json", "X-CSRF-Token": csrf})
         return status, json.loads(text)
 
-    penalised = warned = None
+    penalised = warned = late = None
     for number in (1, 2, 3):
         if number > 1:
             status, reply = call("/api/tournament/start-round", {"round": number})  # the referee starts it
@@ -239,6 +239,18 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
             answer = wait_js(browser, "(document.getElementById('referee-answer') || {}).textContent")
             assert answer == f"Given: warning 2 to {names[warned]}, round 2: phone at the table", answer
             shot(browser, "tournament-referee")
+        if number == 3:  # a penalty from table 3's own referee console
+            browser.get(f"{web.url}/referee/hall/t3")
+            wait_js(browser, "!!document.getElementById('tournament-penalty')")
+            form = browser.find_element(By.ID, "tournament-penalty")
+            Select(form.find_element(By.NAME, "seat")).select_by_value("0")
+            form.find_element(By.NAME, "points").send_keys("2000")
+            form.find_element(By.NAME, "reason").send_keys("late")
+            form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+            late = r.seating.tables[2][0]
+            answer = wait_js(browser, "(document.getElementById('tournament-answer') || {}).textContent")
+            assert answer == f"Given: penalty 3 to {names[late]}, round 3, −2.0: late", answer
+            shot(browser, "tournament-console")
         wait_for(lambda n=number: len([g for g in finished_games(db) if g.finished]) == 4 * n, 60,
                  f"the collector writes round {number}'s games")
         if number < 3:
@@ -257,11 +269,13 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
     games = [g for g in finished_games(db) if g.finished]
     assert len(games) == 12 and len({(g.table, g.game) for g in games}) == 12
     st = current_standings(store, tid)
+    taken = {penalised: 8000}
+    taken[late] = taken.get(late, 0) + 2000
     for row in st.players:
         results = [s.result for g in games for s in g.seats if s.typed == row.player.name]
         assert len(results) == row.games == 3
-        assert row.total == sum(results) - (8000 if row.player.number == penalised else 0)
-        assert row.penalties == (8000 if row.player.number == penalised else 0)
+        assert row.total == sum(results) - taken.get(row.player.number, 0)
+        assert row.penalties == taken.get(row.player.number, 0)
     assert [p.place for p in st.players] == sorted(p.place for p in st.players)
 
     # the pages after the last round: standings (big screen) and the stream's overlay
@@ -270,7 +284,8 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
     wait_js(browser, "document.body.dataset.games === '12'")
     shown = wait_js(browser, "[...document.querySelectorAll('#ranking tbody tr')].map(r => r.dataset.player)")
     assert shown == [p.player.name for p in st.players]
-    penalty_text, warning_text = [li.text for li in browser.find_elements(By.CSS_SELECTOR, ".penalties li")]
+    penalty_text, warning_text, late_text = [li.text for li in browser.find_elements(By.CSS_SELECTOR, ".penalties li")]
+    assert late_text == f"Round 3: {names[late]} — penalty −2.0: late"
     assert names[penalised] in penalty_text and "slow play" in penalty_text and "−8.0" in penalty_text
     assert warning_text == f"Round 2: {names[warned]} — warning: phone at the table"
     shot(browser, "tournament-standings")
@@ -287,7 +302,7 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
     assert [r["last name"] for r in report] == [p.player.first_last[1] for p in st.players]
     dmitri = next(r for r in report if r["first name"] == "Dmitri")
     assert (dmitri["EMA number"], dmitri["EMA member"], dmitri["country"]) == ("", "N", "RU")
-    assert sum(float(r["table points"]) for r in report) == pytest.approx(-8.0, abs=0.05)  # uma sums to 0
+    assert sum(float(r["table points"]) for r in report) == pytest.approx(-10.0, abs=0.05)  # uma sums to 0
     out_dir = tmp_path / "games"
     code, out, err = tournament(db, capsys, "export", "--games", "mjai", "--out", str(out_dir),
                                 *[f"--data-dir=hall/{t.table}={t.data_dir}" for t in hall])
