@@ -201,6 +201,10 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
                                     {"Content-Type": "application/json", "X-CSRF-Token": csrf})
         return status, json.loads(text)
 
+    status, reply = call("/api/tournament/import-players", {"csv": "name,EMA id\nNew Face,31000002\n"})
+    assert status == 409 and reply["error"] == ("the players' file, line 2: EMA id 31000002 is already player 2 "
+                                                "(Bram de Vries)")
+    assert len(store.players(tid)) == 16
     penalised = warned = late = None
     for number in (1, 2, 3):
         if number > 1:
@@ -295,9 +299,9 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
     assert rows == [p.player.name for p in st.players[:8]]
     shot(browser, "tournament-overlay", backdrop=True)
 
-    # the EMA report and every game as mjai, from the tables' own journals
+    # the EMA report (the command's and the web server's the same) and every game as mjai, from the journals
     code, out, _ = tournament(db, capsys, "export", "--csv")
-    assert code == 0
+    assert code == 0 and referee.get("/api/tournament/results.csv") == out
     report = list(csv.DictReader(io.StringIO(out)))
     assert [r["last name"] for r in report] == [p.player.first_last[1] for p in st.players]
     dmitri = next(r for r in report if r["first name"] == "Dmitri")

@@ -26,7 +26,7 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from tablesvc.web.auth import same_token
@@ -238,9 +238,23 @@ def _clock(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
     return {"minutes": minutes, "time_rule": rule}
 
 
+def _import_players(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
+    from tablesvc.tournament.files import read_players_csv
+
+    added = store.add_players(tid, read_players_csv(str(body["csv"]), "the players' file"))
+    return {"added": len(added), "players": len(store.players(tid))}
+
+
+def _tables(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
+    from tablesvc.tournament.files import read_tables
+
+    hall = store.set_tables(tid, read_tables([str(x) for x in body["tables"]]))
+    return {"tables": [f"{h.site}/{h.table_id}" for h in hall]}
+
+
 ACTIONS: dict[str, Callable[[Any, int, dict[str, Any]], dict[str, Any]]] = {
     "finish-round": _finish, "seating": _seat, "add": _add, "rename": _rename, "withdraw": _withdraw,
-    "substitute": _substitute, "clock": _clock,
+    "substitute": _substitute, "clock": _clock, "import-players": _import_players, "tables": _tables,
 }
 
 
@@ -390,10 +404,34 @@ def tournament_routes(feed: TournamentFeed, store: Store, publish: Callable[[str
         log.info("referee tournament action %s: %s", action, data)
         return JSONResponse({"status": "ok", "data": data})
 
+    async def export(request: Request) -> Response:
+        """The EMA results report (after the sum check), for the organiser's browser."""
+        fmt = request.path_params["fmt"]
+        if fmt not in ("csv", "json"):
+            return PlainTextResponse("the report is results.csv or results.json", status_code=404)
+        from tablesvc.records.schema import RecordsError
+        from tablesvc.tournament.actions import current_standings
+        from tablesvc.tournament.export import ema_csv, ema_json
+        from tablesvc.tournament.model import TournamentError
+
+        def write() -> str:
+            st = current_standings(feed.store(), feed.tid())
+            return ema_csv(st) if fmt == "csv" else ema_json(st)
+
+        try:
+            text = await run_in_threadpool(write)
+        except TournamentError as exc:
+            return PlainTextResponse(str(exc), status_code=409)
+        except RecordsError as exc:
+            return PlainTextResponse(str(exc), status_code=503)
+        return Response(text, media_type="text/csv" if fmt == "csv" else "application/json",
+                        headers={"Content-Disposition": f'attachment; filename="results.{fmt}"'})
+
     routes = [Route(path, page(name)) for path, name in PAGES.items()]
     routes += [
         Route("/sse/tournament", stream),
         Route("/api/tournament", snapshot),
+        Route("/api/tournament/results.{fmt}", export),
         Route("/api/tournament/penalty", penalty, methods=["POST"]),
         Route("/api/tournament/start-round", start_round, methods=["POST"]),
         Route("/api/tournament/{action}", other, methods=["POST"]),
