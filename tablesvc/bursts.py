@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["BurstLimiter", "Summary"]
+__all__ = ["OTHERS", "BurstLimiter", "Summary"]
 
 
 @dataclass(frozen=True)
@@ -37,18 +37,40 @@ class _Window:
     last: str = ""
 
 
+#: The source that every source beyond ``max_sources`` is counted under.
+OTHERS = "other senders"
+
+
 class BurstLimiter:
-    def __init__(self, *, burst: int = 5, window: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, *, burst: int = 5, window: float = 1.0, clock: Callable[[], float] = time.monotonic,
+                 max_sources: int | None = None) -> None:
+        """``max_sources``: how many sources are counted apart in one window; refusals of any further source
+        are counted together under :data:`OTHERS` (a sender that makes up a new name for each message cannot
+        get a burst of its own for each)."""
         if burst < 1 or window <= 0:
             raise ValueError("a burst of at least 1 over a positive window")
         self.burst = burst
         self.window = window
+        self.max_sources = max_sources
         self._clock = clock
         self._windows: dict[str, _Window] = {}
         self._ready: list[Summary] = []
 
+    def _source(self, source: str) -> str:
+        if (self.max_sources is not None and source not in self._windows
+                and len(self._windows) >= self.max_sources):
+            return OTHERS
+        return source
+
+    def would_admit(self, source: str) -> bool:
+        """Whether :meth:`admit` would report the next refusal of ``source`` in full (nothing is counted)."""
+        source = self._source(source)
+        w = self._windows.get(source)
+        return w is None or self._clock() - w.start >= self.window or w.reported < self.burst
+
     def admit(self, source: str, message: str) -> bool:
         """True: report this refusal in full. False: it is counted into the source's next summary."""
+        source = self._source(source)
         now = self._clock()
         w = self._windows.get(source)
         if w is None or now - w.start >= self.window:

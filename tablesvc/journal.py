@@ -25,7 +25,10 @@ acknowledges it again instead of journalling it twice.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
+import math
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -35,10 +38,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from tablesvc.text import safe_text
+
+log = logging.getLogger(__name__)
+
 __all__ = ["Entry", "Journal", "JournalDamaged", "JournalError", "JournalForeign"]
 
 #: 1: entries, meta, commands. 2: device_events (a schema-1 journal gets the table, empty, when opened).
-SCHEMA_VERSION = 2
+#: 3: a SHA-256 checksum per entry (``entries.sum``; an older journal's entries have none, every entry written
+#: after it is opened has one, from ``meta.checked_from``) and ``refusals`` (summaries of refused commands).
+SCHEMA_VERSION = 3
+#: How many command transactions a table remembers (the latest), carried from each game's journal into the next.
+KEEP_TRANSACTIONS = 100_000
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -47,7 +58,8 @@ CREATE TABLE IF NOT EXISTS entries (
     source    TEXT    NOT NULL,
     kind      TEXT    NOT NULL,
     body      TEXT    NOT NULL,
-    published INTEGER NOT NULL DEFAULT 0
+    published INTEGER NOT NULL DEFAULT 0,
+    sum       TEXT
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS commands (
@@ -61,7 +73,20 @@ CREATE TABLE IF NOT EXISTS device_events (
     device TEXT    NOT NULL,
     seq    INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS refusals (
+    ts     REAL    NOT NULL,
+    sender TEXT    NOT NULL,
+    count  INTEGER NOT NULL,
+    last   TEXT    NOT NULL
+);
 """
+
+
+def checksum(seq: int, ts: float, source: str, kind: str, body: str) -> str:
+    """An entry's SHA-256 over what replaying it reads (its seq, time, source, kind and body as stored): changed
+    bytes anywhere in it are found at the next start instead of being replayed."""
+    text = json.dumps([seq, ts, source, kind, body], separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
 class JournalError(RuntimeError):
@@ -113,14 +138,17 @@ class Journal:
                 self._check()
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute(f"PRAGMA synchronous={sync.upper()}")
+            schema = self._schema()
+            if schema is not None and schema > SCHEMA_VERSION:
+                raise JournalError(f"{self.path} was written by a newer tablesvc (schema {schema}); upgrade tablesvc")
             self._db.executescript(_SCHEMA)
-            row = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-            if row is None:
-                self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            elif int(row[0]) > SCHEMA_VERSION:
-                raise JournalError(f"{self.path} was written by a newer tablesvc (schema {row[0]})")
-            elif int(row[0]) < SCHEMA_VERSION:  # the script above added what the older schema lacked
-                self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
+            if schema is None:
+                self._db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                                     [("schema", str(SCHEMA_VERSION)), ("checked_from", "1")])
+            elif schema < SCHEMA_VERSION:  # the script above added the tables the older schema lacked
+                self._upgrade(schema)
+            if not self.fresh:
+                self.verify()
             if owner is not None:
                 self._claim(owner)
         except JournalError:
@@ -145,6 +173,63 @@ class Journal:
         rows = [r[0] for r in self._db.execute("PRAGMA quick_check").fetchall()]
         if rows != ["ok"]:
             raise self.damaged("quick_check: " + "; ".join(str(r) for r in rows[:3])[:300])
+
+    def _schema(self) -> int | None:
+        """The schema version stored in the journal (None: a new one); a value that is no number is damage."""
+        assert self._db is not None
+        if not self._db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone():
+            return None
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        if row is None:
+            return None
+        try:
+            return int(str(row[0]).strip())
+        except ValueError:
+            raise self.damaged(f"its schema version is {str(row[0])[:40]!r}, not a number") from None
+
+    def _upgrade(self, schema: int) -> None:
+        """An older journal: entries written from now on carry a checksum; the ones before have none."""
+        assert self._db is not None
+        columns = [r[1] for r in self._db.execute("PRAGMA table_info(entries)")]
+        with self._write() as db:
+            if "sum" not in columns:
+                db.execute("ALTER TABLE entries ADD COLUMN sum TEXT")
+            first = int(db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM entries").fetchone()[0])
+            db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                           [("schema", str(SCHEMA_VERSION)), ("checked_from", str(first))])
+        log.info("journal %s: schema %d brought to %d; entries from %d on carry a checksum", self.path, schema,
+                 SCHEMA_VERSION, first)
+
+    def verify(self) -> None:
+        """Check every entry, so that a start never replays what the service did not write: seq 1..N with no
+        gap, a numeric time, a text source and kind, a JSON object as body, and the checksum (entries written
+        since the journal had checksums). :class:`JournalDamaged` names the file and the first bad entry."""
+        assert self._db is not None
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'checked_from'").fetchone()
+        try:
+            checked_from = int(row[0]) if row is not None else 1
+        except ValueError:
+            raise self.damaged(f"its checked_from is {str(row[0])[:40]!r}, not a number") from None
+        rows = self._db.execute("SELECT seq, ts, typeof(ts), source, kind, body, sum FROM entries ORDER BY seq")
+        expected = 1
+        for seq, ts, ts_type, source, kind, body, stored in rows:
+            where = f"entry {seq}"
+            if seq != expected:
+                missing = f"entry {expected}" if seq == expected + 1 else f"entries {expected} to {seq - 1}"
+                raise self.damaged(f"{missing} missing: seq jumps from {expected - 1} to {seq}")
+            expected += 1
+            if ts_type not in ("real", "integer") or not math.isfinite(float(ts)):
+                raise self.damaged(f"{where}: its time {str(ts)[:40]!r} is not a number")
+            if not isinstance(source, str) or not isinstance(kind, str) or not isinstance(body, str):
+                raise self.damaged(f"{where}: its source, kind or body is not text")
+            try:
+                if not isinstance(json.loads(body), dict):
+                    raise ValueError("not a JSON object")
+            except (ValueError, RecursionError) as exc:
+                raise self.damaged(f"{where} ({kind}): its body is not a JSON object ({str(exc)[:80]})") from None
+            if seq >= checked_from and stored != checksum(seq, ts, source, kind, body):
+                why = "has no checksum" if stored is None else "does not match its checksum"
+                raise self.damaged(f"{where} ({kind}) {why}: it was changed after it was written")
 
     def _claim(self, owner: tuple[str, str]) -> None:
         """Write the table's identity into a new journal; refuse one that belongs to another table."""
@@ -191,10 +276,11 @@ class Journal:
         """Write one entry durably; returns its sequence number. ``command`` is the (transaction key, digest)
         of the referee command that wrote it, recorded with the entry, all or nothing; so is the device event
         that wrote it, inside :meth:`from_device`."""
+        text = json.dumps(body, separators=(",", ":"))
         with self._write() as db:
-            cur = db.execute("INSERT INTO entries (ts, source, kind, body) VALUES (?, ?, ?, ?)",
-                             (ts, source, kind, json.dumps(body, separators=(",", ":"))))
-            seq = int(cur.lastrowid or 0)
+            seq = int(db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM entries").fetchone()[0])
+            db.execute("INSERT INTO entries (seq, ts, source, kind, body, sum) VALUES (?, ?, ?, ?, ?, ?)",
+                       (seq, float(ts), source, kind, text, checksum(seq, float(ts), source, kind, text)))
             if command is not None:
                 db.execute("INSERT OR REPLACE INTO commands (key, digest, seq, reply) VALUES (?, ?, ?, NULL)",
                            (command[0], command[1], seq))
@@ -241,6 +327,30 @@ class Journal:
                     (key, digest, json.dumps(reply, separators=(",", ":"))))
         except sqlite3.Error as exc:
             raise JournalError(f"cannot write to the journal {self.path}: {exc}") from None
+
+    def note_refusals(self, sender: str, count: int, last: str, ts: float) -> None:
+        """Keep one summary of refused commands (``count`` from ``sender`` in a window, the last reason)."""
+        with self._write() as db:
+            db.execute("INSERT INTO refusals (ts, sender, count, last) VALUES (?, ?, ?, ?)",
+                       (ts, safe_text(sender), count, safe_text(last)[:500]))
+
+    def refusal_summaries(self) -> list[tuple[float, str, int, str]]:
+        with self._lock:
+            return [tuple(r) for r in self._db.execute("SELECT ts, sender, count, last FROM refusals ORDER BY rowid")]
+
+    def transactions(self, limit: int = KEEP_TRANSACTIONS) -> list[tuple[str, str, str | None]]:
+        """The latest ``limit`` command transactions as (key, digest, reply JSON), oldest first."""
+        with self._lock:
+            rows = self._db.execute("SELECT key, digest, reply FROM commands ORDER BY rowid DESC LIMIT ?",
+                                    (limit,)).fetchall()
+        return [tuple(r) for r in reversed(rows)]
+
+    def carry_transactions(self, rows: list[tuple[str, str, str | None]]) -> None:
+        """Remember the transactions of the table's earlier games (from :meth:`transactions`): a command sent
+        again after the next game started is still known, not carried out in the new game. Their entries are in
+        the earlier journal, so they carry no seq here; their replies are kept."""
+        with self._write() as db:
+            db.executemany("INSERT OR IGNORE INTO commands (key, digest, seq, reply) VALUES (?, ?, NULL, ?)", rows)
 
     def entries(self, after: int = 0, *, unpublished_only: bool = False) -> Iterator[Entry]:
         query = "SELECT seq, ts, source, kind, body, published FROM entries WHERE seq > ?"

@@ -34,7 +34,9 @@ from tablesvc.engine.state import GameState
 from tablesvc.journal import Entry, Journal
 from tablesvc.mqtt.payloads import event_payload, iso_time, result_payload, state_payload, status_payload
 from tablesvc.mqtt.topics import SCHEMA_VERSION, TopicTree
+from tablesvc.reply_route import reply_route
 from tablesvc.table import ResultSeqs
+from tablesvc.text import safe_text
 
 __all__ = ["Publisher", "Transport"]
 
@@ -49,7 +51,10 @@ class Transport(Protocol):
 
 
 def _json(payload: Any) -> bytes:
-    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
+    """A payload as UTF-8 JSON. Text that is no valid Unicode (a lone surrogate, in a journal written before such
+    text was refused) is published with U+FFFD in its place: one bad name must not stop ``state`` for good."""
+    text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
+    return safe_text(text).encode()
 
 
 class Publisher:
@@ -65,6 +70,7 @@ class Publisher:
         self._recent: deque[tuple[int, int]] = deque(maxlen=2048)  # (message id, seq) lately acknowledged
         self.synced = False  # the backlog has been resent since the last (re)connection
         self.devices: dict[str, dict[str, Any]] = {}
+        self.sticks_state: dict[str, Any] | None = None
         self.sent_events = 0
         self._game_id: str | None = None
 
@@ -77,23 +83,33 @@ class Publisher:
     # ------------------------------------------------------------ after a (re)connection
 
     def resync(self, state: GameState, seqs: ResultSeqs | None = None) -> None:
-        """Retained snapshots, then everything the broker has not acknowledged, then ``online``."""
-        self.publish_state(state, seqs=seqs)
+        """Retained snapshots, then everything the broker has not acknowledged, then ``online``. Each step is
+        on its own: whatever one journal entry holds, the table comes online (the failure is logged)."""
+        self._step("the state", lambda: self.publish_state(state, seqs=seqs))
         for name, health in self.devices.items():
             self.transport.publish(self.topics.device(name), _json(health), qos=1, retain=True)
-        self.flush_acks()
+        if self.sticks_state is not None:
+            self.transport.publish(self.topics.sticks, _json(self.sticks_state), qos=1, retain=True)
+        self._step("the broker's acknowledgements", self.flush_acks)
         pending = [e for e in self.journal.unpublished() if e.seq not in self._pending]
         self.synced = True
         for entry in pending:
-            self.publish_event(entry)
+            self._step(f"event {entry.seq}", lambda e=entry: self.publish_event(e))
         if pending:
             log.info("resent %d journal entries the broker had not acknowledged", len(pending))
             if state.results or state.final is not None:
                 # results are not journalled apart: a hand that ended while they could not be sent
                 # (offline, or before a crash) comes again with every other, as after a correction
-                self.corrected(state, self.journal.last_seq, seqs)
+                self._step("the results", lambda: self.corrected(state, self.journal.last_seq, seqs))
         topic, payload = self.status(True)
         self.transport.publish(topic, payload, qos=1, retain=True)
+
+    @staticmethod
+    def _step(what: str, action: Any) -> None:
+        try:
+            action()
+        except Exception:
+            log.exception("cannot publish %s after the (re)connection; going on", what)
 
     # ------------------------------------------------------------ the game
 
@@ -217,6 +233,12 @@ class Publisher:
         for name, health in list(self.devices.items()):
             self.device(name, {**health, "ts": now, "connected": False, "state": "service stopped"})
 
+    def sticks(self, payload: dict[str, Any]) -> None:
+        """The score sticks compared with the game (retained: an alert that stands is seen by a page opened
+        later)."""
+        self.sticks_state = payload
+        self.transport.publish(self.topics.sticks, _json(payload), qos=1, retain=True)
+
     def snapshot(self, topic: str, payload: dict[str, Any]) -> None:
         """A camera's annotated snapshot (retained: a dashboard opened later sees the latest; QoS 0: a newer
         one replaces it anyway)."""
@@ -228,9 +250,7 @@ class Publisher:
         self.transport.publish(self.topics.errors, _json(payload), qos=1)
 
     def reply(self, payload: dict[str, Any], response_topic: str | None, correlation: bytes | None) -> None:
-        topic = response_topic or self.topics.cmd_reply
-        if any(c in topic for c in "+#\0") or not topic:
-            log.warning("response topic %r is not a topic one can publish to; replying on %s", topic,
-                        self.topics.cmd_reply)
-            topic = self.topics.cmd_reply
+        """A command's reply: on ``response_topic`` only when it is the table's ``cmd/reply`` or one level below
+        (:mod:`tablesvc.reply_route`), else on ``cmd/reply``; never on a topic of the feed."""
+        topic = reply_route(self.topics.cmd_reply, response_topic).topic
         self.transport.publish(topic, _json(payload), qos=1, correlation=(topic, correlation))

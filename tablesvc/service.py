@@ -27,12 +27,14 @@ from contextlib import nullcontext
 from dataclasses import asdict
 from typing import Any
 
-from drivers.observations import CameraHealth, DeviceHealth, Observation
+from drivers.observations import CameraHealth, DeviceHealth, DeviceKind, Observation, TraysRead
 from tablesvc.bursts import BurstLimiter
+from tablesvc.clock import ClockTimer
 from tablesvc.commands import Commands
 from tablesvc.config import Config
+from tablesvc.engine.clock import Clock
 from tablesvc.engine.engine import Rejected, apply
-from tablesvc.engine.events import Event, GameStart, to_dict
+from tablesvc.engine.events import Event, GameStart, TimeUp, to_dict
 from tablesvc.engine.results import GameResult, HandResult
 from tablesvc.engine.state import Phase
 from tablesvc.formats.mjai_live import MjaiStream, capture
@@ -42,8 +44,11 @@ from tablesvc.lock import TableLock
 from tablesvc.mqtt.link import IncomingMessage, MqttLink
 from tablesvc.mqtt.payloads import iso_time
 from tablesvc.publisher import Publisher
+from tablesvc.reply_route import PLAIN, ReplyRoute, reply_route
 from tablesvc.startup import BrokerNotAsked, JournalMissing, check_broker, open_journal
+from tablesvc.stickwatch import StickWatch
 from tablesvc.table import Accepted, Table
+from tablesvc.text import safe_text as safe
 from vision.observations import CameraObservation
 
 __all__ = ["JournalMissing", "TableService"]
@@ -52,6 +57,9 @@ log = logging.getLogger(__name__)
 
 _STOP = object()
 ACK_FLUSH_S = 0.5  # while inputs keep coming, the broker's acknowledgements are journalled at least this often
+COMMAND_BURST = 10  # refused commands reported in full per sender and window; the rest are counted
+COMMAND_WINDOW = 10.0  # seconds
+COMMAND_SENDERS = 32  # senders counted apart in one window; more are counted together as "other senders"
 
 
 class _Receipt:
@@ -119,11 +127,21 @@ class TableService:
         )
         self.publisher = Publisher(self.link, topics, self.journal, site=config.table.site, table=config.table.id)
         self.link.set_will(*self.publisher.status(False))  # the Last Will: 'offline', retained
+        # the score sticks as a second witness, where a stick tray reader is wired (one per table)
+        readers = [s.name for s in config.serial if s.binding.kind is DeviceKind.STICKS]
+        self.sticks = StickWatch(readers[0], self.publisher.sticks, wall_clock=wall_clock) if readers else None
+        if self.sticks is not None:
+            self.sticks.resume(self.table.state)
+            self.publisher.sticks_state = self.sticks.payload()
         self.commands = Commands(submit=self._submit_command, undo=self._undo, amend=self._amend,
+                                 trays=self.sticks.trays if self.sticks else None,
+                                 sticks=self.sticks.command if self.sticks else None,
                                  tokens=config.command_tokens, default_rules=config.table.rules,
                                  default_players=config.table.players, default_start=config.start,
                                  recall=lambda key: self.journal.recall(key),
-                                 remember=lambda key, digest, reply: self.journal.remember(key, digest, reply))
+                                 remember=self._remember_reply, now=self.clock)
+        # the tournament clock's deadline is watched here; time-up is recorded by the worker like any input
+        self.clock_timer = ClockTimer(self._running_clock, self.clock, lambda: self.inbox.put(("time_up",)))
         self.mjai = MjaiStream()
         self.drivers: list[Any] = []
         self.reader: Any = None
@@ -132,6 +150,9 @@ class TableService:
         self.processed = threading.Condition()
         self.inputs_done = 0
         self.refusals = BurstLimiter()  # errors from the table: a few in full per source and second, then counted
+        # refused commands: a few in full per sender and window, then counted (never each journalled and logged)
+        self.command_refusals = BurstLimiter(burst=COMMAND_BURST, window=COMMAND_WINDOW, max_sources=COMMAND_SENDERS)
+        self._sender = PLAIN  # who sent the command being carried out
 
     # ------------------------------------------------------------ lifecycle
 
@@ -151,6 +172,7 @@ class TableService:
         self.link.start()
         self._worker = threading.Thread(target=self._run, name="table-worker", daemon=True)
         self._worker.start()
+        self.clock_timer.start()
         known = self._known_device_events() if self.config.serial else []
         for serial in self.config.serial:
             from drivers.serial_driver import SerialDriver
@@ -187,6 +209,7 @@ class TableService:
                 self.journal.device_events(wall - DUPLICATE_WINDOW, wall + DUPLICATE_WINDOW)]
 
     def stop(self) -> None:
+        self.clock_timer.stop()
         for driver in self.drivers:
             driver.stop()
         if self.reader is not None:
@@ -295,6 +318,8 @@ class TableService:
                 self.inbox.task_done()
 
     def _flush(self) -> None:
+        if self.sticks is not None:
+            self.sticks.tick()  # a difference held still for the grace is raised
         try:
             self.publisher.flush_acks()
         except Exception:
@@ -304,12 +329,29 @@ class TableService:
                     f"(the last: {summary.last})")
             log.warning("%s", text)
             self.publisher.error(summary.source, text, self.clock(), {"suppressed": summary.count})
+        for summary in self.command_refusals.due():
+            text = (f"{summary.count} more refusals from {summary.source} in the last {summary.seconds:.0f} s "
+                    f"(the last: {summary.last})")
+            log.warning("commands: %s", safe(text))
+            self.publisher.error(f"cmd:{summary.source}", text, self.clock(), {"suppressed": summary.count})
+            try:
+                self.journal.note_refusals(summary.source, summary.count, summary.last, self.clock())
+            except JournalError as exc:
+                log.error("cannot journal the summary of refused commands: %s", exc)
 
     def _dispatch(self, item: tuple) -> None:
         kind = item[0]
         if kind == "obs":
             obs = item[1]
             receipt: _Receipt | None = item[2] if len(item) > 2 else None
+            if isinstance(obs, TraysRead):  # a witness of the scores, not a move of the game: never journalled
+                try:
+                    if self.sticks is not None:
+                        self.sticks.reading(obs)
+                finally:
+                    if receipt is not None:
+                        receipt.done.set()
+                return
             source = getattr(obs, "device", None) or getattr(obs, "camera", "?")
             kept = True
             # an event a device is acknowledged for: its (device, seq) goes into the journal with what it made,
@@ -327,16 +369,11 @@ class TableService:
                     receipt.kept = kept
                     receipt.done.set()
         elif kind == "cmd":
-            msg: IncomingMessage = item[1]
-            if msg.retain:
-                self._retained_command(msg)
-                return
-            reply = self.commands.handle(msg.payload, source="referee")
-            if not reply.ok:
-                log.warning("command refused: %s", reply.payload["error"])
-            self.publisher.reply(reply.payload, msg.response_topic, msg.correlation_data)
+            self._command(item[1])
         elif kind == "health":
             self.publisher.device(item[1].name, _health_payload(item[1], time.monotonic(), self.clock()))
+            if self.sticks is not None and isinstance(item[1], DeviceHealth):
+                self.sticks.health(item[1])
         elif kind == "stopped":
             self.publisher.devices_stopped()
         elif kind == "resync":
@@ -354,18 +391,68 @@ class TableService:
                                   "not_reported": held})
         elif kind == "snapshot":
             self.publisher.snapshot(item[1], item[2])
+        elif kind == "time_up":
+            clock = self._running_clock()
+            if clock is not None and clock.due(self.clock()):  # not extended nor ended since the timer looked
+                self._safe(lambda: self._submit(TimeUp(reason="the guaranteed time is over"), "clock"), "clock")
 
-    def _retained_command(self, msg: IncomingMessage) -> None:
+    def _running_clock(self) -> Clock | None:
+        """The clock of the game in play (any thread may read it: the state's clock is replaced, never changed)."""
+        state = self.table.state
+        return state.clock if state.phase in (Phase.BETWEEN_HANDS, Phase.DEALING, Phase.PLAYING) else None
+
+    def _command(self, msg: IncomingMessage) -> None:
+        """One referee command. Where its reply goes, and so who sent it, is settled first: a response topic
+        outside the table's own ``cmd/reply`` is refused before the command is read (an answer there could
+        overwrite ``state`` or ``status``, or get the service disconnected by the broker's ACL)."""
+        route = reply_route(self.topics.cmd_reply, msg.response_topic)
+        if route.refusal is not None:
+            refusal = Commands.refusal(msg.payload, route.refusal)
+            self._refused_command(route.sender, route.refusal, refusal.payload, reply_topic=route.topic,
+                                  correlation=msg.correlation_data)
+            return
+        if msg.retain:
+            self._retained_command(msg, route)
+            return
+        self._sender = route.sender
+        try:
+            reply = self.commands.handle(msg.payload, source="referee")
+        finally:
+            self._sender = PLAIN
+        if reply.ok:
+            self.publisher.reply(reply.payload, route.topic, msg.correlation_data)
+        else:
+            self._refused_command(route.sender, reply.payload["error"], reply.payload, reply_topic=route.topic,
+                                  correlation=msg.correlation_data)
+
+    def _refused_command(self, sender: str, error: str, payload: dict[str, Any], *, reply_topic: str,
+                         correlation: bytes | None) -> None:
+        """Answer a refused command (always), and report it: in full for the first few of a sender in each
+        window, then counted into one summary per sender and window (logged, on ``errors``, in the journal)."""
+        self.publisher.reply(payload, reply_topic, correlation)
+        if self.command_refusals.admit(sender, error):
+            log.warning("command from %s refused: %s", sender, safe(error))
+            self.publisher.error(f"cmd:{sender}", error, self.clock(),
+                                 {"command": payload.get("command"), "transaction": payload.get("transaction")})
+
+    def _remember_reply(self, key: str, digest: str, reply: dict[str, Any]) -> None:
+        """Keep a command's reply in the journal (exactly once); a refusal beyond its sender's burst is only
+        counted, so that a flood of refused commands cannot fill the disk."""
+        if reply.get("status") != "ok" and not self.command_refusals.would_admit(self._sender):
+            return
+        self.journal.remember(key, digest, reply)
+
+    def _retained_command(self, msg: IncomingMessage, route: ReplyRoute) -> None:
         """A command the broker keeps (published with retain) would be carried out again at every restart:
         refused, with a reply saying so. An empty one is someone clearing it: nothing to answer."""
         if not msg.payload:
             return
-        log.warning("refused a retained command on %s: clear it (an empty retained message)", msg.topic)
-        refusal = Commands.refusal(msg.payload, (
-            "refused: this command was published with the retain flag, so the broker would deliver it again at "
-            f"every restart; publish commands without retain, and clear this one (an empty retained message on "
-            f"{msg.topic})"))
-        self.publisher.reply(refusal.payload, msg.response_topic, msg.correlation_data)
+        error = ("refused: this command was published with the retain flag, so the broker would deliver it again "
+                 f"at every restart; publish commands without retain, and clear this one (an empty retained message "
+                 f"on {msg.topic})")
+        refusal = Commands.refusal(msg.payload, error)
+        self._refused_command(route.sender, error, refusal.payload, reply_topic=route.topic,
+                              correlation=msg.correlation_data)
 
     def _safe(self, action: Callable[[], int], source: str) -> bool:
         """Carry out one action of an observation; False when the journal could not take it (disk full):
@@ -435,10 +522,12 @@ class TableService:
 
     def _new_game(self) -> None:
         """The table's last game is over: keep its journal as an archive and start a fresh one."""
+        carried = self.journal.transactions()  # a transaction of the last game must not run in this one
         archived = self.journal.archive()
         log.info("game over: journal archived as %s", archived)
         self.journal = Journal.for_table(self.config.table.data_dir, self.config.table.id,
                                          sync=self.config.table.journal_sync, site=self.config.table.site)
+        self.journal.carry_transactions(carried)
         self.table = Table(self.journal)
         self.publisher.journal = self.journal
         self.publisher.reset_tracking()
@@ -448,8 +537,10 @@ class TableService:
     def _panel_undo(self, source: str) -> int:
         """A seat panel's undo takes back the table's last move, never a referee's ruling."""
         last = next(iter(reversed(list(self.journal.entries(max(0, self.journal.last_seq - 1))))), None)
-        if last is not None and last.source == "referee":
+        if last is not None and (last.source == "referee" or last.source.startswith("referee:")):
             raise Rejected("a seat panel cannot undo a referee's ruling: the referee corrects it")
+        if last is not None and last.source == "clock":
+            raise Rejected("a seat panel cannot undo the clock's time-up: the referee corrects what came before it")
         return self._undo(1, source)
 
     def _undo(self, count: int, source: str) -> int:
@@ -468,5 +559,10 @@ class TableService:
                    mjai: list[dict] | None = None) -> None:
         entry = Entry(accepted.seq, ts, source, kind, body)
         self.publisher.accepted(entry, accepted.outputs, self.table.state, mjai, self.table.result_seqs)
+        if self.sticks is not None:
+            try:
+                self.sticks.after(kind, accepted.outputs, self.table.state)
+            except Exception:  # the entry is journalled and published: the comparison must not undo that
+                log.exception("the stick watch failed after entry %d; the game goes on", accepted.seq)
         if kind in ("undo", "amend"):
             self.publisher.corrected(self.table.state, accepted.seq, self.table.result_seqs)

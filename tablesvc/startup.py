@@ -37,7 +37,11 @@ def open_journal(table: TableConfig, *, new_game: bool = False) -> tuple[Journal
     """The table's journal, checked (integrity, owner) and folded into its game."""
     try:
         journal = Journal.for_table(table.data_dir, table.id, sync=table.journal_sync, site=table.site)
-        return journal, Table(journal)
+        try:
+            return journal, Table(journal)
+        except BaseException:
+            journal.close()
+            raise
     except JournalDamaged:
         if not new_game:
             raise

@@ -57,12 +57,11 @@ class Table:
             entries = list(journal.entries())
         except (sqlite3.DatabaseError, ValueError) as exc:  # quick_check passed, yet a row cannot be read
             raise journal.damaged(f"an entry cannot be read: {exc}") from None
-        self._effective = self._resolve(entries)
         try:
+            self._effective = self._resolve(entries)
             self.engine, self.result_seqs = self._fold(self._effective, startup=True)
-        except Rejected as exc:
-            raise JournalError(f"the journal {journal.path} does not fold into a game: {exc}. Keep the file; "
-                               "start this table with another data_dir or id, and report it") from None
+        except (JournalError, Rejected) as exc:  # an entry that is no event, or a game the engine refuses
+            raise journal.damaged(f"it does not fold into a game: {exc}") from None
 
     @property
     def state(self) -> GameState:

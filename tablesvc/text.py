@@ -54,4 +54,4 @@ def find_invalid_text(value: Any, path: str = "") -> str | None:
 
 def safe_text(text: str) -> str:
     """``text`` with any lone surrogate replaced by U+FFFD, for output that must not fail."""
-    return text.encode("utf-8", "replace").decode("utf-8") if not is_valid_text(text) else text
+    return text if is_valid_text(text) else "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)

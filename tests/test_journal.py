@@ -12,7 +12,7 @@ import pytest
 from tablesvc.engine.engine import Engine, Rejected
 from tablesvc.engine.events import Discard, DoraRevealed, GameStart, HandStart, to_dict
 from tablesvc.engine.state import Phase
-from tablesvc.journal import Journal, JournalError
+from tablesvc.journal import SCHEMA_VERSION, Journal, JournalError
 from tablesvc.replay import load_record
 from tablesvc.table import Table
 from tablesvc.tiles import parse_tile
@@ -158,7 +158,7 @@ def test_a_journal_of_schema_1_opens_replays_and_records_device_events_from_then
     with Journal.for_table(tmp_path, "t1", site="club") as journal:
         table = Table(journal)
         assert table.events == events and journal.unpublished() == []
-        assert journal._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == ("2",)
+        assert journal._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == (str(SCHEMA_VERSION),)
         assert journal.device_events(0.0, 1e12) == []
         with journal.from_device("P1", 12):
             table.submit(Discard(seat=1, tile=parse_tile("9m")), source="P1", ts=10.0)

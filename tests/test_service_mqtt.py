@@ -198,7 +198,7 @@ def test_bad_commands_are_answered_with_reasons_and_change_nothing(service, mosq
     send_command(sub, {"command": "chombo", "seat": 9, "transaction": 2})
     send_command(sub, {"command": "end_game", "transaction": 3})
     send_command(sub, {"command": "start_game", "players": ["A", "B", "C", "D"], "transaction": 4},
-                 response="club/referee/inbox", correlation=b"corr-4")
+                 response=f"{BASE}/cmd/reply/referee", correlation=b"corr-4")
     assert sub.wait_for(lambda: len(sub.of("cmd/reply")) >= 4)
     replies = {r["transaction"]: r for r in sub.of("cmd/reply")}
     assert replies[None]["status"] == "error" and "not JSON" in replies[None]["error"]
@@ -211,9 +211,8 @@ def test_bad_commands_are_answered_with_reasons_and_change_nothing(service, mosq
     assert service.journal.last_seq == 1  # only the start_game went in
     # the MQTT 5 caller gets its reply on its response topic with its correlation data
     got = []
-    sub.client.subscribe("club/referee/inbox", qos=1)
-    sub.client.message_callback_add("club/referee/inbox", lambda c, u, m: got.append(m))
-    send_command(sub, {"command": "undo", "count": 5, "transaction": 5}, response="club/referee/inbox",
+    sub.client.message_callback_add(f"{BASE}/cmd/reply/referee", lambda c, u, m: got.append(m))
+    send_command(sub, {"command": "undo", "count": 5, "transaction": 5}, response=f"{BASE}/cmd/reply/referee",
                  correlation=b"corr-5")
     # the start_game reply (transaction 4) may also arrive here: take the undo's by its transaction
     def undo_reply():

@@ -178,8 +178,12 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
     code, out, _ = tournament(db, capsys, "start-round", "1", "--broker", broker.url, "--retry")
     assert code == 0 and "table 4 (hall/t4): started" in out and out.count(": started") == 1
     for i, table in enumerate(hall):
-        assert table.service.table.state.players == tuple(names[p] for p in rounds[1].seating.tables[i])
-        assert table.service.table.state.rules.split(";")[0].strip() == RULES
+        state = table.service.table.state
+        assert state.players == tuple(names[p] for p in rounds[1].seating.tables[i])
+        assert state.rules.split(";")[0].strip() == RULES
+        # the tournament's clock went with start_game: 75 minutes, EMA's rule at the end of time
+        assert (state.clock.minutes, state.clock.rule.value) == (75, "ema")
+    assert "without the clock" not in out
     code, _, err = tournament(db, capsys, "start-round", "1", "--broker", broker.url)
     assert code == 1 and "round 1 was started at" in err and "a round is started once" in err
 

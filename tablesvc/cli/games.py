@@ -12,6 +12,7 @@ from tablesvc.cli.output import fail, write_output
 from tablesvc.cli.replay import _final_text, _hand_line
 from tablesvc.formats.record import RecordError
 from tablesvc.journal import JournalError
+from tablesvc.text import safe_text
 
 NAME = "games"
 
@@ -71,7 +72,13 @@ def _data_dir(args: argparse.Namespace) -> Path:
 
 
 def _fail(message: str) -> int:
-    return fail(NAME, message)
+    return fail(NAME, safe_text(message))
+
+
+def _print(text: str) -> None:
+    """A line out: text that is no valid Unicode (a name journalled before such names were refused) is shown
+    with U+FFFD in its place instead of ending the listing in a traceback."""
+    print(safe_text(text))
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -81,11 +88,11 @@ def _list(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     for g in games:
         if args.json:
-            print(json.dumps({"id": g.id, "table": g.table, "started": iso(g.started), "ended": iso(g.ended),
+            _print(json.dumps({"id": g.id, "table": g.table, "started": iso(g.started), "ended": iso(g.ended),
                               "finished": g.finished, "rules": g.state.rules, "players": list(g.players),
                               "hands": len(g.hands)}, ensure_ascii=False))
         else:
-            print(_summary(g))
+            _print(_summary(g))
     if not games and not args.json:
         print("no games yet", file=sys.stderr)
     return 0
@@ -105,15 +112,18 @@ def _show(args: argparse.Namespace) -> int:
     except (JournalError, ValueError) as exc:
         return _fail(str(exc))
     if args.json:
-        print(json.dumps(game_json(game), ensure_ascii=False, indent=1))
+        _print(json.dumps(game_json(game), ensure_ascii=False, indent=1))
         return 0
-    print(f"game {game.id}  table {game.table}  rules {game.state.rules}")
-    print(f"started {iso(game.started)}  last entry {iso(game.ended)}  {'finished' if game.finished else 'in play'}")
-    print("players: " + ", ".join(f"{'ESWN'[i]} {n}" for i, n in enumerate(game.players)))
+    _print(f"game {game.id}  table {game.table}  rules {game.state.rules}")
+    _print(f"started {iso(game.started)}  last entry {iso(game.ended)}  {'finished' if game.finished else 'in play'}")
+    _print("players: " + ", ".join(f"{'ESWN'[i]} {n}" for i, n in enumerate(game.players)))
+    if game.referees:
+        _print("referees: " + ", ".join(f"{name} ({count} {'entry' if count == 1 else 'entries'})"
+                                        for name, count in game.referees))
     for hand in game.hands:
-        print(_hand_line(hand, game.players))
+        _print(_hand_line(hand, game.players))
     if game.final is not None:
-        print(_final_text(game.final, game.players))
+        _print(_final_text(game.final, game.players))
     return 0
 
 
@@ -123,7 +133,7 @@ def _export(args: argparse.Namespace) -> int:
         text = _render(game, args.format)
     except (JournalError, RecordError, ValueError) as exc:
         return _fail(str(exc))
-    return write_output(NAME, text, args.out)
+    return write_output(NAME, safe_text(text), args.out)
 
 
 def _render(game: ArchivedGame, fmt: str) -> str:

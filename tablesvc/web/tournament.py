@@ -263,7 +263,9 @@ def _refused(message: str, status: int = 400) -> JSONResponse:
 
 
 def tournament_routes(feed: TournamentFeed, store: Store, publish: Callable[[str, bytes], bool],
-                      page: Callable[[str], Any], keepalive: float, referee_token: str | None) -> list[Route]:
+                      page: Callable[[str], Any], keepalive: float, referee_token: str | None,
+                      current: Callable[[Request], Any]) -> list[Route]:
+    """The tournament's pages and calls; ``current(request)`` is the signed-in referee's session, or None."""
     async def stream(_request: Request) -> Response:
         queue = await feed.subscribe()
 
@@ -292,9 +294,11 @@ def tournament_routes(feed: TournamentFeed, store: Store, publish: Callable[[str
             return _refused(str(exc), 503)
 
     async def referee_body(request: Request) -> dict[str, Any] | JSONResponse:
-        if not request.session.get("referee"):
-            return _refused("only a signed-in referee can do this", 403)
-        if not same_token(request.headers.get("x-csrf-token"), request.session.get("csrf")):
+        session = current(request)
+        if session is None:
+            return _refused("only a signed-in referee can do this (signed out, or the session ended: sign in again)",
+                            403)
+        if not same_token(request.headers.get("x-csrf-token"), session.csrf):
             return _refused("missing or wrong CSRF token: reload the page", 403)
         try:
             body = await request.json()

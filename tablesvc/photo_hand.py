@@ -1,0 +1,147 @@
+"""Turn the tiles read from a photo into a hand to score: the concealed part, the melds, the winning tile.
+
+How players lay a winning hand for the table to see: the concealed tiles in a row, each called meld set
+apart (three or four tiles, one of them often turned sideways; a concealed kan with its two end tiles
+face down), and the winning tile a little apart from the rest. The photo reader gives the tiles in
+reading order with the groups the gaps make (:mod:`vision.photo_layout`); here:
+
+- the largest group is the concealed part;
+- a group of one tile is the winning tile (unless the player names it, ``win``);
+- every other group must be a meld: three of a kind (pon), a run of three in one suit (chi), four of a
+  kind (an open kan; a concealed kan when it shows backs).
+
+Whatever does not fit is a :class:`NotAHand` that says what was read and what is wrong with it, so the
+player can retake the photo or correct a tile; nothing is guessed. The answer is a mapping in the
+scoring request's own format (:mod:`tablesvc.scorecard`), so a photo and a typed hand are scored the
+same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tablesvc.tiles import parse_tiles
+
+__all__ = ["LaidTile", "NotAHand", "PhotoHand", "hand_from_groups", "laid_hand"]
+
+
+class NotAHand(ValueError):
+    """The tiles read do not make a hand that can be scored (the message says why)."""
+
+
+@dataclass(frozen=True)
+class LaidTile:
+    """A tile as it lies: its name (None: unknown), face up or a back."""
+
+    tile: str | None
+    face_up: bool = True
+
+
+@dataclass(frozen=True)
+class PhotoHand:
+    """A hand as laid: ``concealed`` includes the winning tile; melds as ``KIND:TILES``."""
+
+    concealed: list[str]
+    win: str
+    melds: list[str] = field(default_factory=list)
+
+    def mapping(self) -> dict[str, Any]:
+        """The scoring request's ``hand``, ``win`` and ``meld`` (tablesvc.scorecard.ScoreRequest.from_mapping)."""
+        return {"hand": " ".join(self.concealed), "win": self.win, "meld": list(self.melds)}
+
+    def text(self) -> str:
+        melds = "".join(f"  {m}" for m in self.melds)
+        return f"{' '.join(self.concealed)}{melds}  win {self.win}"
+
+
+def _kind(tile: str) -> tuple[int, str]:
+    parsed = parse_tiles(tile)[0]
+    return parsed.number, parsed.suit  # red five = a five
+
+
+def _meld(tiles: Sequence[LaidTile], where: str) -> str:
+    faces = [t.tile for t in tiles if t.face_up]
+    backs = len(tiles) - len(faces)
+    if any(f is None for f in faces):
+        raise NotAHand(f"{where}: a tile could not be read; retake the photo or correct it")
+    names = [f for f in faces if f is not None]
+    kinds = [_kind(n) for n in names]
+    if len(tiles) == 4 and backs == 2 and len(set(kinds)) == 1:
+        return f"ankan:{''.join(names + names)}"
+    if backs:
+        raise NotAHand(f"{where}: {backs} tile(s) face down; only a concealed kan shows backs (two, at its ends)")
+    if len(tiles) in (3, 4) and len(set(kinds)) == 1:
+        return f"{'pon' if len(tiles) == 3 else 'kan'}:{''.join(names)}"
+    if len(tiles) == 3 and len({s for _, s in kinds}) == 1 and kinds[0][1] != "z":
+        numbers = sorted(n for n, _ in kinds)
+        if numbers[1] == numbers[0] + 1 and numbers[2] == numbers[1] + 1:
+            return f"chi:{''.join(names)}"
+    raise NotAHand(f"{where} ({' '.join(names)}) is not a meld: a pon, chi or kan has 3 or 4 tiles")
+
+
+def hand_from_groups(groups: Sequence[Sequence[LaidTile]], win: str | None = None) -> PhotoHand:
+    """The hand the groups make (module docstring); ``win`` names the winning tile instead of a lone one."""
+    groups = [list(g) for g in groups if g]
+    if not groups:
+        raise NotAHand("no tiles were read")
+    unknown = sum(1 for g in groups for t in g if t.face_up and t.tile is None)
+    if unknown:
+        raise NotAHand(f"{unknown} tile(s) could not be read (shown as ?): retake the photo closer and in even "
+                       "light, or correct them")
+    concealed_at = max(range(len(groups)), key=lambda k: len(groups[k]))
+    lone = [k for k, g in enumerate(groups) if len(g) == 1 and k != concealed_at]
+    if win is None:
+        if not lone:
+            raise NotAHand("no tile lies apart as the winning tile: push it a little away from the hand, or "
+                           "name it (--win)")
+        if len(lone) > 1:
+            raise NotAHand(f"{len(lone)} tiles lie apart: which one is the winning tile? name it (--win)")
+    win_group = lone[0] if win is None and lone else None
+    concealed = groups[concealed_at]
+    if any(not t.face_up for t in concealed):
+        raise NotAHand("the concealed part shows tile backs: lay the hand face up")
+    names = [t.tile for t in concealed if t.tile is not None]
+    melds = []
+    for k, g in enumerate(groups):
+        if k in (concealed_at, win_group):
+            continue
+        if win is not None and len(g) == 1 and g[0].face_up and g[0].tile is not None:
+            names.append(g[0].tile)  # a tile laid apart when the player names the winning tile: the hand's
+            continue
+        melds.append(_meld(g, f"group {k + 1}"))
+    if win_group is not None:
+        lone_tile = groups[win_group][0]
+        if not lone_tile.face_up or lone_tile.tile is None:
+            raise NotAHand("the tile lying apart is face down: lay the winning tile face up")
+        win = lone_tile.tile
+        names.append(win)
+    assert win is not None
+    if win_group is None and len(names) + 3 * len(melds) == 13:
+        names.append(win)  # the player named a winning tile the photo does not show: it completes the hand
+    return PhotoHand(names, win, melds)
+
+
+def laid_hand(groups: Sequence[Sequence[LaidTile]], win: str | None = None) -> PhotoHand:
+    """:func:`hand_from_groups`, and where its groups are no melds, the tiles as one concealed row.
+
+    Gaps between tiles are uneven in real photos (a hand laid loosely, a box cut tight on one tile), so
+    a group that is no meld may be a piece of the concealed part: then every tile is read as one concealed
+    row, the winning tile being the one named or the last tile when it lies alone. Nothing else is tried;
+    when that fails too, the first reason is the one given.
+    """
+    try:
+        return hand_from_groups(groups, win)
+    except NotAHand as first:
+        if "is not a meld" not in str(first):
+            raise
+        tiles = [t for g in groups for t in g]
+        if win is None:
+            if len(groups[-1]) != 1 or tiles[-1].tile is None:
+                raise
+            win = tiles[-1].tile
+        try:
+            return hand_from_groups([tiles], win)
+        except NotAHand:
+            raise first from None
