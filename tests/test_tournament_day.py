@@ -196,6 +196,10 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
     assert text == f"{someone}, round 1: table 3, seat South"
     shot(browser, "tournament-player")
 
+    viewer = Client(web.url)  # not signed in: every tournament call refused, nothing given
+    status, text = viewer.post("/api/tournament/penalty", json.dumps({"player": 1, "points": 1000, "reason": "x"})
+                               .encode(), {"Content-Type": "application/json"})
+    assert status == 403 and "only a signed-in referee" in json.loads(text)["error"]
     referee = Client(web.url)
     assert referee.sign_in(REFEREE_PASSWORD)[0] in (200, 303)
     csrf = json.loads(referee.get("/api/session"))["csrf"]
@@ -209,6 +213,8 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
     assert status == 409 and reply["error"] == ("the players' file, line 2: EMA id 31000002 is already player 2 "
                                                 "(Bram de Vries)")
     assert len(store.players(tid)) == 16
+    status, reply = referee.post("/api/tournament/finish-round", b'{"round": 1}', {"Content-Type": "application/json"})
+    assert status == 403 and "CSRF" in json.loads(reply)["error"]  # signed in, but no token: refused
     penalised = warned = late = None
     for number in (1, 2, 3):
         if number > 1:
