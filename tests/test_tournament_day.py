@@ -184,6 +184,10 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
         # the tournament's clock went with start_game: 75 minutes, EMA's rule at the end of time
         assert (state.clock.minutes, state.clock.rule.value) == (75, "ema")
     assert "without the clock" not in out
+    code, out, _ = tournament(db, capsys, "time", "2", "--extend", "5", "--reason", "a long ruling", "--broker",
+                              broker.url)
+    assert (code, out) == (0, "round 1, table 2: 5 minute(s) more\n")
+    assert hall[1].service.table.state.clock.extended == 5
     code, _, err = tournament(db, capsys, "start-round", "1", "--broker", broker.url)
     assert code == 1 and "round 1 was started at" in err and "a round is started once" in err
 
@@ -278,6 +282,10 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
         assert [tg.status for tg in st.tables if tg.round == number] == ["finished"] * 4
     code, _, err = tournament(db, capsys, "penalty", "1", "1000", "--reason", "late", "--round", "3")
     assert code == 1 and "round 3 is finished" in err
+    code, _, err = tournament(db, capsys, "time", "1", "--add-hand", "--round", "3", "--broker", broker.url)
+    assert code == 1 and "round 3 is finished: its tables' clocks are closed" in err
+    status, reply = call("/api/tournament/time", {"table": 1, "add_hand": True})
+    assert status == 409 and reply["error"] == "no round is in play: a table's clock runs only in a round in play"
 
     # the standings: every game once, each player's total their three results less the penalty
     games = [g for g in finished_games(db) if g.finished]
