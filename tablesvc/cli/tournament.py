@@ -25,6 +25,7 @@ a tournament day:
   tablesvc tournament seating --all                   # every round now (or round by round, --method swiss)
   tablesvc tournament start-round 1 --broker mqtt://hall.local
   tablesvc tournament penalty "Ann Lee" 4000 --reason "late" --hand E3-1
+  tablesvc tournament time 3 --extend 5 --broker mqtt://hall.local   # table 3: five minutes more
   tablesvc tournament finish-round 1
   tablesvc tournament standings
   tablesvc tournament export --csv --out results.csv
