@@ -178,8 +178,16 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
     code, out, _ = tournament(db, capsys, "start-round", "1", "--broker", broker.url, "--retry")
     assert code == 0 and "table 4 (hall/t4): started" in out and out.count(": started") == 1
     for i, table in enumerate(hall):
-        assert table.service.table.state.players == tuple(names[p] for p in rounds[1].seating.tables[i])
-        assert table.service.table.state.rules.split(";")[0].strip() == RULES
+        state = table.service.table.state
+        assert state.players == tuple(names[p] for p in rounds[1].seating.tables[i])
+        assert state.rules.split(";")[0].strip() == RULES
+        # the tournament's clock went with start_game: 75 minutes, EMA's rule at the end of time
+        assert (state.clock.minutes, state.clock.rule.value) == (75, "ema")
+    assert "without the clock" not in out
+    code, out, _ = tournament(db, capsys, "time", "2", "--extend", "5", "--reason", "a long ruling", "--broker",
+                              broker.url)
+    assert (code, out) == (0, "round 1, table 2: 5 minute(s) more\n")
+    assert hall[1].service.table.state.clock.extended == 5
     code, _, err = tournament(db, capsys, "start-round", "1", "--broker", broker.url)
     assert code == 1 and "round 1 was started at" in err and "a round is started once" in err
 
@@ -192,6 +200,10 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
     assert text == f"{someone}, round 1: table 3, seat South"
     shot(browser, "tournament-player")
 
+    viewer = Client(web.url)  # not signed in: every tournament call refused, nothing given
+    status, text = viewer.post("/api/tournament/penalty", json.dumps({"player": 1, "points": 1000, "reason": "x"})
+                               .encode(), {"Content-Type": "application/json"})
+    assert status == 403 and "only a signed-in referee" in json.loads(text)["error"]
     referee = Client(web.url)
     assert referee.sign_in(REFEREE_PASSWORD)[0] in (200, 303)
     csrf = json.loads(referee.get("/api/session"))["csrf"]
@@ -205,6 +217,8 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
     assert status == 409 and reply["error"] == ("the players' file, line 2: EMA id 31000002 is already player 2 "
                                                 "(Bram de Vries)")
     assert len(store.players(tid)) == 16
+    status, reply = referee.post("/api/tournament/finish-round", b'{"round": 1}', {"Content-Type": "application/json"})
+    assert status == 403 and "CSRF" in json.loads(reply)["error"]  # signed in, but no token: refused
     penalised = warned = late = None
     for number in (1, 2, 3):
         if number > 1:
@@ -268,6 +282,10 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
         assert [tg.status for tg in st.tables if tg.round == number] == ["finished"] * 4
     code, _, err = tournament(db, capsys, "penalty", "1", "1000", "--reason", "late", "--round", "3")
     assert code == 1 and "round 3 is finished" in err
+    code, _, err = tournament(db, capsys, "time", "1", "--add-hand", "--round", "3", "--broker", broker.url)
+    assert code == 1 and "round 3 is finished: its tables' clocks are closed" in err
+    status, reply = call("/api/tournament/time", {"table": 1, "add_hand": True})
+    assert status == 409 and reply["error"] == "no round is in play: a table's clock runs only in a round in play"
 
     # the standings: every game once, each player's total their three results less the penalty
     games = [g for g in finished_games(db) if g.finished]

@@ -25,6 +25,7 @@ a tournament day:
   tablesvc tournament seating --all                   # every round now (or round by round, --method swiss)
   tablesvc tournament start-round 1 --broker mqtt://hall.local
   tablesvc tournament penalty "Ann Lee" 4000 --reason "late" --hand E3-1
+  tablesvc tournament time 3 --extend 5 --broker mqtt://hall.local   # table 3: five minutes more
   tablesvc tournament finish-round 1
   tablesvc tournament standings
   tablesvc tournament export --csv --out results.csv
@@ -121,6 +122,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--prefix", default="tablesvc", help="the tables' topic prefix (default: %(default)s)")
     a.add_argument("--retry", action="store_true", help="send it again to the tables that did not start")
     a.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the tables (default: 10)")
+    a.add_argument("--token", help="the referee token, when the tables require one ([commands] tokens)")
+    a.add_argument("--ca-file", help="CA certificate for mqtts://")
+
+    a = action("time", "a referee's word on one table's clock in the round in play: more minutes or one more hand",
+               _time)
+    a.add_argument("table", type=int, metavar="TABLE", help="the hall table's number")
+    what = a.add_mutually_exclusive_group(required=True)
+    what.add_argument("--extend", type=int, metavar="MINUTES", help="add this many minutes to the table's time")
+    what.add_argument("--add-hand", action="store_true", help="one hand more after time")
+    a.add_argument("--reason", default="", help="why (recorded in the table's journal)")
+    a.add_argument("--round", type=int, dest="round_number", help="default: the round in play")
+    a.add_argument("--broker", metavar="URL", required=True, help="the hall's broker: mqtt://host:1883")
+    a.add_argument("--prefix", default="tablesvc", help="the tables' topic prefix (default: %(default)s)")
     a.add_argument("--token", help="the referee token, when the tables require one ([commands] tokens)")
     a.add_argument("--ca-file", help="CA certificate for mqtts://")
 
@@ -406,6 +420,27 @@ def _start_round(args: argparse.Namespace) -> int:
         for line in report.lines(store.tables(tid)):
             print(line)
         return 0 if not report.not_started else 1
+
+    return _run(args, work)
+
+
+def _time(args: argparse.Namespace) -> int:
+    from tablesvc.tournament.hall import MqttHall, table_clock
+    from tablesvc.tournament.model import RoundStatus, TournamentError
+
+    def work(store: Any) -> int:
+        tid = _tid(store, args)
+        rounds = store.rounds(tid)
+        r = next((x for x in rounds if x.number == args.round_number), None) if args.round_number else \
+            next((x for x in reversed(rounds) if x.status is RoundStatus.STARTED), None)
+        if r is not None and r.status is RoundStatus.FINISHED:  # refused before the broker is even asked
+            raise TournamentError(f"round {r.number} is finished: its tables' clocks are closed")
+        with MqttHall(args.broker, prefix=args.prefix, ca_file=args.ca_file) as hall:
+            done = table_clock(store, tid, args.table, hall, extend=args.extend, add_hand=args.add_hand,
+                               reason=args.reason, round_number=args.round_number, token=args.token)
+        what = f"{done['minutes']} minute(s) more" if done["minutes"] else "one hand more"
+        print(f"round {done['round']}, table {done['table']}: {what}")
+        return 0
 
     return _run(args, work)
 

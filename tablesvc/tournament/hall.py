@@ -29,10 +29,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from tablesvc.tournament.model import HallTable, PlayerStatus, Round, Tournament, TournamentError
+from tablesvc.tournament.model import HallTable, PlayerStatus, Round, RoundStatus, Tournament, TournamentError
 from tablesvc.tournament.store import TournamentStore
 
-__all__ = ["Hall", "MqttHall", "StartReport", "clock_field", "start_command", "start_round"]
+__all__ = ["Hall", "MqttHall", "StartReport", "clock_field", "start_command", "start_round", "table_clock"]
 
 log = logging.getLogger(__name__)
 
@@ -168,6 +168,57 @@ def _send_all(hall: Hall, tables: dict[int, HallTable], payloads: dict[int, dict
         while len(replies) < sent and time.monotonic() < deadline:
             done.wait(max(0.0, deadline - time.monotonic()))
         return dict(replies)
+
+
+def table_clock(store: TournamentStore, tid: int, table: int, hall: Hall, *, extend: int | None = None,
+                add_hand: bool = False, reason: str = "", round_number: int | None = None, timeout: float = 10.0,
+                token: str | None = None) -> dict[str, Any]:
+    """A referee's word on one table's clock in the round in play: ``extend`` minutes more, or one hand more
+    (``add_hand``), as the table's ``clock`` command; the table's reply data. Refused naming the round for a
+    round not started or finished, naming the table for one not in the hall or not started."""
+    if (extend is None) == (not add_hand):
+        raise TournamentError("give the minutes to extend by, or one hand to add")
+    rounds = store.rounds(tid)
+    if round_number is None:
+        playing = [r for r in rounds if r.status is RoundStatus.STARTED]
+        if not playing:
+            raise TournamentError("no round is in play: a table's clock runs only in a round in play")
+        r = playing[-1]
+    else:
+        found = [x for x in rounds if x.number == round_number]
+        if not found:
+            raise TournamentError(f"round {round_number} is not seated")
+        r = found[0]
+    if r.status is RoundStatus.FINISHED:
+        raise TournamentError(f"round {r.number} is finished: its tables' clocks are closed")
+    if r.status is not RoundStatus.STARTED:
+        raise TournamentError(f"round {r.number} has not started: its tables have no clock yet")
+    tables = {h.number: h for h in store.tables(tid)}
+    if table not in tables or table > len(r.seating.tables):
+        raise TournamentError(f"round {r.number} has no table {table}")
+    if table not in r.started_tables:
+        raise TournamentError(f"table {table} of round {r.number} did not start: start it (start-round --retry)")
+    h = tables[table]
+    command: dict[str, Any] = {"command": "clock", "transaction": f"tournament-{tid}-clock-{secrets.token_hex(4)}",
+                               "action": "add_hand" if add_hand else "extend"}
+    if extend is not None:
+        command["minutes"] = extend
+    if reason:
+        command["reason"] = reason
+    if token:
+        command["token"] = token
+    not_sent: dict[int, str] = {}
+    reply = _send_all(hall, tables, {table: command}, timeout, not_sent).get(table)
+    if table in not_sent:
+        raise TournamentError(f"table {table} ({h.site}/{h.table_id}): {not_sent[table]}")
+    if reply is None:
+        raise TournamentError(f"table {table} ({h.site}/{h.table_id}) did not answer within {timeout:.0f} s: is its "
+                              "service online?")
+    if reply.get("status") != "ok":
+        raise TournamentError(f"table {table} ({h.site}/{h.table_id}) refused: {reply.get('error')}")
+    log.info("round %d, table %d: clock %s", r.number, table, command["action"])
+    return {"round": r.number, "table": table, "action": command["action"], "minutes": extend,
+            "reply": reply.get("data")}
 
 
 class MqttHall:

@@ -383,11 +383,34 @@ def tournament_routes(feed: TournamentFeed, store: Store, publish: Callable[[str
         log.info("referee started round %s in %.1f s: %s", data["round"], time.monotonic() - started, data)
         return JSONResponse({"status": "ok" if not data["not_started"] else "partial", "data": data})
 
+    async def table_time(request: Request) -> Response:
+        body = await referee_body(request)
+        if isinstance(body, JSONResponse):
+            return body
+        from tablesvc.records.schema import RecordsError
+        from tablesvc.tournament.hall import table_clock
+        from tablesvc.tournament.model import TournamentError
+
+        def go() -> dict[str, Any]:
+            return table_clock(feed.store(), feed.tid(), int(body["table"]), WebHall(store, publish),
+                               extend=int(body["extend"]) if body.get("extend") is not None else None,
+                               add_hand=bool(body.get("add_hand")), reason=str(body.get("reason") or ""),
+                               round_number=int(body["round"]) if body.get("round") is not None else None,
+                               token=referee_token)
+
+        try:
+            return JSONResponse({"status": "ok", "data": await run_in_threadpool(go)})
+        except TournamentError as exc:
+            return _refused(str(exc), 409)
+        except (RecordsError, KeyError, TypeError, ValueError) as exc:
+            return _refused(f"bad request for time: {exc}")
+
     async def other(request: Request) -> Response:
         """The organiser's other actions, as ``tablesvc tournament`` does them (same store calls, same checks)."""
         action = request.path_params["action"]
         if action not in ACTIONS:
-            return _refused(f"no action {action!r}: one of penalty, start-round, {', '.join(sorted(ACTIONS))}", 404)
+            known = ", ".join(["penalty", "start-round", "time", *sorted(ACTIONS)])
+            return _refused(f"no action {action!r}: one of {known}", 404)
         body = await referee_body(request)
         if isinstance(body, JSONResponse):
             return body
@@ -438,6 +461,7 @@ def tournament_routes(feed: TournamentFeed, store: Store, publish: Callable[[str
         Route("/api/tournament/results.{fmt}", export),
         Route("/api/tournament/penalty", penalty, methods=["POST"]),
         Route("/api/tournament/start-round", start_round, methods=["POST"]),
+        Route("/api/tournament/time", table_time, methods=["POST"]),
         Route("/api/tournament/{action}", other, methods=["POST"]),
     ]
     return routes
