@@ -414,6 +414,7 @@ def test_odd_requests_are_answered_never_with_a_server_error(server):
         ("/api/cmd/club/t1", b'{"command": "undo"}',
          {"X-CSRF-Token": "\u00e9t\u00e9", "Cookie": "tablesvc_session=\u00e9"}),
         ("/api/cmd/%ED%A0%80/t1", b'{"command": "undo"}', {}),
+        ("/api/score/hand", b"[" * 10000 + b"]" * 10000, {"Content-Type": "application/json"}),
     ]
     for path, body, headers in odd:
         status, _, text = client.request(path, body, headers)
