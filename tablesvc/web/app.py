@@ -520,11 +520,13 @@ def _target(value: str | None) -> str:
 
 
 def _cost(stored: str | None) -> int:
-    """The scrypt cost of a stored hash (the decoy is made as costly), or the default."""
+    """The scrypt cost of a stored hash (the decoy is made as costly), or the default: a power of two up to 2**16
+    (a hash of absurd cost in the config must not hold up the start)."""
     try:
-        return int((stored or "").split("$")[1])
+        cost = int((stored or "").split("$")[1])
     except (IndexError, ValueError):
         return 2**14
+    return cost if 2 <= cost <= 2**16 and cost & (cost - 1) == 0 else 2**14
 
 
 def _duration(seconds: int) -> str:
