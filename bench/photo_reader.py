@@ -82,6 +82,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="the first 40 photos and every hand photo")
     ap.add_argument("--model", help="a club's saved tile set instead of the packaged one")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="read each photo this many times and keep its fastest (past other jobs on a shared machine)")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     if not ROBOFLOW.is_dir():
@@ -102,9 +104,13 @@ def main() -> int:
         image = cv2.imread(str(photo), cv2.IMREAD_COLOR)
         finder = LabelBoxFinder.for_photo(photo)
         truth = dict(zip((b.box for b in finder.find(image)), labels[photo.name], strict=True))
-        start = time.perf_counter()
-        reading = PhotoReader(finder, classifier).read(image, str(photo))
-        ms.append((time.perf_counter() - start) * 1000)
+        reader = PhotoReader(finder, classifier)
+        times = []
+        for _ in range(args.repeat):
+            start = time.perf_counter()
+            reading = reader.read(image, str(photo))
+            times.append((time.perf_counter() - start) * 1000)
+        ms.append(min(times))
         for t in reading.tiles:
             want = truth[t.box]
             if want is None:
@@ -133,10 +139,11 @@ def main() -> int:
     print(f"worst                  {worst or '-'}")
     print(f"flowers and seasons    {flowers_unknown} of {flowers} unknown")
     print(f"hand photos            {hands_exact} of {hands} valid hands scored exactly")
+    fastest = f", the fastest of {args.repeat} reads each" if args.repeat > 1 else ""
     print(f"ms per photo           median {statistics.median(ms):.1f}, p95 {float(np.percentile(ms, 95)):.1f} "
-          "(finder excluded, one core)")
-    big = twelve_megapixels(classifier, photos)
-    print(f"12 MP photo            median {statistics.median(big):.1f} ms, p95 {float(np.percentile(big, 95)):.1f} "
+          f"(finder excluded, one core{fastest})")
+    big = twelve_megapixels(classifier, photos, max(5, args.repeat))
+    print(f"12 MP photo            fastest {min(big):.1f} ms, median {statistics.median(big):.1f} of {len(big)} "
           "(JPEG decoded and read, 14 tiles, finder excluded)")
     return 0
 

@@ -83,7 +83,7 @@ class WebConfig:
     referee_token: str | None = field(default=None, repr=False)  # sent with commands when tables want a token
     idle_alert: float = 600.0  # seconds without an event before the dashboard flags a game as idle
     records_db: str | None = None  # the records database (SQLite path or postgresql:// URL): /standings
-    rules: str = "ema2012"  # the rules /score values hands under
+    rules: str | None = None  # the rules /score values hands under (default: [table] rules, else ema2012)
     photo_model: str | None = None  # a club's enrolled tile set for /score's photos (default: the packaged sets)
     referees: dict[str, str] = field(default_factory=dict, repr=False)  # [web.referees] NAME = scrypt hash
     session_idle: float = 3600.0  # seconds without a request before a referee's session ends
@@ -396,11 +396,12 @@ def _web(c: _Checker, w: Any) -> WebConfig:
     idle = c.get(w, "web", "idle_alert", (int, float), 600)
     if idle <= 0:
         raise c.fail("web", "idle_alert", "seconds, more than 0")
-    rules = c.get(w, "web", "rules", str, "ema2012")
-    try:
-        get_ruleset(rules)
-    except (UnknownRuleSetError, ValueError) as exc:
-        raise c.fail("web", "rules", str(exc)) from None
+    rules = c.get(w, "web", "rules", str, None)
+    if rules is not None:
+        try:
+            get_ruleset(rules)
+        except (UnknownRuleSetError, ValueError) as exc:
+            raise c.fail("web", "rules", str(exc)) from None
     session_idle = c.get(w, "web", "session_idle", (int, float), 3600)
     if not 60 <= session_idle <= 12 * 3600:
         raise c.fail("web", "session_idle", "seconds from 60 to 43200 (12 hours)")

@@ -95,9 +95,9 @@ def hand_from_groups(groups: Sequence[Sequence[LaidTile]], win: str | None = Non
     if win is None:
         if not lone:
             raise NotAHand("no tile lies apart as the winning tile: push it a little away from the hand, or "
-                           "name it (--win)")
+                           "name the winning tile")
         if len(lone) > 1:
-            raise NotAHand(f"{len(lone)} tiles lie apart: which one is the winning tile? name it (--win)")
+            raise NotAHand(f"{len(lone)} tiles lie apart: name the winning tile")
     win_group = lone[0] if win is None and lone else None
     concealed = groups[concealed_at]
     if any(not t.face_up for t in concealed):

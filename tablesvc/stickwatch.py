@@ -141,7 +141,7 @@ class StickWatch:
             self._emit(self.reconciler.dismiss(now))
         else:
             self._emit(self.reconciler.recheck(now))
-        return {"status": self.verdict.status.value, "text": self.verdict.text}
+        return {"sticks": self.verdict.status.value, "text": self.verdict.text}
 
     def payload(self) -> dict[str, Any]:
         return sticks_payload(self.verdict, self.link, self._wall())

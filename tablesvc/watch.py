@@ -59,6 +59,7 @@ class TableView:
     version: str = ""
     state: dict[str, Any] | None = None
     devices: dict[str, dict[str, Any]] = field(default_factory=dict)
+    sticks: dict[str, Any] | None = None  # the score sticks compared with the game (a stick tray reader)
     results: deque[str] = field(default_factory=lambda: deque(maxlen=4))
     events: deque[str] = field(default_factory=lambda: deque(maxlen=6))
     errors: deque[str] = field(default_factory=lambda: deque(maxlen=3))
@@ -105,6 +106,8 @@ class Watcher:
             view.state = data
         elif kind.startswith("devices/"):
             view.devices[kind.split("/", 1)[1]] = data
+        elif kind == "sticks":
+            view.sticks = data
         elif kind == "events":
             seq = int(data.get("seq", 0))
             view.last_seq = max(view.last_seq, seq)
@@ -163,6 +166,9 @@ class Watcher:
             state = "ok" if d.get("connected") else f"DOWN ({d.get('state', '')})"
             bad = sum((d.get("frames_bad") or {}).values()) if isinstance(d.get("frames_bad"), dict) else 0
             lines.append(f"  device {name}: {state}, {d.get('frames_ok', 0)} frames, {bad} bad")
+        if v.sticks is not None:
+            mark = "!" if v.sticks.get("status") in ("mismatch", "fault") else " "
+            lines.append(f"{mark} sticks {v.sticks.get('status')}: {v.sticks.get('text')}")
         lines.extend(f"  {r}" for r in v.results)
         lines.extend(f"  > {e}" for e in v.events)
         lines.extend(f"  ! {e}" for e in v.errors)

@@ -197,3 +197,24 @@ def test_a_large_photo_is_decoded_reduced_and_its_boxes_are_in_its_own_pixels(tm
         assert abs(t["box"][1] - (cy - bh / 2) * 3840) <= 3 and abs(t["box"][3] - (cy + bh / 2) * 3840) <= 3
     annotated = cv2.imread(str(out))
     assert annotated.shape[:2] == (1920, 1920)  # drawn on the image as read, half the photo's size
+
+
+def test_a_clubs_enrolled_set_is_used_when_given(tmp_path, capsys):
+    from hardware_sims.tile_art import drawn_tile_set
+    from vision.classifier import TileClassifier
+
+    path = photo("hand_005")
+    missing = tmp_path / "none.npz"
+    assert main(["vision", "read", str(path), "--boxes", str(LABELS), "--model", str(missing)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert "none.npz is missing" in err and "\n" not in err
+    club = TileClassifier()  # a set enrolled from the project's drawn faces: another set than the photo's
+    club.enroll(drawn_tile_set().faces)
+    model = tmp_path / "club.npz"
+    club.save(model)
+    assert main(["vision", "read", str(path), "--boxes", str(LABELS), "--model", str(model), "--json"]) == 0
+    with_club = json.loads(capsys.readouterr().out)["tiles"]
+    assert main(["vision", "read", str(path), "--boxes", str(LABELS), "--json"]) == 0
+    packaged = json.loads(capsys.readouterr().out)["tiles"]
+    assert [t["box"] for t in with_club] == [t["box"] for t in packaged]
+    assert [t["confidence"] for t in with_club] != [t["confidence"] for t in packaged]  # another set's answers

@@ -187,3 +187,17 @@ def test_the_bench_catches_every_mispayment_and_raises_nothing_on_games_paid_rig
     in_hand, later = number(r"(\d+)/\d+ in their hand", out), number(r"caught later\s+(\d+)/", out)
     assert in_hand + later == caught and in_hand >= games - 2
     assert number(r"raised when\s+(\d+)/", out) == in_hand  # as the next hand started
+
+
+def test_tablesvc_watch_shows_the_sticks_comparison():
+    import json
+
+    from tablesvc.watch import Watcher
+
+    watcher = Watcher()
+    watcher.feed("tablesvc/club/t1/status", json.dumps({"status": "online"}).encode())
+    text = "Ben's tray holds 24,000, the game says 25,000; Dai's 1,000 more (after the payments of hand 3 (E3))"
+    watcher.feed("tablesvc/club/t1/sticks", json.dumps({"status": "mismatch", "text": text}).encode())
+    assert f"! sticks mismatch: {text}" in watcher.render(legend=False)
+    watcher.feed("tablesvc/club/t1/sticks", json.dumps({"status": "ok", "text": "the trays agree"}).encode())
+    assert "  sticks ok: the trays agree" in watcher.render(legend=False)

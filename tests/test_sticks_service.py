@@ -18,7 +18,9 @@ def _command(table, **command) -> dict:
     command.setdefault("transaction", str(uuid.uuid4()))
     table.service.inbox.put(("cmd", IncomingMessage(f"{table.base}/cmd", json.dumps(command).encode())))
     assert table.wait_for(lambda: any(r.get("transaction") == command["transaction"] for r in replies), 20)
-    return next(r for r in replies if r.get("transaction") == command["transaction"])
+    reply = next(r for r in replies if r.get("transaction") == command["transaction"])
+    assert validate("cmd/reply", reply) == [], reply  # every reply as its schema says
+    return reply
 
 
 def _valid(messages: list[dict]) -> None:
@@ -95,11 +97,11 @@ def test_the_referee_dismisses_a_difference_and_the_fixed_trays_clear_it(stick_t
     tray.set_trays((31000, 29000, 30000, 30000))  # Aoi took a stick of Ben's
     assert tray.wait_reported()
     reply = _command(stick_table, command="sticks", action="recheck")
-    assert reply["status"] == "ok" and reply["data"]["status"] == "waiting"
+    assert reply["status"] == "ok" and reply["data"]["sticks"] == "waiting"
     assert stick_table.wait_for(lambda: sticks[-1]["status"] == "mismatch", 20)  # after the grace
     assert sticks[-1]["text"].startswith("Aoi's tray holds 31,000, the game says 30,000; Ben's 1,000 less")
     reply = _command(stick_table, command="sticks", action="dismiss")
-    assert reply["data"]["status"] == "waiting" and "fix their trays" in reply["data"]["text"]
+    assert reply["data"]["sticks"] == "waiting" and "fix their trays" in reply["data"]["text"]
     tray.set_trays((30000,) * 4)
     assert tray.wait_reported()
     assert stick_table.wait_for(lambda: sticks[-1]["status"] == "ok", 20)
@@ -164,7 +166,7 @@ def test_commands_take_the_scores_from_the_trays_and_refuse_without_a_reading():
     started = []
     reading = [None]
     commands = Commands(submit=lambda event, source: started.append(event) or 1, undo=lambda *a: 1,
-                        amend=lambda *a: 1, trays=lambda: reading[0], sticks=lambda action: {"status": action})
+                        amend=lambda *a: 1, trays=lambda: reading[0], sticks=lambda action: {"sticks": action})
     refused = commands.handle(b'{"command": "start_game", "scores": "sticks"}')
     assert not refused.ok and "no reading it can be trusted" in refused.payload["error"] and not started
     reading[0] = ((31000, 29000, 30000, 29000), 1)
@@ -172,7 +174,7 @@ def test_commands_take_the_scores_from_the_trays_and_refuse_without_a_reading():
     assert started[-1].scores == (31000, 29000, 30000, 29000) and started[-1].sticks == 1
     assert commands.handle(b'{"command": "start_game", "scores": "sticks", "sticks": 0}').ok
     assert started[-1].sticks == 0  # given with the command: not the reader's
-    assert commands.handle(b'{"command": "sticks", "action": "dismiss"}').payload["data"] == {"status": "dismiss"}
+    assert commands.handle(b'{"command": "sticks", "action": "dismiss"}').payload["data"] == {"sticks": "dismiss"}
     assert not commands.handle(b'{"command": "sticks", "action": "pay"}').ok
     bare = Commands(submit=lambda event, source: 1, undo=lambda *a: 1, amend=lambda *a: 1)
     for raw in (b'{"command": "sticks", "action": "recheck"}', b'{"command": "start_game", "scores": "sticks"}'):
@@ -210,3 +212,24 @@ def test_a_table_has_one_stick_tray_reader():
     links = "".join(f'[[serial]]\nname = "s{i}"\nurl = "/dev/null"\nkind = "sticks"\nids = ["S{i}"]\n' for i in (1, 2))
     with pytest.raises(ConfigError, match=r"one stick tray reader per table, not 2 \(s1, s2\)"):
         parse_config('[table]\nsite = "s"\nid = "t"\n[mqtt]\nurl = "mqtt://127.0.0.1:1"\n' + links)
+
+
+def test_a_restarted_service_compares_the_trays_with_the_game_it_resumes(stick_table):
+    from tablesvc.service import TableService
+
+    tray = stick_table.tray
+    assert _command(stick_table, command="start_game", players=["Aoi", "Ben", "Chloe", "Dai"])["status"] == "ok"
+    tray.set_trays((30000,) * 4)
+    assert tray.wait_reported()
+    stick_table.service.wait_idle(10)
+    assert stick_table.service.sticks.verdict.status.value == "ok"
+    stick_table.service.stop()
+    tray.set_trays((31000, 29000, 30000, 30000))  # moved while the service was down
+    stick_table.service = TableService(stick_table.config)  # resumes the game from its journal
+    sticks = stick_table.messages("sticks")
+    stick_table.start()
+    # the reader is asked who it is, says what its trays hold, and the game resumed is compared with them
+    assert stick_table.wait_for(lambda: sticks and sticks[-1]["trays"] == [31000, 29000, 30000, 30000], 20), sticks
+    assert sticks[-1]["check"] == "the service's start" and sticks[-1]["game"]["scores"] == [30000] * 4
+    assert stick_table.wait_for(lambda: sticks[-1]["status"] == "mismatch", 20)  # after the grace
+    assert sticks[-1]["text"].startswith("Aoi's tray holds 31,000, the game says 30,000; Ben's 1,000 less")

@@ -115,8 +115,13 @@ def test_read_correct_and_score_a_hand_on_a_phone(web, boxes, browser):
         "const f = document.getElementById('win-form');"
         "f.querySelector('[value=tsumo]').checked = true; f.querySelector('[name=riichi]').checked = true;"
         "f.querySelector('[name=seat]').value = 'E'; f.querySelector('[name=win]').value = '9s';"
-        "f.querySelector('[name=dora]').value = '8s';"
-        "document.getElementById('score-button').click()")
+        "document.getElementById('add-dora').click()")
+    wait_js(browser, "document.getElementById('picker').open")
+    assert browser.execute_script("return document.querySelectorAll('#choices button.none').length") == 0
+    browser.execute_script("document.querySelector('#choices [data-tile=\"8s\"]').click()")
+    wait_js(browser, "!document.getElementById('picker').open")
+    assert browser.execute_script("return document.getElementById('dora').value") == "8s"
+    browser.execute_script("document.getElementById('score-button').click()")
     wait_js(browser, "document.body.dataset.state === 'scored'")
     result = browser.find_element("id", "result").text
     # the same hand scored as typed on the command line's path: riichi, tsumo, chinitsu, dora 2 (9s x2)
@@ -240,3 +245,50 @@ def test_the_dashboard_links_the_score_page(web):
     response = conn.getresponse()
     page = response.read().decode()
     assert response.status == 200 and 'capture="environment"' in page and 'accept="image/*"' in page
+
+
+def test_with_the_tile_finder_the_page_reads_a_real_photo(broker, browser):
+    try:
+        load_finder()
+    except FinderMissing:
+        pytest.skip("the tile finder is not installed yet")
+    server = WebServer(BrokerURL.parse(broker.url), listen=("127.0.0.1", 0))
+    server.start()
+    try:
+        viewport(browser, 390, 844)
+        upload(browser, server, photo("hand_005"))
+        assert browser.execute_script("return document.body.dataset.state") == "read"
+        assert browser.execute_script("return document.querySelectorAll('#boxes .box').length") >= 10
+    finally:
+        server.stop()
+
+
+def test_a_phone_photo_stored_sideways_is_shown_and_read_upright(web, boxes, browser, tmp_path):
+    """Phones store the sensor's pixels and an EXIF orientation: the page shows the photo upright (as the
+    browser does) and the boxes, read from the upright photo, lie over the same tiles."""
+    import struct
+
+    import cv2
+
+    src = photo("hand_005")
+    upright = cv2.imread(str(src))[120:520]  # 640x400, the rack's row of tiles in the middle
+    stored = cv2.rotate(upright, cv2.ROTATE_90_COUNTERCLOCKWISE)  # as the sensor saw it: 400x640
+    jpg = cv2.imencode(".jpg", stored, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
+    tiff = b"MM\x00*\x00\x00\x00\x08" + struct.pack(">H", 1) + struct.pack(">HHIHH", 0x0112, 3, 1, 6, 0) + b"\0" * 4
+    app1 = b"Exif\x00\x00" + tiff
+    path = tmp_path / "sideways.jpg"
+    path.write_bytes(jpg[:2] + b"\xff\xe1" + struct.pack(">H", len(app1) + 2) + app1 + jpg[2:])
+    rows = []  # the labels, in the upright 640x400 crop's own fractions
+    for cx, cy, w, h in LabelBoxFinder.for_photo(src).rows:
+        rows.append((cx, (cy * 640 - 120) / 400, w, h * 640 / 400))
+    boxes.labels = LabelBoxFinder(rows)
+    viewport(browser, 390, 844)
+    upload(browser, web, path)
+    assert browser.execute_script("return document.body.dataset.state") == "read"
+    names = browser.execute_script("return [...document.querySelectorAll('#boxes .box span')].map(s => s.textContent)")
+    # read upright: the tiles themselves, as laid
+    assert names == ["8s", "8s", "8s", "1s", "1s", "1s", "3s", "4s", "5s", "7s", "6s", "5s", "9s", "9s"]
+    shown = browser.execute_script(
+        "const img = document.getElementById('shot'); const r = img.getBoundingClientRect();"
+        "return [img.naturalWidth, img.naturalHeight, r.width / r.height];")
+    assert shown[:2] == [640, 400] and abs(shown[2] - 1.6) < 0.02  # shown upright, as the boxes are

@@ -67,6 +67,13 @@ def test_a_mispayment_is_seen_on_the_dashboard_the_table_page_and_the_console(st
         wait_js(browser, "document.querySelector('.panel.sticks')?.dataset.status === 'ok'", 20)
         wait_js(browser, "document.querySelector('.replies li')?.textContent.includes('set_scores: ok')", 20)
         assert list(stick_table.service.table.state.scores) == trays
+        # the game over, a new one starts from the trays as they lie, with the console's button
+        browser.execute_script("window.tablesvcReferee.send({command: 'end_game', reason: 'the session is over'})")
+        wait_js(browser, "document.querySelector('.replies li')?.textContent.includes('end_game: ok')", 20)
+        _click(browser, "button.start-from-sticks")
+        wait_js(browser, "document.querySelector('.replies li')?.textContent.includes('start_game: ok')", 20)
+        state = stick_table.service.table.state
+        assert state.phase.value != "game_over" and list(state.scores) == list(stick_table.tray.trays)
         browser.get(f"{web.url}/")
         wait_js(browser, "document.body.dataset.tables === '1' && !document.querySelector('.alerts li.sticks')", 20)
     finally:

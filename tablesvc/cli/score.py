@@ -160,6 +160,8 @@ def run_photo(args: argparse.Namespace) -> int:
         data["meld"] = [*hand.melds, *(args.meld or [])]
         answer = score(ScoreRequest.from_mapping(data))
     except ValueError as exc:  # NotAHand, InvalidHandError, TileParseError
+        if str(exc).endswith("name the winning tile"):
+            exc = ValueError(f"{exc} (--win TILE)")
         if args.json:
             print(json.dumps({"photo": args.photo, "read": reading.to_json()["tiles"], "error": str(exc)}))
         else:

@@ -93,9 +93,11 @@ def run_service(args: argparse.Namespace) -> int:
         from tablesvc.cli.web import make_server
         from tablesvc.web.server import parse_listen
 
+        camera_model = config.camera.model if config.camera is not None else None
         web = make_server(config.mqtt.url, config.web, listen=parse_listen(config.web.listen),
                           site=config.web.site or config.table.site, prefix=config.mqtt.prefix,
-                          protocol=config.mqtt.protocol)
+                          protocol=config.mqtt.protocol, rules=config.table.rules,
+                          photo_model=str(camera_model) if camera_model else None)
         try:
             web.start()
             print(f"tablesvc: pages on {web.url}/ (overlay {web.url}/overlay/{config.table.site}/{config.table.id})",
@@ -104,13 +106,16 @@ def run_service(args: argparse.Namespace) -> int:
             print(f"tablesvc run: [web]: {exc}", file=sys.stderr)
             web = None
     try:
-        while not stop.wait(0.5):
+        while not stop.wait(0.5) and not service.failed.is_set():
             pass
     except KeyboardInterrupt:
         pass
     if web is not None:
         web.stop()
     service.stop()
+    if service.failure is not None:
+        print(f"tablesvc run: {service.failure}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -171,14 +176,8 @@ def add_demo(sub: argparse._SubParsersAction) -> None:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    from hardware_sims.devices import PtyDevice
-    from hardware_sims.generator import GeneratorOptions, generate_game
-    from hardware_sims.table import DeviceOutputs, TableSimulator
     from tablesvc.broker import EmbeddedBroker
-    from tablesvc.config import parse_config
-    from tablesvc.mqtt.link import BrokerURL, IncomingMessage, MqttLink
-    from tablesvc.service import TableService
-    from tablesvc.watch import Watcher
+    from tablesvc.mqtt.link import BrokerURL
 
     record = None
     if args.game:
@@ -207,6 +206,27 @@ def run_demo(args: argparse.Namespace) -> int:
             return 1
         url = broker.url
     work = Path(tempfile.mkdtemp(prefix="tablesvc-demo-"))
+    try:
+        return _demo(args, record, url, broker, work)
+    finally:  # its ptys, and its journal unless --data-dir: removed however the demo ends
+        import shutil
+
+        shutil.rmtree(work, ignore_errors=True)
+        if broker is not None:
+            broker.stop()
+
+
+def _demo(args: argparse.Namespace, record: RecordedGame | None, url: str, broker: object, work: Path) -> int:
+    from hardware_sims.devices import PtyDevice
+    from hardware_sims.generator import GeneratorOptions, generate_game
+    from hardware_sims.table import DeviceOutputs, TableSimulator
+    from tablesvc.config import parse_config
+    from tablesvc.journal import JournalError
+    from tablesvc.lock import TableLocked
+    from tablesvc.mqtt.link import BrokerURL, IncomingMessage, MqttLink
+    from tablesvc.service import TableService
+    from tablesvc.watch import Watcher
+
     data_dir = args.data_dir or work / "data"
     seed = args.seed if args.seed is not None else int(time.time()) % 100000
     table_dev = PtyDevice("TBL1", "table", work / "ttyTABLE")
@@ -270,7 +290,11 @@ ids = ["PNL1"]
                       on_message=on_message, subscriptions=(f"{base}/results", f"{base}/state", f"{base}/status",
                                                             *((f"{base}/sticks",) if tray is not None else ())),
                       protocol="3.1.1" if broker else "auto")
-    service = TableService(config, new_game=True)  # the demo always plays a game of its own, from the start
+    try:
+        service = TableService(config, new_game=True)  # the demo always plays a game of its own, from the start
+    except (TableLocked, JournalError, OSError) as exc:  # --data-dir of a table in use, or unusable
+        print(f"tablesvc demo: {exc}", file=sys.stderr)
+        return 1
     table_dev.start()
     panel_dev.start()
     if tray is not None:
@@ -282,7 +306,7 @@ ids = ["PNL1"]
     if not service.link.wait_connected_or_failed(20):
         print(f"tablesvc demo: cannot reach the broker {url}: {service.link.failure or 'no answer in 20 s'}",
               file=sys.stderr)
-        _shutdown(service, viewer, table_dev, panel_dev, tray, broker)
+        _shutdown(service, viewer, table_dev, panel_dev, tray)
         return 1
     viewer.wait_connected(10)
     web = _demo_web(args, url, config.mqtt.prefix, "3.1.1" if broker else "auto")
@@ -346,11 +370,7 @@ ids = ["PNL1"]
             threading.Event().wait()
     if web is not None:
         web.stop()
-    _shutdown(service, viewer, table_dev, panel_dev, tray, broker)
-    if args.data_dir is None:
-        import shutil
-
-        shutil.rmtree(work, ignore_errors=True)  # the demo's ptys and journal; --data-dir keeps a journal
+    _shutdown(service, viewer, table_dev, panel_dev, tray)
     return code
 
 
@@ -494,8 +514,9 @@ def _shutdown(service, viewer, *others) -> None:
 def add_watch(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("watch", help="a terminal view of tables from their MQTT feed",
                        description="Show one or all tables live from the MQTT feed: round, scores, ponds, "
-                       "melds, the all-last conditions, last results with names, the final ranking, events and "
-                       "device health, with a legend of the marks under the screen.")
+                       "melds, the all-last conditions, last results with names, the final ranking, events, "
+                       "device health and the score sticks compared with the game, with a legend of the marks under "
+                       "the screen.")
     p.add_argument("--broker", default="mqtt://127.0.0.1:1883", metavar="URL", help="default: %(default)s")
     p.add_argument("--prefix", default="tablesvc", help="topic prefix (default: %(default)s)")
     p.add_argument("--table", help="only this table (TABLE or SITE/TABLE)")

@@ -1,4 +1,5 @@
-"""``tablesvc vision``: print the calibration markers, calibrate a camera, enroll a tile set, check an image."""
+"""``tablesvc vision``: print the calibration markers, calibrate a camera, enroll a tile set, check an image;
+read the tiles in photos."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from pathlib import Path
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("vision", help="camera set-up: marker sheet, calibration, tile-set enrollment, check",
+    p = sub.add_parser("vision", help="camera set-up (markers, calibration, enrollment, check); read photos",
                        description="Set up the camera over a table: print the four ArUco markers for the table "
                        "corners, calibrate the camera from a frame in which all four are visible, enroll your "
-                       "tile set from the camera, and check what it reads.")
+                       "tile set from the camera, and check what it reads. Or read the tiles in any photo "
+                       "(read: no markers needed).")
     vsub = p.add_subparsers(dest="vision_command", metavar="ACTION", required=True)
     m = vsub.add_parser("markers", help="write the marker sheet (print it at 100 %% scale)")
     m.add_argument("out", metavar="OUT.png")

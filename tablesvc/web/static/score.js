@@ -69,10 +69,7 @@ function render() {
 }
 
 function pick(index) {
-  const dialog = $("picker");
-  const choices = $("choices");
-  const choose = (value) => {
-    dialog.close();
+  openPicker((value) => {
     if (value === "__none") {
       reading.tiles[index].removed = true;
       dropRemoved();
@@ -80,22 +77,30 @@ function pick(index) {
       Object.assign(reading.tiles[index], { tile: value, face_up: true, fixed: true });
     }
     render();
-  };
+  }, true);
+}
+
+function openPicker(choose, removable) {
+  const dialog = $("picker");
+  const choices = $("choices");
+  const chosen = (value) => { dialog.close(); choose(value); };
   choices.replaceChildren();
   for (const name of TILES) {
     const b = document.createElement("button");
     b.type = "button";
     b.dataset.tile = name;
     b.append(tileImage(name));
-    b.addEventListener("click", () => choose(name));
+    b.addEventListener("click", () => chosen(name));
     choices.append(b);
   }
-  const none = document.createElement("button");
-  none.type = "button";
-  none.className = "none";
-  none.textContent = "not a tile of the hand (remove)";
-  none.addEventListener("click", () => choose("__none"));
-  choices.append(none);
+  if (removable) {
+    const none = document.createElement("button");
+    none.type = "button";
+    none.className = "none";
+    none.textContent = "not a tile of the hand (remove)";
+    none.addEventListener("click", () => chosen("__none"));
+    choices.append(none);
+  }
   dialog.showModal();
 }
 
@@ -190,4 +195,8 @@ async function scoreHand(event) {
 
 $("photo").addEventListener("change", (e) => { if (e.target.files.length) readPhoto(e.target.files[0]); });
 $("win-form").addEventListener("submit", scoreHand);
+$("add-dora").addEventListener("click", () => openPicker((name) => {
+  const dora = $("dora");
+  dora.value = [dora.value.trim(), name].filter(Boolean).join(" ");
+}, false));
 document.body.dataset.state = "ready";
