@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import sys
+import urllib.parse
 from collections import Counter
 
 import pytest
@@ -227,3 +228,21 @@ def test_a_command_names_its_referee_only_in_the_allowed_form(table):
         assert table.seq == before  # refused by the schema, before anything is journalled
     table.command({"command": "dead_hand", "seat": 1, "by": "Zoë K."})
     assert table.service.journal.get(table.seq).source == "referee:Zoë K."
+
+
+def test_a_hash_of_absurd_cost_is_refused_not_computed(broker):
+    """An account whose stored hash asks for 2**30 rounds (a hand-edited file) neither holds up the start nor
+    the sign-in: it simply never matches."""
+    from tests.test_web_referee import Client
+
+    server = start_web(broker.url, accounts={"Odd": "scrypt$1073741824$8$1$00ff$00ff", "Ann": hash_password(ANN)})
+    try:
+        client = Client(server.url)
+        page = client.get("/login")
+        csrf = page.split('name="csrf" value="')[1].split('"')[0]
+        status, text = client.post("/login", urllib.parse.urlencode(
+            {"csrf": csrf, "name": "Odd", "password": "x", "next": "/"}).encode(),
+            {"Content-Type": "application/x-www-form-urlencoded"})
+        assert status == 401 and "Wrong name or password." in text
+    finally:
+        server.stop()

@@ -353,14 +353,14 @@ def _wait_streams_closed(server, timeout: float = 15.0) -> None:
     deadline = time.monotonic() + timeout
     quiet_since = None
     while time.monotonic() < deadline:
-        if server.app.state.streams["open"] or server.store._subs:
+        if server.app.state.streams.open or server.store._subs:
             quiet_since = None
         elif quiet_since is None:
             quiet_since = time.monotonic()
         elif time.monotonic() - quiet_since > 0.5:
             return
         time.sleep(0.02)
-    raise AssertionError(f"{server.app.state.streams['open']} streams still open after {timeout:.0f} s")
+    raise AssertionError(f"{server.app.state.streams.open} streams still open after {timeout:.0f} s")
 
 
 def test_console_text_that_is_not_unicode_is_refused(server, broker, tmp_path):
@@ -414,6 +414,7 @@ def test_odd_requests_are_answered_never_with_a_server_error(server):
         ("/api/cmd/club/t1", b'{"command": "undo"}',
          {"X-CSRF-Token": "\u00e9t\u00e9", "Cookie": "tablesvc_session=\u00e9"}),
         ("/api/cmd/%ED%A0%80/t1", b'{"command": "undo"}', {}),
+        ("/api/score/hand", b"[" * 10000 + b"]" * 10000, {"Content-Type": "application/json"}),
     ]
     for path, body, headers in odd:
         status, _, text = client.request(path, body, headers)
@@ -427,3 +428,35 @@ def test_odd_requests_are_answered_never_with_a_server_error(server):
         conn.close()
         assert status < 500, (path, status)
     assert client.sign_in("Ann", ANN)[0] == 303
+
+
+def test_the_tournament_stream_and_calls_are_bounded_like_the_rest(broker, clock, tmp_path, monkeypatch):
+    """With a records database the server also serves the tournament: its stream counts against the bound and
+    ends when its page goes, and a referee's call with text that is not Unicode, or JSON nested beyond reason,
+    is refused (400), not a server error."""
+    from tablesvc.web import app as web_app
+
+    web = start_web(broker.url, clock=clock, accounts=ACCOUNTS, records_db=str(tmp_path / "records.sqlite3"))
+    try:
+        ann = Client(web.url)
+        assert ann.sign_in("Ann", ANN)[0] == 303
+        csrf = ann.session()["csrf"]
+        headers = {"Content-Type": "application/json", "X-CSRF-Token": csrf}
+        status, _, text = ann.request("/api/tournament/penalty", b'{"player": "Ann\\ud800", "points": -10}', headers)
+        assert status == 400 and "player is not valid Unicode text" in text
+        status, _, text = ann.request("/api/tournament/penalty", b"[" * 30000 + b"]" * 30000, headers)
+        assert status == 400 and "not JSON" in text
+
+        for _ in range(20):  # tournament streams opened and dropped: each gives its place back
+            _raw(web.port, b"GET /sse/tournament HTTP/1.1\r\nHost: x\r\n\r\n", read=False)
+        _wait_streams_closed(web)
+        monkeypatch.setattr(web_app, "MAX_STREAMS", 1)
+        sock = socket.create_connection(("127.0.0.1", web.port), timeout=10)
+        sock.sendall(b"GET /sse/tournament HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert b"200 OK" in sock.recv(4096)
+        status, _, body = Client(web.url).request("/sse/table/club/t1")
+        assert status == 503 and "pages open already" in body
+        sock.close()
+        _wait_streams_closed(web)
+    finally:
+        web.stop()

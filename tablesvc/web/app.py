@@ -65,7 +65,7 @@ from tablesvc.web.store import Pushed, Store, sse
 from tablesvc.web.tiles import back_svg, face_svg
 from tablesvc.web.tournament import TournamentFeed, tournament_routes
 
-__all__ = ["MAX_BODY", "MAX_STREAMS", "WebSettings", "build_app"]
+__all__ = ["MAX_BODY", "MAX_STREAMS", "Streams", "WebSettings", "build_app"]
 
 log = logging.getLogger(__name__)
 
@@ -151,7 +151,7 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
         proto = request.headers.get("x-forwarded-proto", "").split(",")[0].strip().lower()
         return proto == "https" and trusted(request.client.host if request.client else None)
 
-    streams = {"open": 0}
+    streams = Streams()
 
     async def tile(request: Request) -> Response:
         name = request.path_params["name"]
@@ -168,8 +168,8 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
                                      "'#' or spaces", status_code=404)
         if not followed(site):
             return PlainTextResponse(f"this server follows site {settings.site!r}, not {site!r}", status_code=404)
-        if streams["open"] >= MAX_STREAMS:
-            return too_many_streams()
+        if streams.full():
+            return streams.refusal()
         last = request.headers.get("last-event-id") or request.query_params.get("last")
         try:
             last_seq = int(last) if last else None
@@ -179,7 +179,7 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
         async def events() -> AsyncIterator[str]:
             # subscribed here, in the stream itself, so that its `finally` always lets go of what it took
             sub, missed, snapshot = store.subscribe(asyncio.get_running_loop(), (site, table), last_seq)
-            streams["open"] += 1
+            streams.open += 1
             watch = asyncio.ensure_future(_end_on_disconnect(request, sub))
             try:
                 yield "retry: 1000\n\n"
@@ -192,7 +192,7 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
                     yield message
             finally:
                 watch.cancel()
-                streams["open"] -= 1
+                streams.open -= 1
                 store.unsubscribe(sub)
 
         return StreamingResponse(events(), media_type="text/event-stream",
@@ -202,12 +202,12 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
         site = request.query_params.get("site") or settings.site or "*"
         if site != "*" and not _NAME_SEGMENT.fullmatch(site):
             return PlainTextResponse("no such site", status_code=404)
-        if streams["open"] >= MAX_STREAMS:
-            return too_many_streams()
+        if streams.full():
+            return streams.refusal()
 
         async def events() -> AsyncIterator[str]:
             sub, _, snapshot = store.subscribe(asyncio.get_running_loop(), site)
-            streams["open"] += 1
+            streams.open += 1
             watch = asyncio.ensure_future(_end_on_disconnect(request, sub))
             try:
                 yield "retry: 1000\n\n"
@@ -218,15 +218,10 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
                     yield message
             finally:
                 watch.cancel()
-                streams["open"] -= 1
+                streams.open -= 1
                 store.unsubscribe(sub)
 
         return StreamingResponse(events(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
-
-    def too_many_streams() -> Response:
-        log.warning("refused a page's event stream: %d are open already", streams["open"])
-        return PlainTextResponse(f"this server has {MAX_STREAMS} pages open already: try again later",
-                                 status_code=503, headers={"Retry-After": "30"})
 
     async def tables(_request: Request) -> Response:
         return JSONResponse({"tables": store.summaries(settings.site or "*")})
@@ -431,7 +426,7 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
     ]
     if tournament is not None:
         routes[-1:-1] = tournament_routes(tournament, store, publish, _page, settings.keepalive,
-                                          settings.referee_token, current)
+                                          settings.referee_token, current, streams)
     app = Starlette(routes=routes)
     app.state.tournament = tournament
     app.state.standings = reader  # closed by WebServer.stop
@@ -496,6 +491,21 @@ async def _no_receive() -> dict[str, Any]:
     return {"type": "http.disconnect"}
 
 
+@dataclass
+class Streams:
+    """The event streams open now, against :data:`MAX_STREAMS` (the event loop's thread only)."""
+
+    open: int = 0
+
+    def full(self) -> bool:
+        return self.open >= MAX_STREAMS
+
+    def refusal(self) -> Response:
+        log.warning("refused a page's event stream: %d are open already", self.open)
+        return PlainTextResponse(f"this server has {MAX_STREAMS} pages open already: try again later",
+                                 status_code=503, headers={"Retry-After": "30"})
+
+
 def _private(headers: dict[str, str] | None = None) -> dict[str, str]:
     """Headers for a response that holds a referee's session data: no cache keeps it."""
     return {"Cache-Control": "no-store", **(headers or {})}
@@ -510,11 +520,13 @@ def _target(value: str | None) -> str:
 
 
 def _cost(stored: str | None) -> int:
-    """The scrypt cost of a stored hash (the decoy is made as costly), or the default."""
+    """The scrypt cost of a stored hash (the decoy is made as costly), or the default: a power of two up to 2**16
+    (a hash of absurd cost in the config must not hold up the start)."""
     try:
-        return int((stored or "").split("$")[1])
+        cost = int((stored or "").split("$")[1])
     except (IndexError, ValueError):
         return 2**14
+    return cost if 2 <= cost <= 2**16 and cost & (cost - 1) == 0 else 2**14
 
 
 def _duration(seconds: int) -> str:

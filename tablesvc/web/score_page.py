@@ -115,7 +115,7 @@ class ScorePage:
         body = await request.body() if int(request.headers.get("content-length") or 0) <= MAX_HAND_JSON else b""
         try:
             data = json.loads(body)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except (ValueError, RecursionError):  # not JSON, not UTF-8, nested beyond reason
             return _error("send the hand as a JSON object (at most 20 kB)", 400)
         if not isinstance(data, dict):
             return _error("send the hand as a JSON object", 400)

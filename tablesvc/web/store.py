@@ -348,7 +348,7 @@ class Store:
             return  # a retained message cleared
         try:
             data = json.loads(payload)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except (ValueError, RecursionError):  # not JSON, not UTF-8, nested beyond reason
             log.warning("%s: not JSON, ignored", topic)
             return
         if kind == "mjai":

@@ -29,6 +29,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from tablesvc.text import find_invalid_text
 from tablesvc.web.auth import same_token
 from tablesvc.web.store import Store, sse
 
@@ -264,12 +265,26 @@ def _refused(message: str, status: int = 400) -> JSONResponse:
 
 def tournament_routes(feed: TournamentFeed, store: Store, publish: Callable[[str, bytes], bool],
                       page: Callable[[str], Any], keepalive: float, referee_token: str | None,
-                      current: Callable[[Request], Any]) -> list[Route]:
-    """The tournament's pages and calls; ``current(request)`` is the signed-in referee's session, or None."""
-    async def stream(_request: Request) -> Response:
-        queue = await feed.subscribe()
+                      current: Callable[[Request], Any], streams: Any = None) -> list[Route]:
+    """The tournament's pages and calls; ``current(request)`` is the signed-in referee's session, or None;
+    ``streams`` (:class:`~tablesvc.web.app.Streams`) counts the open event streams against the server's bound."""
+    async def stream(request: Request) -> Response:
+        if streams is not None and streams.full():
+            return streams.refusal()
 
         async def events() -> AsyncIterator[str]:
+            queue = await feed.subscribe()
+            if streams is not None:
+                streams.open += 1
+
+            async def gone() -> None:  # the page went: end its stream now, not at the next keepalive
+                while (await request.receive())["type"] != "http.disconnect":
+                    pass
+                while not queue.empty():
+                    queue.get_nowait()
+                queue.put_nowait(None)
+
+            watch = asyncio.ensure_future(gone())
             try:
                 yield "retry: 1000\n\n"
                 while True:
@@ -282,6 +297,9 @@ def tournament_routes(feed: TournamentFeed, store: Store, publish: Callable[[str
                         return
                     yield text
             finally:
+                watch.cancel()
+                if streams is not None:
+                    streams.open -= 1
                 feed.unsubscribe(queue)
 
         return StreamingResponse(events(), media_type="text/event-stream",
@@ -301,11 +319,14 @@ def tournament_routes(feed: TournamentFeed, store: Store, publish: Callable[[str
         if not same_token(request.headers.get("x-csrf-token"), session.csrf):
             return _refused("missing or wrong CSRF token: reload the page", 403)
         try:
-            body = await request.json()
-        except (json.JSONDecodeError, UnicodeDecodeError):
+            body = json.loads(await request.body())
+        except (ValueError, RecursionError):  # not JSON, not UTF-8, nested beyond reason
             return _refused("the request is not JSON")
         if not isinstance(body, dict):
             return _refused("the request is a JSON object")
+        invalid = find_invalid_text(body)
+        if invalid is not None:
+            return _refused(f"{invalid} is not valid Unicode text (it holds a lone surrogate): retype it")
         return body
 
     async def penalty(request: Request) -> Response:
