@@ -8,7 +8,7 @@ reading order with the groups the gaps make (:mod:`vision.photo_layout`); here:
 - the largest group is the concealed part;
 - a group of one tile is the winning tile (unless the player names it, ``win``);
 - every other group must be a meld: three of a kind (pon), a run of three in one suit (chi), four of a
-  kind (an open kan; a concealed kan when it shows backs).
+  kind (an open kan; a concealed kan when it shows backs), or melds laid touching each other.
 
 Whatever does not fit is a :class:`NotAHand` that says what was read and what is wrong with it, so the
 player can retake the photo or correct a tile; nothing is guessed. The answer is a mapping in the
@@ -81,6 +81,33 @@ def _meld(tiles: Sequence[LaidTile], where: str) -> str:
     raise NotAHand(f"{where} ({' '.join(names)}) is not a meld: a pon, chi or kan has 3 or 4 tiles")
 
 
+def _melds(tiles: Sequence[LaidTile], where: str) -> list[str]:
+    """The melds a group makes: one meld, or several laid touching each other (split where every part is a
+    meld; the first split found, trying three tiles before four)."""
+    if len(tiles) <= 4:
+        return [_meld(tiles, where)]
+
+    def split(rest: Sequence[LaidTile]) -> list[str] | None:
+        if not rest:
+            return []
+        for n in (3, 4):
+            if len(rest) >= n:
+                try:
+                    first = _meld(rest[:n], where)
+                except NotAHand:
+                    continue
+                tail = split(rest[n:])
+                if tail is not None:
+                    return [first, *tail]
+        return None
+
+    found = split(tiles)
+    if found is None:
+        names = " ".join(t.tile or "?" for t in tiles)
+        raise NotAHand(f"{where} ({names}) is not a meld, nor melds laid side by side")
+    return found
+
+
 def hand_from_groups(groups: Sequence[Sequence[LaidTile]], win: str | None = None) -> PhotoHand:
     """The hand the groups make (module docstring); ``win`` names the winning tile instead of a lone one."""
     groups = [list(g) for g in groups if g]
@@ -110,7 +137,7 @@ def hand_from_groups(groups: Sequence[Sequence[LaidTile]], win: str | None = Non
         if win is not None and len(g) == 1 and g[0].face_up and g[0].tile is not None:
             names.append(g[0].tile)  # a tile laid apart when the player names the winning tile: the hand's
             continue
-        melds.append(_meld(g, f"group {k + 1}"))
+        melds.extend(_melds(g, f"group {k + 1}"))
     if win_group is not None:
         lone_tile = groups[win_group][0]
         if not lone_tile.face_up or lone_tile.tile is None:
