@@ -206,12 +206,12 @@ def main() -> int:
     parser.add_argument("--pages", type=int, default=100)
     parser.add_argument("--annex", type=int, default=8, help="tables of the bridged second room (0: none)")
     parser.add_argument("--cut", type=float, default=30.0, help="seconds the bridge is cut mid-round")
-    parser.add_argument("--speed", type=float, default=30.0, help="times a real table's pace (1: a discard a "
-                        "second; default 30: a hanchan in about 20 s)")
+    parser.add_argument("--speed", type=float, default=10.0, help="times a real table's pace (1: a discard a "
+                        "second; default 10: a hanchan in about a minute, every table at once)")
     parser.add_argument("--quick", action="store_true", help="4 tables, 10 pages, 2 annex tables, a 3 s cut")
     args = parser.parse_args()
     if args.quick:
-        args.tables, args.pages, args.annex, args.cut = 4, 10, 2, 3.0
+        args.tables, args.pages, args.annex, args.cut, args.speed = 4, 10, 2, 3.0, 30.0
     work = Path(tempfile.mkdtemp(prefix="bench-hall-"))
     procs: list[subprocess.Popen] = []
     pg, db = postgres()
@@ -282,6 +282,21 @@ def main() -> int:
         if report.not_started:
             raise RuntimeError(f"tables not started: {report.not_started}")
 
+        reads: list[float] = []
+        reading = threading.Event()
+
+        def sample() -> None:  # how long one read of the whole tournament takes on the loaded server
+            while not reading.is_set():
+                t0 = time.perf_counter()
+                conn = http.client.HTTPConnection("127.0.0.1", web_port, timeout=30)
+                conn.request("GET", "/api/tournament")
+                conn.getresponse().read()
+                conn.close()
+                reads.append(1000 * (time.perf_counter() - t0))
+                reading.wait(1.0)
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
         started = time.monotonic()
         players = [threading.Thread(target=t.play, args=(1000 + i, args.speed), daemon=True)
                    for i, t in enumerate(tables)]
@@ -298,6 +313,7 @@ def main() -> int:
         for th in players:
             th.join(900)
         played = time.monotonic() - started
+        reading.set()
         deadline = time.monotonic() + 120
         keys = set(hall)
         while time.monotonic() < deadline:
@@ -339,6 +355,9 @@ def main() -> int:
                   f"{seen_all}/{len(pages) * len(keys)})")
         else:
             print("result -> standings page no result reached the pages")
+        if reads:
+            print(f"GET /api/tournament      p50 {statistics.median(reads):.0f} ms, max {max(reads):.0f} ms while the "
+                  f"round was played ({len(reads)} reads: the standings from the database, as the pages get them)")
         if link is not None:
             print(f"bridge cut               {cut_for:.0f} s mid-round; hall B games after it: "
                   f"{sum(1 for k in b_tables if per_table.get(k) == 1)}/{len(b_tables)}, lost "

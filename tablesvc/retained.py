@@ -57,8 +57,8 @@ def retained_seq(url: BrokerURL, topics: TopicTree, *, client_id: str, protocol:
                     subscriptions=(topics.state, topics.status), protocol=protocol, ca_file=ca_file)
     link.start()
     try:
-        if not link.wait_connected(timeout):
-            raise BrokerUnreachable(f"cannot reach the broker {url} within {timeout:.0f} s")
+        if not link.wait_connected(timeout):  # the link says why at its second attempt (a second in)
+            raise BrokerUnreachable(f"cannot reach the broker {url}: {link.failure or f'no answer in {timeout:.0f} s'}")
         deadline = time.monotonic() + timeout
         while not status_seen.is_set() and not link.subscribed.is_set() and time.monotonic() < deadline:
             status_seen.wait(0.05)

@@ -124,6 +124,7 @@ class TableService:
             protocol=config.mqtt.protocol,
             ca_file=config.mqtt.ca_file,
             retain_as_published=True,  # a retained command is known as one when it is sent, too
+            on_writes_refused=self._writes_refused,
         )
         self.publisher = Publisher(self.link, topics, self.journal, site=config.table.site, table=config.table.id)
         self.link.set_will(*self.publisher.status(False))  # the Last Will: 'offline', retained
@@ -148,6 +149,8 @@ class TableService:
         self.snapshots: dict[str, Any] = {}  # camera name -> tablesvc.snapshots.Snapshots
         self._worker: threading.Thread | None = None
         self.processed = threading.Condition()
+        self.failed = threading.Event()  # the service cannot go on (the broker refuses its writes): see failure
+        self.failure: str | None = None
         self.inputs_done = 0
         self.refusals = BurstLimiter()  # errors from the table: a few in full per source and second, then counted
         # refused commands: a few in full per sender and window, then counted (never each journalled and logged)
@@ -223,6 +226,12 @@ class TableService:
         self.link.stop(final=self.publisher.status(False))
         self.journal.close()
         self.lock.release()
+
+    def _writes_refused(self, message: str) -> None:
+        """The broker refuses this account's writes (another table's account): nothing can be published, so
+        the service says so and ``tablesvc run`` stops."""
+        self.failure = message
+        self.failed.set()
 
     # ------------------------------------------------------------ inputs (any thread)
 

@@ -62,8 +62,9 @@ def test_extend_add_hand_and_time_up_are_journalled_with_their_reasons(table):
     send(c, {"command": "start_game", "clock": {"minutes": 60}})
     assert send(c, {"command": "clock", "action": "extend", "minutes": 4, "reason": "ruling at table 3"})[
         "status"] == "ok"
-    assert send(c, {"command": "clock", "action": "add_hand", "reason": "late start"})["status"] == "ok"
+    assert send(c, {"command": "clock", "action": "add_hand", "reason": "late start", "by": "Ann"})["status"] == "ok"
     assert send(c, {"command": "clock", "action": "time_up", "reason": "the hall's gong"})["status"] == "ok"
+    assert table.journal.get(4).source == "cmd:Ann"  # a referee named with `by` is journalled with the entry
     kinds = [(e.kind, e.body.get("reason")) for e in table.journal.entries()][2:]
     assert kinds == [("clock_extend", "ruling at table 3"), ("clock_add_hand", "late start"),
                      ("time_up", "the hall's gong")]

@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 
 import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
 pytest.importorskip("sqlalchemy", reason="the records extra is not installed (pip install -e '.[test]')")
 
@@ -199,7 +201,11 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
                                     {"Content-Type": "application/json", "X-CSRF-Token": csrf})
         return status, json.loads(text)
 
-    penalised = None
+    status, reply = call("/api/tournament/import-players", {"csv": "name,EMA id\nNew Face,31000002\n"})
+    assert status == 409 and reply["error"] == ("the players' file, line 2: EMA id 31000002 is already player 2 "
+                                                "(Bram de Vries)")
+    assert len(store.players(tid)) == 16
+    penalised = warned = late = None
     for number in (1, 2, 3):
         if number > 1:
             status, reply = call("/api/tournament/start-round", {"round": number})  # the referee starts it
@@ -222,6 +228,33 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
                                                              "points": 8000, "reason": "slow play", "hand": "S1-0"})
             assert status == 200 and reply["data"]["player"] == victim, reply
             penalised = victim
+            # a warning from the referee panel of the big screen's page, signed in in the browser
+            browser.get(f"{web.url}/login?next=/tournament")
+            browser.find_element(By.NAME, "password").send_keys(REFEREE_PASSWORD)
+            browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+            wait_js(browser, "location.pathname === '/tournament' && !!document.getElementById('penalty-form')")
+            warned = r.seating.tables[0][1]
+            form = browser.find_element(By.ID, "penalty-form")
+            form.find_element(By.NAME, "player").send_keys(names[warned])
+            form.find_element(By.NAME, "table").send_keys("1")
+            Select(form.find_element(By.NAME, "kind")).select_by_value("warning")
+            form.find_element(By.NAME, "reason").send_keys("phone at the table")
+            form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+            answer = wait_js(browser, "(document.getElementById('referee-answer') || {}).textContent")
+            assert answer == f"Given: warning 2 to {names[warned]}, round 2: phone at the table", answer
+            shot(browser, "tournament-referee")
+        if number == 3:  # a penalty from table 3's own referee console
+            browser.get(f"{web.url}/referee/hall/t3")
+            wait_js(browser, "!!document.getElementById('tournament-penalty')")
+            form = browser.find_element(By.ID, "tournament-penalty")
+            Select(form.find_element(By.NAME, "seat")).select_by_value("0")
+            form.find_element(By.NAME, "points").send_keys("2000")
+            form.find_element(By.NAME, "reason").send_keys("late")
+            form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+            late = r.seating.tables[2][0]
+            answer = wait_js(browser, "(document.getElementById('tournament-answer') || {}).textContent")
+            assert answer == f"Given: penalty 3 to {names[late]}, round 3, −2.0: late", answer
+            shot(browser, "tournament-console")
         wait_for(lambda n=number: len([g for g in finished_games(db) if g.finished]) == 4 * n, 60,
                  f"the collector writes round {number}'s games")
         if number < 3:
@@ -240,11 +273,13 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
     games = [g for g in finished_games(db) if g.finished]
     assert len(games) == 12 and len({(g.table, g.game) for g in games}) == 12
     st = current_standings(store, tid)
+    taken = {penalised: 8000}
+    taken[late] = taken.get(late, 0) + 2000
     for row in st.players:
         results = [s.result for g in games for s in g.seats if s.typed == row.player.name]
         assert len(results) == row.games == 3
-        assert row.total == sum(results) - (8000 if row.player.number == penalised else 0)
-        assert row.penalties == (8000 if row.player.number == penalised else 0)
+        assert row.total == sum(results) - taken.get(row.player.number, 0)
+        assert row.penalties == taken.get(row.player.number, 0)
     assert [p.place for p in st.players] == sorted(p.place for p in st.players)
 
     # the pages after the last round: standings (big screen) and the stream's overlay
@@ -253,8 +288,10 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
     wait_js(browser, "document.body.dataset.games === '12'")
     shown = wait_js(browser, "[...document.querySelectorAll('#ranking tbody tr')].map(r => r.dataset.player)")
     assert shown == [p.player.name for p in st.players]
-    penalty_text = browser.find_element("css selector", ".penalties li").text
+    penalty_text, warning_text, late_text = [li.text for li in browser.find_elements(By.CSS_SELECTOR, ".penalties li")]
+    assert late_text == f"Round 3: {names[late]} — penalty −2.0: late"
     assert names[penalised] in penalty_text and "slow play" in penalty_text and "−8.0" in penalty_text
+    assert warning_text == f"Round 2: {names[warned]} — warning: phone at the table"
     shot(browser, "tournament-standings")
     browser.get(f"{web.url}/tournament/overlay?top=8")
     rows = wait_js(browser, "document.querySelectorAll('#overlay-standings .row').length === 8 && "
@@ -262,14 +299,14 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
     assert rows == [p.player.name for p in st.players[:8]]
     shot(browser, "tournament-overlay", backdrop=True)
 
-    # the EMA report and every game as mjai, from the tables' own journals
+    # the EMA report (the command's and the web server's the same) and every game as mjai, from the journals
     code, out, _ = tournament(db, capsys, "export", "--csv")
-    assert code == 0
+    assert code == 0 and referee.get("/api/tournament/results.csv") == out
     report = list(csv.DictReader(io.StringIO(out)))
     assert [r["last name"] for r in report] == [p.player.first_last[1] for p in st.players]
     dmitri = next(r for r in report if r["first name"] == "Dmitri")
     assert (dmitri["EMA number"], dmitri["EMA member"], dmitri["country"]) == ("", "N", "RU")
-    assert sum(float(r["table points"]) for r in report) == pytest.approx(-8.0, abs=0.05)  # uma sums to 0
+    assert sum(float(r["table points"]) for r in report) == pytest.approx(-10.0, abs=0.05)  # uma sums to 0
     out_dir = tmp_path / "games"
     code, out, err = tournament(db, capsys, "export", "--games", "mjai", "--out", str(out_dir),
                                 *[f"--data-dir=hall/{t.table}={t.data_dir}" for t in hall])

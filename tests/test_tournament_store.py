@@ -150,7 +150,13 @@ def test_bad_input_is_refused_naming_the_row_and_nothing_is_half_applied(db, tmp
     code, _, err = run(capsys, db, "import-players", str(again))
     assert code == 1 and "line 3: EMA id 3 is already player 4 (P3 Q3)" in err
     assert len(run(capsys, db, "players")[1].splitlines()) == 8
-    assert run(capsys, db, "tables", "hall/a", "hall/b")[0] == 0
+    hall = tmp_path / "hall.csv"
+    hall.write_text("site,table\nhall,a\nhall,a\n")
+    code, _, err = run(capsys, db, "tables", "--file", str(hall))
+    assert code == 1 and "table 2 (hall/a) is table 1 already" in err
+    hall.write_text("site,table\nhall,a\nhall,b\n")
+    code, out, _ = run(capsys, db, "tables", "--file", str(hall))
+    assert code == 0 and out == "table   1: hall/a\ntable   2: hall/b\n"
     seating = tmp_path / "seating.csv"
     seating.write_text("round,table,east,south,west,north\n1,1,1,2,3,4\n1,2,5,6,7,P1 Q1\n")
     code, _, err = run(capsys, db, "seating", "--file", str(seating))

@@ -134,7 +134,7 @@ def test_the_console_extends_one_tables_time_and_adds_a_hand(web, hall, browser)
     assert after.deadline == before.deadline + 180 and after.extended == 3
     entry = t2.service.journal.get(t2.seq)
     assert entry.kind == "clock_extend" and entry.body["reason"] == "dispute at table 2"
-    assert entry.source == "referee:referee"
+    assert entry.source == "referee:referee"  # the console names its referee (here the one-password account)
     wait_js(browser, "document.querySelector('.clock-panel .clock-rule').textContent.includes('+3 min')")
 
     browser.find_element(By.CSS_SELECTOR, ".clock-panel button.add-hand").click()

@@ -106,13 +106,16 @@ def run_service(args: argparse.Namespace) -> int:
             print(f"tablesvc run: [web]: {exc}", file=sys.stderr)
             web = None
     try:
-        while not stop.wait(0.5):
+        while not stop.wait(0.5) and not service.failed.is_set():
             pass
     except KeyboardInterrupt:
         pass
     if web is not None:
         web.stop()
     service.stop()
+    if service.failure is not None:
+        print(f"tablesvc run: {service.failure}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -173,14 +176,8 @@ def add_demo(sub: argparse._SubParsersAction) -> None:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    from hardware_sims.devices import PtyDevice
-    from hardware_sims.generator import GeneratorOptions, generate_game
-    from hardware_sims.table import DeviceOutputs, TableSimulator
     from tablesvc.broker import EmbeddedBroker
-    from tablesvc.config import parse_config
-    from tablesvc.mqtt.link import BrokerURL, IncomingMessage, MqttLink
-    from tablesvc.service import TableService
-    from tablesvc.watch import Watcher
+    from tablesvc.mqtt.link import BrokerURL
 
     record = None
     if args.game:
@@ -209,6 +206,27 @@ def run_demo(args: argparse.Namespace) -> int:
             return 1
         url = broker.url
     work = Path(tempfile.mkdtemp(prefix="tablesvc-demo-"))
+    try:
+        return _demo(args, record, url, broker, work)
+    finally:  # its ptys, and its journal unless --data-dir: removed however the demo ends
+        import shutil
+
+        shutil.rmtree(work, ignore_errors=True)
+        if broker is not None:
+            broker.stop()
+
+
+def _demo(args: argparse.Namespace, record: RecordedGame | None, url: str, broker: object, work: Path) -> int:
+    from hardware_sims.devices import PtyDevice
+    from hardware_sims.generator import GeneratorOptions, generate_game
+    from hardware_sims.table import DeviceOutputs, TableSimulator
+    from tablesvc.config import parse_config
+    from tablesvc.journal import JournalError
+    from tablesvc.lock import TableLocked
+    from tablesvc.mqtt.link import BrokerURL, IncomingMessage, MqttLink
+    from tablesvc.service import TableService
+    from tablesvc.watch import Watcher
+
     data_dir = args.data_dir or work / "data"
     seed = args.seed if args.seed is not None else int(time.time()) % 100000
     table_dev = PtyDevice("TBL1", "table", work / "ttyTABLE")
@@ -272,7 +290,11 @@ ids = ["PNL1"]
                       on_message=on_message, subscriptions=(f"{base}/results", f"{base}/state", f"{base}/status",
                                                             *((f"{base}/sticks",) if tray is not None else ())),
                       protocol="3.1.1" if broker else "auto")
-    service = TableService(config, new_game=True)  # the demo always plays a game of its own, from the start
+    try:
+        service = TableService(config, new_game=True)  # the demo always plays a game of its own, from the start
+    except (TableLocked, JournalError, OSError) as exc:  # --data-dir of a table in use, or unusable
+        print(f"tablesvc demo: {exc}", file=sys.stderr)
+        return 1
     table_dev.start()
     panel_dev.start()
     if tray is not None:
@@ -284,7 +306,7 @@ ids = ["PNL1"]
     if not service.link.wait_connected_or_failed(20):
         print(f"tablesvc demo: cannot reach the broker {url}: {service.link.failure or 'no answer in 20 s'}",
               file=sys.stderr)
-        _shutdown(service, viewer, table_dev, panel_dev, tray, broker)
+        _shutdown(service, viewer, table_dev, panel_dev, tray)
         return 1
     viewer.wait_connected(10)
     web = _demo_web(args, url, config.mqtt.prefix, "3.1.1" if broker else "auto")
@@ -348,11 +370,7 @@ ids = ["PNL1"]
             threading.Event().wait()
     if web is not None:
         web.stop()
-    _shutdown(service, viewer, table_dev, panel_dev, tray, broker)
-    if args.data_dir is None:
-        import shutil
-
-        shutil.rmtree(work, ignore_errors=True)  # the demo's ptys and journal; --data-dir keeps a journal
+    _shutdown(service, viewer, table_dev, panel_dev, tray)
     return code
 
 

@@ -97,6 +97,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     a = action("tables", "the hall's tables in order (table 1 is the streamed one); without tables: list them",
                _tables)
     a.add_argument("tables", nargs="*", metavar="SITE/TABLE")
+    a.add_argument("--file", type=Path, help="the hall's tables from a file: one SITE/TABLE a line, or a CSV with "
+                   "site and table columns")
     a.add_argument("--site", help="with --count: the site of tables t1..tN")
     a.add_argument("--count", type=int, help="with --site: this many tables, named PREFIX1..PREFIXN")
     a.add_argument("--prefix", default="t", help="with --count: the tables' name before the number (default: t)")
@@ -306,6 +308,11 @@ def _tables(args: argparse.Namespace) -> int:
     def work(store: Any) -> int:
         tid = _tid(store, args)
         specs = list(args.tables)
+        if args.file:
+            try:
+                specs += _table_lines(args.file.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError) as exc:
+                return _fail(f"cannot read {args.file}: {exc}")
         if args.count:
             if not args.site:
                 raise TournamentError("--count needs --site")
@@ -317,6 +324,22 @@ def _tables(args: argparse.Namespace) -> int:
         return 0
 
     return _run(args, work)
+
+
+def _table_lines(text: str) -> list[str]:
+    """SITE/TABLE a line, or CSV lines ``site,table`` (a header naming site and table is skipped)."""
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if "/" not in line:
+            cells = [c.strip() for c in line.replace(";", ",").split(",")]
+            if [c.lower() for c in cells[:2]] == ["site", "table"]:
+                continue
+            line = "/".join(cells[:2])
+        out.append(line)
+    return out
 
 
 def _print_round(store: Any, tid: int, r: Any) -> None:

@@ -24,9 +24,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--prefix", help="topic prefix (default: tablesvc)")
     p.add_argument("--records-db", metavar="URL", help="the records database that `tablesvc records` writes (a SQLite "
                    "file or a postgresql:// URL): serves the club's standings at /standings")
+    p.add_argument("--tournament", metavar="NAME", help="the tournament of --records-db the /tournament pages show "
+                   "(default: the one made last; see docs/tournament.md)")
     p.add_argument("--config", metavar="FILE", help="a TOML file with [web] (listen, site, [web.referees], "
                    "referee_password, secret_key, referee_token, session_idle, https, trusted_proxies, idle_alert, "
-                   "records_db) and optionally [mqtt] url")
+                   "records_db, rules, photo_model) and optionally [mqtt] url")
     p.add_argument("--add-referee", metavar="NAME",
                    help="read NAME's password (twice) and write its hash into [web.referees] of --config FILE "
                    "(a new account, or a new password for an existing one), then exit")
@@ -85,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"tablesvc web: {exc}", file=sys.stderr)
         return 2
     server = make_server(broker, web, listen=listen, site=args.site, prefix=args.prefix or prefix or "tablesvc",
-                         records_db=args.records_db)
+                         records_db=args.records_db, tournament=args.tournament)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
@@ -139,16 +141,17 @@ def missing_extra(exc: ImportError) -> str:
 
 def make_server(broker, web, *, listen: tuple[str, int], site: str | None = None, prefix: str = "tablesvc",
                 protocol: str = "auto", records_db: str | None = None, rules: str | None = None,
-                photo_model: str | None = None):
+                photo_model: str | None = None, tournament: str | None = None):
     """A :class:`WebServer` from a ``[web]`` config (shared by ``web``, ``run`` and ``demo``); ``rules`` and
     ``photo_model``: what ``/score`` uses where ``[web]`` names none (``run``: the table's rules and its
-    camera's enrolled set)."""
+    camera's enrolled set); ``tournament``: the one the /tournament pages show."""
     from tablesvc.web.app import WebSettings
     from tablesvc.web.server import WebServer
 
     settings = WebSettings(site=site or web.site, accounts=web.accounts, secret_key=web.secret_key,
                            referee_token=web.referee_token, records_db=records_db or web.records_db,
                            session_idle=web.session_idle, https=web.https, trusted_proxies=web.trusted_proxies,
-                           rules=web.rules or rules or "ema2012", photo_model=web.photo_model or photo_model)
+                           rules=web.rules or rules or "ema2012", photo_model=web.photo_model or photo_model,
+                           tournament=tournament)
     return WebServer(broker, listen=listen, prefix=prefix, settings=settings, protocol=protocol,
                      idle_alert=web.idle_alert)

@@ -104,7 +104,7 @@ def probe(url: BrokerURL, ca_file: str | None = None, timeout: float = 2.0) -> t
         return "network", f"cannot reach {where}: {exc.strerror or exc}"
     with sock:
         if not url.tls:
-            return None
+            return _plain_answer(url, sock, timeout)
         try:
             context = tls_context(ca_file)
         except ValueError as exc:
@@ -121,6 +121,67 @@ def probe(url: BrokerURL, ca_file: str | None = None, timeout: float = 2.0) -> t
             return "tls", f"TLS handshake with {where} failed: {exc.reason or exc}"
         except OSError as exc:
             return "tls", f"TLS handshake with {where} failed: {exc}"
+
+
+#: An MQTT 3.1.1 CONNECT (clean session, no client id, keep-alive 15 s): what a broker answers with a CONNACK.
+_CONNECT = bytes([0x10, 12, 0, 4]) + b"MQTT" + bytes([4, 2, 0, 15, 0, 0])
+_DISCONNECT = bytes([0xE0, 0])
+
+
+def _plain_answer(url: BrokerURL, sock: socket.socket, timeout: float) -> tuple[str, str] | None:
+    """What answers plain MQTT at ``url``: None for a broker (a CONNACK, or nothing we can name); a TLS port
+    (it resets the connection, or answers with a TLS record) or a web server (HTTP) said in words, with what to
+    change in [mqtt] url."""
+    where = f"{url.host}:{url.port}"
+    answer = b""
+    try:
+        sock.settimeout(min(timeout, 1.5))
+        sock.sendall(_CONNECT)
+        answer = sock.recv(16)
+        if answer[:1] == b"\x20":
+            sock.sendall(_DISCONNECT)
+            return None
+    except OSError:  # reset (a TLS listener refusing plain bytes), or silent
+        pass
+    if answer[:1] in (b"\x15", b"\x16") or _speaks_tls(url, timeout):
+        return "tls", (f"{where} answered with TLS, not plain MQTT: the broker listens there with TLS; use "
+                       f"mqtts://{url.host}:{url.port} in [mqtt] url (with [mqtt] ca_file if its CA is your own)")
+    if answer.startswith((b"HTTP/", b"<")) or _speaks_http(url, timeout):
+        return "network", (f"{where} answered with HTTP, not MQTT: a web server (or the broker's WebSocket "
+                           "listener) listens there; set [mqtt] url to the broker's MQTT port (1883, or 8883 "
+                           "with mqtts://)")
+    return None
+
+
+def _speaks_http(url: BrokerURL, timeout: float) -> bool:
+    """Whether ``url``'s port answers an HTTP request as a web server does."""
+    try:
+        with socket.create_connection((url.host, url.port), timeout=min(timeout, 1.5)) as sock:
+            sock.sendall(f"HEAD / HTTP/1.0\r\nHost: {url.host}\r\n\r\n".encode())
+            return sock.recv(8).startswith(b"HTTP/")
+    except OSError:
+        return False
+
+
+def _speaks_tls(url: BrokerURL, timeout: float) -> bool:
+    """Whether ``url``'s port completes a TLS handshake (any certificate: this only asks what the port speaks)."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    try:
+        with socket.create_connection((url.host, url.port), timeout=min(timeout, 1.5)) as raw, \
+                context.wrap_socket(raw, server_hostname=url.host):
+            return True
+    except (OSError, ssl.SSLError, ValueError):
+        return False
+
+
+#: Publishes refused in a row as not authorised after which a link that asked (``on_writes_refused``) stops.
+WRITES_REFUSED = 2
+
+
+def _not_authorised(reason: Any) -> bool:
+    return getattr(reason, "value", None) == 135 or "not authori" in str(reason).lower()
 
 
 def _no_delay(_client: mqtt.Client, _userdata: Any, sock: Any) -> None:
@@ -176,12 +237,16 @@ class MqttLink:
         retain_as_published: bool = False,
         session_expiry: int | None = None,
         manual_ack: bool = False,
+        on_writes_refused: Callable[[str], None] | None = None,
     ) -> None:
         """``subscriptions``: topic filters, at QoS 1 unless given as ``(filter, qos)``. ``retain_as_published``
         (MQTT 5) keeps the sender's retain flag on live messages too, so that a retained command is known as one
         when it is sent, not only at the next subscription. ``session_expiry`` (seconds): keep the session across
         disconnections (MQTT 5 session expiry; 3.1.1 clean session off). ``manual_ack``: QoS 1 messages are
-        acknowledged by :meth:`ack`, not on receipt."""
+        acknowledged by :meth:`ack`, not on receipt. ``on_writes_refused``: the broker refused
+        :data:`WRITES_REFUSED` publishes in a row as not authorised (MQTT 5), so the account may not write what
+        this link writes (another table's account): the link says so, stops reconnecting, and calls it with the
+        message (else paho would reconnect every second for ever, each time refused again)."""
         self.url = url
         self._retain_as_published = retain_as_published
         self._client_id = client_id
@@ -210,6 +275,10 @@ class MqttLink:
         self._failure_kind = "mqtt"
         self._broker = (url.host, url.port)
         self._live = False  # counted in _Said.live
+        self._on_writes_refused = on_writes_refused
+        self._refusals_in_a_row = 0
+        self._topics: dict[int, str] = {}  # message id -> topic, until the broker answers (with on_writes_refused)
+        self.writes_refused: str | None = None
         self._client = self._make_client()
 
     @property
@@ -351,6 +420,10 @@ class MqttLink:
             properties.CorrelationData = correlation[1]
         with self._lock:
             info = self._client.publish(topic, payload, qos=qos, retain=retain, properties=properties)
+            if self._on_writes_refused is not None and qos > 0:
+                if len(self._topics) > 10_000:
+                    self._topics.clear()
+                self._topics[info.mid] = topic
         if info.rc != mqtt.MQTT_ERR_SUCCESS:
             return None
         return info
@@ -411,9 +484,12 @@ class MqttLink:
         """paho could not connect (it retries with backoff on its own): find out why and say it, never silently.
         The first attempt's failure is said at the second (paho waits a second between them), when a caller
         that gives up is already waiting on this link (it says the failure itself, when it gives up)."""
-        self._failures += 1
         found = probe(self.url, self._ca_file)
-        kind, reason = found if found is not None else ("mqtt", "the connection failed during the MQTT handshake")
+        self._attempt_failed(*(found if found is not None else ("mqtt", "the connection failed during the MQTT "
+                                                                  "handshake")))
+
+    def _attempt_failed(self, kind: str, reason: str) -> None:
+        self._failures += 1
         self.failure = reason
         self._failure_kind = kind
         self.failed.set()
@@ -455,9 +531,12 @@ class MqttLink:
                 log.exception("error while handling the loss of the broker")
         if was:
             log.warning("lost the broker %s: %s; reconnecting", self.url, reason)
-        elif (self._auto and self._v5 and not self._ever_connected and not self._refused_connect
-              and probe(self.url, self._ca_file) is None):
-            self._fall_back()  # a 3.1.1-only broker may just close the socket on an MQTT 5 CONNECT
+        elif not self._ever_connected and not self._refused_connect:
+            found = probe(self.url, self._ca_file)
+            if found is not None:  # not a broker's MQTT port: a TLS one, a web server
+                self._attempt_failed(*found)
+            elif self._auto and self._v5:
+                self._fall_back()  # a 3.1.1-only broker may just close the socket on an MQTT 5 CONNECT
 
     def _fall_back(self) -> None:
         with self._lock:
@@ -496,8 +575,31 @@ class MqttLink:
     def _published(self, _client: mqtt.Client, _userdata: Any, mid: int, reason: Any, _props: Any) -> None:
         """Only a refusal matters here (MQTT 5 PUBACK with a failure reason, e.g. not authorised):
         acknowledgements are read from the message handles by the publisher."""
-        if reason is not None and getattr(reason, "is_failure", False) and self._on_refused is not None:
+        refused = reason is not None and getattr(reason, "is_failure", False)
+        if self._on_writes_refused is not None:
+            with self._lock:
+                topic = self._topics.pop(mid, None)
+            self._refusals_in_a_row = self._refusals_in_a_row + 1 if refused and _not_authorised(reason) else 0
+            if self._refusals_in_a_row == WRITES_REFUSED and self.writes_refused is None:
+                self._writes_refused(topic)
+                return
+        if refused and self._on_refused is not None:
             try:
                 self._on_refused(mid, str(reason))
             except Exception:
                 log.exception("error while recording a refused message")
+
+    def _writes_refused(self, topic: str | None) -> None:
+        account = f"the account {self.url.username}" if self.url.username else "this connection (no account)"
+        self.writes_refused = (
+            f"the broker {self.url} refused the writes of {account} (not authorised, {WRITES_REFUSED} in a row"
+            f"{f'; the last to {topic}' if topic else ''}): the broker's ACL does not let it write this table's "
+            "topics. Check the account in [mqtt] url (each table service has its own, named <site>/<table>) and "
+            "the broker's ACL; stopping instead of reconnecting")
+        log.error("%s", self.writes_refused)
+        self._stopping = True
+        self._client.disconnect()
+        try:
+            self._on_writes_refused(self.writes_refused)
+        except Exception:
+            log.exception("error while handling the broker's refusal of this account's writes")

@@ -58,7 +58,7 @@ TOPICS: tuple[TopicSpec, ...] = (
               "set_scores, end_game, clock, sticks"),
     TopicSpec("cmd/reply", "service", False, 1,
               '{"schema", "status": "ok"|"error", "command", "transaction", "data", "error"} (or on the '
-              "MQTT 5 response topic)"),
+              "MQTT 5 response topic, one level under cmd/reply)"),
 )
 
 SCHEMA_FILES: dict[str, str] = {t.name: "devices" if t.name.startswith("devices/") else "camera-snapshot"

@@ -18,7 +18,8 @@ Pantheon's four:
 
 Every method then gives each table's four their winds so that each player's
 count of East, South, West and North stays as even as it can
-(:func:`balance_winds`). :func:`quality` measures a whole plan (repeat
+(:func:`balance_winds`; a whole plan is balanced over all its rounds at once,
+by descent over each table's 24 orders with random kicks). :func:`quality` measures a whole plan (repeat
 meetings, wind balance, club meetings) and :func:`repeat_lower_bound` says
 how few repeats any seating can have, which is what a seating is judged by.
 """
@@ -214,13 +215,13 @@ def plan(players: Sequence[int], rounds: int, history: Sequence[Seating] = (), *
     for attempt in range(max(1, attempts)):
         out = _plan_once(players, rounds, history, clubs, seed * 7 + attempt * 104729, iterations, passes)
         q = quality([*history, *out], clubs)
-        key = (q.repeat_meetings + CLUB_COST * q.club_meetings, q.most_meetings, q.unbalanced)
+        key = (q.repeat_meetings + CLUB_COST * q.club_meetings, q.most_meetings)
         if best_key is None or key < best_key:
             best, best_key = out, key
-        if q.repeat_meetings == bound and q.club_meetings == 0 and q.unbalanced == 0:
+        if q.repeat_meetings == bound and q.club_meetings == 0:
             break
     assert best is not None
-    return best
+    return _balance_plan(best, history, random.Random(seed))
 
 
 def _plan_once(players: Sequence[int], rounds: int, history: Sequence[Seating], clubs: Mapping[int, str] | None,
@@ -243,14 +244,67 @@ def _plan_once(players: Sequence[int], rounds: int, history: Sequence[Seating], 
                               iterations=iterations, start=out[r])
         if _plan_cost(out, clubs) >= before:
             break
-    for sweep in range(12):
-        spread = quality(out).unbalanced
-        if spread == 0:
-            break
-        for r in range(rounds):
-            out[r] = balance_winds(out[r].tables, [*history, *out[:r], *out[r + 1:]],
-                                   rng=random.Random(seed + 31 * sweep + r))
     return out
+
+
+def _balance_plan(out: list[Seating], history: Sequence[Seating], rng: random.Random,
+                  budget: int = 2_000_000) -> list[Seating]:
+    """Every table's wind order over the whole plan: descent (each table the best of its 24 orders against every
+    other round) until nothing moves, then kicks (a few tables shuffled) and descent again, keeping the best:
+    the fewest players out of balance, then the most even counts."""
+    counts: dict[int, list[int]] = {}
+    for seating in [*history, *out]:
+        for table in seating.tables:
+            for w, p in enumerate(table):
+                counts.setdefault(p, [0, 0, 0, 0])[w] += 1
+    tables = [[list(t) for t in s.tables] for s in out]
+
+    def key() -> tuple[int, int]:
+        return (sum(1 for c in counts.values() if max(c) - min(c) > 1), sum(x * x for c in counts.values() for x in c))
+
+    def place(order: Sequence[int], sign: int) -> None:
+        for w, p in enumerate(order):
+            counts[p][w] += sign
+
+    def descend() -> None:
+        # sideways moves too (a random one of the best orders, the current among them): the counts have
+        # plateaus that a strict descent never leaves
+        for _ in range(12):
+            moved = False
+            for r in range(len(tables)):
+                for t, four in enumerate(tables[r]):
+                    place(four, -1)
+                    best, best_cost = four, None
+                    for perm in rng.sample(_PERMUTATIONS, len(_PERMUTATIONS)):
+                        order = [four[i] for i in perm]
+                        cost = sum(counts[p][w] for w, p in enumerate(order))  # the growth of the squares, halved
+                        if best_cost is None or cost < best_cost:
+                            best, best_cost = order, cost
+                    place(best, +1)
+                    if best != four:
+                        tables[r][t] = best
+                        moved = True
+            if not moved or key()[0] == 0:
+                return
+
+    descend()
+    best_key, best_tables = key(), [[list(t) for t in r] for r in tables]
+    cells = [(r, t) for r in range(len(tables)) for t in range(len(tables[r]))]
+    kicks = min(30, budget // max(1, 24 * 12 * len(cells)))  # each kick's descent costs up to this many orders
+    for _ in range(kicks):
+        if best_key[0] == 0 or not cells:
+            break
+        for r, t in rng.sample(cells, max(1, len(cells) // 10)):
+            four = tables[r][t]
+            place(four, -1)
+            order = four[:]
+            rng.shuffle(order)
+            place(order, +1)
+            tables[r][t] = order
+        descend()
+        if key() < best_key:
+            best_key, best_tables = key(), [[list(t) for t in r] for r in tables]
+    return [Seating(tuple((t[0], t[1], t[2], t[3]) for t in r)) for r in best_tables]
 
 
 def _plan_cost(seatings: Sequence[Seating], clubs: Mapping[int, str] | None) -> int:

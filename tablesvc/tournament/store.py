@@ -14,7 +14,7 @@ import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Connection, delete, func, insert, select, update
@@ -574,12 +574,17 @@ class TournamentStore:
     def hall_games(self, tid: int) -> list[GameRow]:
         """Every game the collector wrote for the hall's tables (the standings pick the tournament's)."""
         hall = self.tables(tid)
-        if not hall:
+        starts = [r.started_at for r in self.rounds(tid) if r.started_at]
+        if not hall or not starts:
             return []
+        # only games begun since the first round (a club's years of games at these tables stay unread)
+        since = (datetime.fromisoformat(min(starts)) - timedelta(minutes=10)).astimezone(UTC).isoformat(
+            timespec="seconds")
 
         def read(conn: Connection) -> list[GameRow]:
             keys = {(t.site, t.table_id) for t in hall}
-            rows = [r for r in conn.execute(select(games).where(games.c.table_id.in_({k[1] for k in keys})))
+            rows = [r for r in conn.execute(select(games).where(games.c.table_id.in_({k[1] for k in keys}),
+                                                                games.c.started >= since))
                     .mappings().all() if (r["site"], r["table_id"]) in keys]
             ids = [r["id"] for r in rows]
             seats: dict[int, list[SeatRow]] = {i: [] for i in ids}

@@ -71,7 +71,8 @@ log = logging.getLogger(__name__)
 
 STATIC = resources.files("tablesvc.web") / "static"
 MAX_BODY = 64 * 1024  # the largest request body: a command is a few kilobytes, a sign-in form less
-MAX_STREAMS = 100  # open event streams (pages) at once; a club's screens and phones are a few dozen
+OWN_LIMITS = frozenset({"/api/score/read"})  # routes that bound their own (larger) bodies: a phone's photo, 20 MB
+MAX_STREAMS = 500  # open event streams (pages) at once: a tournament's screens, overlays and phones, with room
 MAX_WAITING_CHECKS = 64  # password checks queued for the hashing threads (~1.5 s of work); more come back later
 SESSION_COOKIE = "tablesvc_session"
 FORM_COOKIE = "tablesvc_form"
@@ -176,7 +177,7 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
             last_seq = None
 
         async def events() -> AsyncIterator[str]:
-            # subscribed and counted only once the stream runs: a page gone before it starts leaves nothing behind
+            # subscribed here, in the stream itself, so that its `finally` always lets go of what it took
             sub, missed, snapshot = store.subscribe(asyncio.get_running_loop(), (site, table), last_seq)
             streams["open"] += 1
             watch = asyncio.ensure_future(_end_on_disconnect(request, sub))
@@ -435,25 +436,22 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
     app.state.tournament = tournament
     app.state.standings = reader  # closed by WebServer.stop
     app.state.hashing = hashing  # shut down by WebServer.stop
-    app.state.guard, app.state.sessions = guard, sessions
+    app.state.guard, app.state.sessions, app.state.streams = guard, sessions, streams
     return _LimitBodies(app)  # type: ignore[return-value]
 
 
 class _LimitBodies:
     """ASGI middleware: a request body over :data:`MAX_BODY` is answered 413 and never read whole. A declared
     ``Content-Length`` over the limit is refused before reading; a chunked body is counted as it arrives. What
-    passes is handed on to the app as it came. A photo for ``/score`` is larger by nature: its route bounds its
-    own body (20 MB, :mod:`tablesvc.web.score_page`, refused before it is read in the same way)."""
-
-    BOUNDS_ITS_OWN = frozenset({"/api/score/read"})
+    passes is handed on to the app as it came. The routes of :data:`OWN_LIMITS` read their bodies under limits
+    of their own, in the same way."""
 
     def __init__(self, app: Starlette) -> None:
         self.app = app
         self.state = app.state
 
     async def __call__(self, scope: dict[str, Any], receive: Callable, send: Callable) -> None:
-        if (scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS")
-                or scope.get("path") in self.BOUNDS_ITS_OWN):
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS") or scope["path"] in OWN_LIMITS:
             await self.app(scope, receive, send)
             return
         length = dict(scope["headers"]).get(b"content-length")
@@ -504,8 +502,10 @@ def _private(headers: dict[str, str] | None = None) -> dict[str, str]:
 
 
 def _target(value: str | None) -> str:
-    """Where to go after signing in: a path of this server only."""
+    """Where to go after signing in: a path of this server only, in text that can be written back."""
     target = str(value or "/")
+    if not is_valid_text(target) or len(target) > 500:
+        return "/"
     return target if target.startswith("/") and not target.startswith("//") and "\\" not in target else "/"
 
 

@@ -70,6 +70,8 @@ class WebServer:
 
     def _message(self, msg: IncomingMessage) -> None:
         self.store.feed(msg.topic, msg.payload)
+        if msg.topic.endswith("/results") and getattr(self.app.state, "tournament", None) is not None:
+            self.app.state.tournament.poke()  # a result: the standings change as soon as the collector wrote it
 
     def _publish(self, topic: str, payload: bytes) -> bool:
         return self.link.publish(topic, payload, qos=1) is not None

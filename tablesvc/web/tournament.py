@@ -4,8 +4,9 @@ Read from the records database the collector writes (``--records-db``). The
 pages hold one Server-Sent Events stream, ``/sse/tournament``: while any page
 listens, one loop reads the tournament every :data:`REFRESH` seconds on a
 worker thread and pushes it to every page when it changed, so a hundred open
-pages cost one read, and a game's result is on the big screen well within a
-second of the collector writing it.
+pages cost one read; a table's ``results`` message wakes the loop too, so a
+game's result is read about 80 ms after the table published it (the
+collector has written it by then) instead of at the next tick.
 
 A signed-in referee (the console's session and CSRF token) gives a penalty
 or a warning and starts a round with ``POST /api/tournament/...``: the same
@@ -25,7 +26,7 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from tablesvc.web.auth import same_token
@@ -36,6 +37,7 @@ __all__ = ["REFRESH", "TournamentFeed", "WebHall", "tournament_routes"]
 log = logging.getLogger(__name__)
 
 REFRESH = 0.25  # seconds between reads while a page listens
+AFTER_RESULT = 0.08  # a table's result: read again this soon (the collector writes it within milliseconds)
 PAGES = {"/tournament": "tournament.html", "/tournament/standings": "tournament-standings.html",
          "/tournament/player": "tournament-player.html", "/tournament/overlay": "tournament-overlay.html"}
 
@@ -51,6 +53,7 @@ class TournamentFeed:
         self._task: asyncio.Task[None] | None = None
         self._last: str | None = None
         self._event_loop: asyncio.AbstractEventLoop | None = None
+        self._wake: asyncio.Event | None = None
         self.reads = 0
 
     def store(self) -> Any:
@@ -99,6 +102,8 @@ class TournamentFeed:
     async def subscribe(self) -> asyncio.Queue[str | None]:
         queue: asyncio.Queue[str | None] = asyncio.Queue(maxsize=4)
         self._event_loop = asyncio.get_running_loop()
+        if self._wake is None:
+            self._wake = asyncio.Event()
         self._subs.add(queue)
         if self._last is not None:
             queue.put_nowait(self._last)
@@ -125,8 +130,20 @@ class TournamentFeed:
                     if queue.full():  # a page that does not read: drop its oldest, it only needs the newest
                         queue.get_nowait()
                     queue.put_nowait(text)
-            await asyncio.sleep(REFRESH)
+            assert self._wake is not None
+            self._wake.clear()
+            try:
+                await asyncio.wait_for(self._wake.wait(), REFRESH)
+                await asyncio.sleep(AFTER_RESULT)
+            except TimeoutError:
+                pass
         self._last = None
+
+    def poke(self) -> None:
+        """A table published a result (any thread): read soon rather than at the next tick."""
+        loop, wake = self._event_loop, self._wake
+        if loop is not None and wake is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(wake.set)
 
     def end_streams(self) -> None:
         """End every open stream (the server is stopping; any thread): the pages reconnect to the next one."""
@@ -221,9 +238,23 @@ def _clock(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
     return {"minutes": minutes, "time_rule": rule}
 
 
+def _import_players(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
+    from tablesvc.tournament.files import read_players_csv
+
+    added = store.add_players(tid, read_players_csv(str(body["csv"]), "the players' file"))
+    return {"added": len(added), "players": len(store.players(tid))}
+
+
+def _tables(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
+    from tablesvc.tournament.files import read_tables
+
+    hall = store.set_tables(tid, read_tables([str(x) for x in body["tables"]]))
+    return {"tables": [f"{h.site}/{h.table_id}" for h in hall]}
+
+
 ACTIONS: dict[str, Callable[[Any, int, dict[str, Any]], dict[str, Any]]] = {
     "finish-round": _finish, "seating": _seat, "add": _add, "rename": _rename, "withdraw": _withdraw,
-    "substitute": _substitute, "clock": _clock,
+    "substitute": _substitute, "clock": _clock, "import-players": _import_players, "tables": _tables,
 }
 
 
@@ -377,10 +408,34 @@ def tournament_routes(feed: TournamentFeed, store: Store, publish: Callable[[str
         log.info("referee tournament action %s: %s", action, data)
         return JSONResponse({"status": "ok", "data": data})
 
+    async def export(request: Request) -> Response:
+        """The EMA results report (after the sum check), for the organiser's browser."""
+        fmt = request.path_params["fmt"]
+        if fmt not in ("csv", "json"):
+            return PlainTextResponse("the report is results.csv or results.json", status_code=404)
+        from tablesvc.records.schema import RecordsError
+        from tablesvc.tournament.actions import current_standings
+        from tablesvc.tournament.export import ema_csv, ema_json
+        from tablesvc.tournament.model import TournamentError
+
+        def write() -> str:
+            st = current_standings(feed.store(), feed.tid())
+            return ema_csv(st) if fmt == "csv" else ema_json(st)
+
+        try:
+            text = await run_in_threadpool(write)
+        except TournamentError as exc:
+            return PlainTextResponse(str(exc), status_code=409)
+        except RecordsError as exc:
+            return PlainTextResponse(str(exc), status_code=503)
+        return Response(text, media_type="text/csv" if fmt == "csv" else "application/json",
+                        headers={"Content-Disposition": f'attachment; filename="results.{fmt}"'})
+
     routes = [Route(path, page(name)) for path, name in PAGES.items()]
     routes += [
         Route("/sse/tournament", stream),
         Route("/api/tournament", snapshot),
+        Route("/api/tournament/results.{fmt}", export),
         Route("/api/tournament/penalty", penalty, methods=["POST"]),
         Route("/api/tournament/start-round", start_round, methods=["POST"]),
         Route("/api/tournament/{action}", other, methods=["POST"]),

@@ -136,9 +136,21 @@ async function post(path, body) {
   return answer;
 }
 
+function describe(d) {
+  // a referee's call as one line: what was given to whom, or which tables started
+  if (d.kind) {
+    const p = (latest && latest.players.find((x) => x.number === d.player)) || { name: `player ${d.player}` };
+    return `Given: ${d.kind} ${d.id} to ${p.name}, round ${d.round}` + (d.points ? `, ${thousands(-d.points)}` : "") +
+      `: ${d.reason}` + (d.hand ? ` (hand ${d.hand})` : "");
+  }
+  const missing = Object.entries(d.not_started || {}).map(([t, why]) => `table ${t}: ${why}`);
+  return `Round ${d.round}: started table ${d.started.join(", ") || "none"}` +
+    (missing.length ? `; NOT STARTED: ${missing.join("; ")}` : "");
+}
+
 function refereePanel(data) {
   const out = el("div", { class: "answer", id: "referee-answer" });
-  const say = (a) => { out.textContent = a.status === "error" ? `Refused: ${a.error}` : JSON.stringify(a.data); };
+  const say = (a) => { out.textContent = a.status === "error" ? `Refused: ${a.error}` : describe(a.data); };
   const next = data.rounds.find((r) => r.status !== "finished");
   const roundInput = el("input", { name: "round", type: "number", min: "1", value: next ? String(next.number) : "1" });
   const start = el("form", { id: "start-form", onsubmit: async (e) => {
