@@ -10,6 +10,7 @@ Prints, over the labelled tiles that are riichi tiles: right / wrong / unknown; 
 reported unknown; the **hand photos** (``hand_*``) whose labels make a valid riichi hand (a row of 14
 tiles read in order, won by ron on the last, through :mod:`tablesvc.photo_hand`), scored exactly: every
 tile right and the score equal to the labels' score; ms per photo (median, p95, one core, finder excluded).
+Then the same hand photos read whole, the packaged tile finder giving the boxes (where it is installed).
 """
 
 from __future__ import annotations
@@ -57,6 +58,43 @@ def score_of(tiles: list[str | None]) -> tuple[int, int, int] | None:
 def _value(mapping: dict) -> tuple[int, int, int]:
     answer = score(ScoreRequest.from_mapping({**mapping, "rules": "ema2016"}))
     return answer.value.han, answer.value.fu, answer.settlement.deltas[answer.winner]
+
+
+def with_finder(classifier, hands: list[Path], labels: dict[str, list[str | None]], repeat: int) -> None:
+    """The hand photos read whole, the tile finder giving the boxes: exact when its boxes match the 14 labels
+    one to one (IoU >= 0.5, nothing extra), every name is right and the hand scores as its labels do."""
+    from vision.finder import match_boxes
+    from vision.photo_reader import FinderMissing, load_finder
+
+    try:
+        finder = load_finder()
+    except FinderMissing as exc:
+        print(f"with the finder        not measured: {exc}")
+        return
+    exact = valid = 0
+    ms: list[float] = []
+    for photo in hands:
+        image = cv2.imread(str(photo), cv2.IMREAD_COLOR)
+        boxes = [b.box for b in LabelBoxFinder.for_photo(photo).find(image)]
+        names = labels[photo.name]
+        order = sorted(range(len(boxes)), key=lambda i: (boxes[i][0] + boxes[i][2]) / 2)
+        expected = score_of([names[i] for i in order])
+        if expected is None:
+            continue
+        valid += 1
+        reader = PhotoReader(finder, classifier)
+        times = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            reading = reader.read(image, str(photo))
+            times.append((time.perf_counter() - start) * 1000)
+        ms.append(min(times))
+        match = match_boxes(boxes, [t.box for t in reading.tiles])
+        read = [t.tile.rstrip("r") if t.tile else None for t in reading.tiles]
+        named = all(names[a] == read[b] for a, b in match.pairs)
+        exact += match.found == len(boxes) and not match.extra and named and score_of(read) == expected
+    print(f"with the finder        {exact} of {valid} valid hands scored exactly; ms per photo, finder and reader "
+          f"together, median {statistics.median(ms):.1f}")
 
 
 def twelve_megapixels(classifier, photos: list[Path], runs: int = 5) -> list[float]:
@@ -142,6 +180,7 @@ def main() -> int:
     fastest = f", the fastest of {args.repeat} reads each" if args.repeat > 1 else ""
     print(f"ms per photo           median {statistics.median(ms):.1f}, p95 {float(np.percentile(ms, 95)):.1f} "
           f"(finder excluded, one core{fastest})")
+    with_finder(classifier, [p for p in photos if p.name.startswith("hand_")], labels, args.repeat)
     big = twelve_megapixels(classifier, photos, max(5, args.repeat))
     print(f"12 MP photo            fastest {min(big):.1f} ms, median {statistics.median(big):.1f} of {len(big)} "
           "(JPEG decoded and read, 14 tiles, finder excluded)")
