@@ -61,8 +61,9 @@ def _value(mapping: dict) -> tuple[int, int, int]:
 
 
 def with_finder(classifier, hands: list[Path], labels: dict[str, list[str | None]], repeat: int) -> None:
-    """The hand photos read whole, the tile finder giving the boxes: exact when its boxes match the 14 labels
-    one to one (IoU >= 0.5, nothing extra), every name is right and the hand scores as its labels do."""
+    """The hand photos read whole, the tile finder giving the boxes: exact when each of the hand's 14 labelled
+    tiles is found (a box with IoU >= 0.5, each used once) and named so that the hand scores as its labels
+    do. Tiles found beyond the 14 (some photos show more tiles than were labelled) are counted apart."""
     from vision.finder import match_boxes
     from vision.photo_reader import FinderMissing, load_finder
 
@@ -71,7 +72,7 @@ def with_finder(classifier, hands: list[Path], labels: dict[str, list[str | None
     except FinderMissing as exc:
         print(f"with the finder        not measured: {exc}")
         return
-    exact = valid = 0
+    exact = valid = beyond = 0
     ms: list[float] = []
     for photo in hands:
         image = cv2.imread(str(photo), cv2.IMREAD_COLOR)
@@ -91,10 +92,13 @@ def with_finder(classifier, hands: list[Path], labels: dict[str, list[str | None
         ms.append(min(times))
         match = match_boxes(boxes, [t.box for t in reading.tiles])
         read = [t.tile.rstrip("r") if t.tile else None for t in reading.tiles]
-        named = all(names[a] == read[b] for a, b in match.pairs)
-        exact += match.found == len(boxes) and not match.extra and named and score_of(read) == expected
-    print(f"with the finder        {exact} of {valid} valid hands scored exactly; ms per photo, finder and reader "
-          f"together, median {statistics.median(ms):.1f}")
+        hand = {a: read[b] for a, b in match.pairs}
+        ok = len(hand) == len(boxes) and score_of([hand[i] for i in order]) == expected
+        exact += ok
+        beyond += ok and bool(match.extra)
+    print(f"with the finder        {exact} of {valid} valid hands scored exactly ({beyond} of them with more tiles "
+          f"found in the photo than the hand's labelled 14); ms per photo, finder and reader together, median "
+          f"{statistics.median(ms):.1f}")
 
 
 def twelve_megapixels(classifier, photos: list[Path], runs: int = 5) -> list[float]:
