@@ -218,3 +218,17 @@ def test_a_clubs_enrolled_set_is_used_when_given(tmp_path, capsys):
     packaged = json.loads(capsys.readouterr().out)["tiles"]
     assert [t["box"] for t in with_club] == [t["box"] for t in packaged]
     assert [t["confidence"] for t in with_club] != [t["confidence"] for t in packaged]  # another set's answers
+
+
+def test_annotated_copy_of_a_whole_read(capsys):
+    """docs/vision.md's picture of a whole read, the tile finder giving the boxes (TABLESVC_SCREENSHOTS)."""
+    if not finder_installed():
+        pytest.skip("the tile finder is not installed yet")
+    from tests.web_support import screenshot_dir
+
+    out = screenshot_dir() / "photo-read-finder.jpg"
+    out.unlink(missing_ok=True)
+    assert main(["vision", "read", str(photo("hand_009")), "--annotated", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "8m 8m 8m 1m 1m 2m 3m 4m 5m 5m 5m F F F" in text  # the hand on the rack, in order, one group
+    assert cv2.imread(str(out)) is not None
