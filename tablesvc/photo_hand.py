@@ -8,7 +8,7 @@ reading order with the groups the gaps make (:mod:`vision.photo_layout`); here:
 - the largest group is the concealed part;
 - a group of one tile is the winning tile (unless the player names it, ``win``);
 - every other group must be a meld: three of a kind (pon), a run of three in one suit (chi), four of a
-  kind (an open kan; a concealed kan when it shows backs).
+  kind (an open kan; a concealed kan when it shows backs), or melds laid touching each other.
 
 Whatever does not fit is a :class:`NotAHand` that says what was read and what is wrong with it, so the
 player can retake the photo or correct a tile; nothing is guessed. The answer is a mapping in the
@@ -46,6 +46,7 @@ class PhotoHand:
     concealed: list[str]
     win: str
     melds: list[str] = field(default_factory=list)
+    left_out: int = 0  # tiles elsewhere in the photo that are not part of the hand (:func:`laid_hand`)
 
     def mapping(self) -> dict[str, Any]:
         """The scoring request's ``hand``, ``win`` and ``meld`` (tablesvc.scorecard.ScoreRequest.from_mapping)."""
@@ -53,7 +54,8 @@ class PhotoHand:
 
     def text(self) -> str:
         melds = "".join(f"  {m}" for m in self.melds)
-        return f"{' '.join(self.concealed)}{melds}  win {self.win}"
+        apart = f"  ({self.left_out} other tiles of the photo left out)" if self.left_out else ""
+        return f"{' '.join(self.concealed)}{melds}  win {self.win}{apart}"
 
 
 def _kind(tile: str) -> tuple[int, str]:
@@ -79,6 +81,33 @@ def _meld(tiles: Sequence[LaidTile], where: str) -> str:
         if numbers[1] == numbers[0] + 1 and numbers[2] == numbers[1] + 1:
             return f"chi:{''.join(names)}"
     raise NotAHand(f"{where} ({' '.join(names)}) is not a meld: a pon, chi or kan has 3 or 4 tiles")
+
+
+def _melds(tiles: Sequence[LaidTile], where: str) -> list[str]:
+    """The melds a group makes: one meld, or several laid touching each other (split where every part is a
+    meld; the first split found, trying three tiles before four)."""
+    if len(tiles) <= 4:
+        return [_meld(tiles, where)]
+
+    def split(rest: Sequence[LaidTile]) -> list[str] | None:
+        if not rest:
+            return []
+        for n in (3, 4):
+            if len(rest) >= n:
+                try:
+                    first = _meld(rest[:n], where)
+                except NotAHand:
+                    continue
+                tail = split(rest[n:])
+                if tail is not None:
+                    return [first, *tail]
+        return None
+
+    found = split(tiles)
+    if found is None:
+        names = " ".join(t.tile or "?" for t in tiles)
+        raise NotAHand(f"{where} ({names}) is not a meld, nor melds laid side by side")
+    return found
 
 
 def hand_from_groups(groups: Sequence[Sequence[LaidTile]], win: str | None = None) -> PhotoHand:
@@ -110,7 +139,7 @@ def hand_from_groups(groups: Sequence[Sequence[LaidTile]], win: str | None = Non
         if win is not None and len(g) == 1 and g[0].face_up and g[0].tile is not None:
             names.append(g[0].tile)  # a tile laid apart when the player names the winning tile: the hand's
             continue
-        melds.append(_meld(g, f"group {k + 1}"))
+        melds.extend(_melds(g, f"group {k + 1}"))
     if win_group is not None:
         lone_tile = groups[win_group][0]
         if not lone_tile.face_up or lone_tile.tile is None:
@@ -124,24 +153,39 @@ def hand_from_groups(groups: Sequence[Sequence[LaidTile]], win: str | None = Non
 
 
 def laid_hand(groups: Sequence[Sequence[LaidTile]], win: str | None = None) -> PhotoHand:
-    """:func:`hand_from_groups`, and where its groups are no melds, the tiles as one concealed row.
+    """:func:`hand_from_groups`, and where the groups make no hand, two more readings of the photo.
 
     Gaps between tiles are uneven in real photos (a hand laid loosely, a box cut tight on one tile), so
     a group that is no meld may be a piece of the concealed part: then every tile is read as one concealed
-    row, the winning tile being the one named or the last tile when it lies alone. Nothing else is tried;
-    when that fails too, the first reason is the one given.
+    row, the winning tile being the one named or the last tile when it lies alone. And a photo may show
+    more than the hand (the wall, a pond, tiles pushed aside): where the largest group is a whole hand by
+    itself (14 tiles with the winning one, named or lying alone right after it), the rest is left out and
+    counted (:attr:`PhotoHand.left_out`). When none of these makes a hand, the first reason is the one given.
     """
     try:
         return hand_from_groups(groups, win)
     except NotAHand as first:
-        if "is not a meld" not in str(first):
-            raise
-        tiles = [t for g in groups for t in g]
-        if win is None:
-            if len(groups[-1]) != 1 or tiles[-1].tile is None:
-                raise
-            win = tiles[-1].tile
-        try:
-            return hand_from_groups([tiles], win)
-        except NotAHand:
-            raise first from None
+        reason = first
+    groups = [list(g) for g in groups if g]
+    tiles = [t for g in groups for t in g]
+    if "is not a meld" in str(reason):
+        last = win if win is not None else (tiles[-1].tile if len(groups[-1]) == 1 else None)
+        if last is not None:
+            try:
+                return hand_from_groups([tiles], last)
+            except NotAHand:
+                pass
+    if groups:
+        at = max(range(len(groups)), key=lambda k: len(groups[k]))
+        hand = [groups[at]]
+        if win is None and at + 1 < len(groups) and len(groups[at + 1]) == 1:
+            hand.append(groups[at + 1])
+        size = sum(map(len, hand)) + (win is not None and len(hand) == 1 and len(groups[at]) == 13)
+        if size == 14 and len(hand[0]) < len(tiles):
+            try:
+                found = hand_from_groups(hand, win)
+            except NotAHand:
+                pass
+            else:
+                return PhotoHand(found.concealed, found.win, found.melds, len(tiles) - sum(map(len, hand)))
+    raise reason

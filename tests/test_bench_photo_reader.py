@@ -26,5 +26,9 @@ def test_photo_reader_bench_quick_mode() -> None:
     assert flowers > 0 and flowers_unknown >= 0.95 * flowers, out
     exact, hands = (int(x) for x in re.search(r"hand photos\s+(\d+) of (\d+)", out).groups())
     assert hands >= 5 and exact >= hands - 2, out
+    finder = re.search(r"with the finder\s+(\d+) of (\d+) valid hands scored exactly", out)
+    assert finder or "with the finder        not measured" in out, out
+    if finder:  # the whole read, boxes and all: at least half of the hands exact
+        assert int(finder.group(2)) == hands and 2 * int(finder.group(1)) >= hands, out
     median = float(re.search(r"median ([\d.]+)", out).group(1))
     assert 0 < median < 10_000, out

@@ -218,3 +218,30 @@ def test_a_clubs_enrolled_set_is_used_when_given(tmp_path, capsys):
     packaged = json.loads(capsys.readouterr().out)["tiles"]
     assert [t["box"] for t in with_club] == [t["box"] for t in packaged]
     assert [t["confidence"] for t in with_club] != [t["confidence"] for t in packaged]  # another set's answers
+
+
+def test_annotated_copy_of_a_whole_read(capsys):
+    """docs/vision.md's picture of a whole read, the tile finder giving the boxes (TABLESVC_SCREENSHOTS)."""
+    if not finder_installed():
+        pytest.skip("the tile finder is not installed yet")
+    from tests.web_support import screenshot_dir
+
+    out = screenshot_dir() / "photo-read-finder.jpg"
+    out.unlink(missing_ok=True)
+    assert main(["vision", "read", str(photo("hand_009")), "--annotated", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "8m 8m 8m 1m 1m 2m 3m 4m 5m 5m 5m F F F" in text  # the hand on the rack, in order, one group
+    assert cv2.imread(str(out)) is not None
+
+
+def test_tiles_elsewhere_in_the_photo_are_left_out_when_the_hand_is_whole(tmp_path, capsys):
+    """hand_005's labelled row and two boxes on the felt above it (nothing a tile): the row is the hand."""
+    src = photo("hand_005")
+    boxes = tmp_path / "boxes.txt"
+    boxes.write_text((LABELS / f"{src.stem}.txt").read_text() + "0 0.30 0.15 0.05 0.12\n0 0.40 0.15 0.05 0.12\n")
+    assert main(["score", "--photo", str(src), "--boxes", str(boxes), "--win", "9s"]) == 0
+    out = capsys.readouterr().out
+    assert "left out: 2 other tiles of the photo" in out and "Chinitsu" in out
+    # without a named winning tile nothing lies apart in the row: said, not guessed
+    assert main(["score", "--photo", str(src), "--boxes", str(boxes)]) == 2
+    assert "cannot score" in capsys.readouterr().out

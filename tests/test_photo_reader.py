@@ -143,6 +143,8 @@ def test_a_laid_hand_gives_its_concealed_part_melds_and_winning_tile():
         ["pon:PPP"]
     chi = hand_from_groups([_laid("1m 1m 2m 3m 4m 5m 6m 7m 8m 9m"), _laid("4s 3s 5s"), _laid("9m")])
     assert chi.melds == ["chi:4s3s5s"] and chi.win == "9m"
+    touching = hand_from_groups([_laid("1m 1m 2m 3m 4m 5m 6m 7m"), _laid("4s 3s 5s 6p 6p 6p"), _laid("9m")])
+    assert touching.melds == ["chi:4s3s5s", "pon:6p6p6p"]  # two melds laid side by side
 
 
 @pytest.mark.parametrize(("groups", "win", "why"), [
@@ -150,6 +152,7 @@ def test_a_laid_hand_gives_its_concealed_part_melds_and_winning_tile():
     (["1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 2p 3p 4p"], None, "no tile lies apart"),
     (["1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 2p", "3p", "4p"], None, "2 tiles lie apart"),
     (["1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p", "2p 5p 9s", "4p"], None, "is not a meld"),
+    (["1m 2m 3m 4m 5m 6m 7m 8m", "2p 3p 4p 5p 9s", "4p"], None, "nor melds laid side by side"),
     (["1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p", "2p #3p 4p", "4p"], None, "face down"),
 ])
 def test_what_is_no_hand_says_why(groups, win, why):

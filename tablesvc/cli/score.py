@@ -171,6 +171,8 @@ def run_photo(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({**answer.to_json(), "hand": hand.text(), "photo": args.photo}))
     else:
+        if hand.left_out:
+            print(f"left out: {hand.left_out} other tiles of the photo, not part of the hand")
         print(answer.card())
     return 0
 
