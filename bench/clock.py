@@ -35,10 +35,10 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from bench.pipeline import start_broker, stop_broker
-from tablesvc.clock import INTERVAL
 from tablesvc.config import parse_config
 from tablesvc.mqtt.link import IncomingMessage
 from tablesvc.service import TableService
+from tablesvc.service.clock import INTERVAL
 
 TARGET_MS = 200.0
 

@@ -36,7 +36,7 @@ from paho.mqtt.properties import Properties
 
 from bench.pipeline import start_broker, stop_broker
 from tablesvc.config import parse_config
-from tablesvc.service import COMMAND_WINDOW, TableService
+from tablesvc.service.table_service import COMMAND_WINDOW, TableService
 
 SENDER = "referee-flood"
 

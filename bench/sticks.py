@@ -3,7 +3,7 @@ the right seats and amount, and does a game paid right raise nothing?
 
     python bench/sticks.py [--games 100] [--quick]
 
-Each generated game is played twice through the service's own comparison (``tablesvc.stickwatch.StickWatch``
+Each generated game is played twice through the service's own comparison (``tablesvc.service.stickwatch.StickWatch``
 with ``tablesvc.sticks.Reconciler``) and the simulator's players (``hardware_sims.sticks.StickPlayers``), on a
 simulated clock (a second per event, each settled reading half a second after the event that moved the sticks):
 once paid right, once with one hand (chosen at random among those that move points) paid short by a random
@@ -29,7 +29,7 @@ from hardware_sims.generator import generate_game
 from hardware_sims.sticks import Mispayment, StickPlayers
 from tablesvc.engine.engine import Engine
 from tablesvc.engine.events import HandStart
-from tablesvc.stickwatch import StickWatch
+from tablesvc.service.stickwatch import StickWatch
 
 
 class _Clock:
@@ -95,7 +95,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--quick", action="store_true", help="8 games (what the tests run)")
     args = parser.parse_args()
-    logging.getLogger("tablesvc.stickwatch").setLevel(logging.ERROR)  # each alert is logged: thousands here
+    logging.getLogger("tablesvc.service.stickwatch").setLevel(logging.ERROR)  # each alert is logged: thousands here
     games = 8 if args.quick else args.games
     rng = random.Random(19)
     right_alerts = right_faults = hands = readings = 0

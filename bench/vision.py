@@ -54,7 +54,7 @@ from hardware_sims.table import TableSimulator
 from hardware_sims.tile_art import TileSet, drawn_tile_set, load_tile_set
 from tablesvc.engine.engine import Engine, Rejected, apply
 from tablesvc.engine.results import HandResult
-from tablesvc.fusion import Fusion
+from tablesvc.service.fusion import Fusion
 from vision.calibration import calibrate
 from vision.classifier import TILES, TileClassifier
 from vision.embedding import EmbeddingClassifier

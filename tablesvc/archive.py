@@ -2,7 +2,7 @@
 
 The service writes one journal per table (``<data_dir>/<table>.sqlite3``)
 and, when the referee starts the next game after a game is over, moves it
-aside as ``<table>-<n>.sqlite3`` (:meth:`tablesvc.journal.Journal.archive`).
+aside as ``<table>-<n>.sqlite3`` (:meth:`tablesvc.service.journal.Journal.archive`).
 Every game a table played is therefore one file, and the game is the fold of
 that file: this module finds the files and folds them, so ``tablesvc games``
 and ``tablesvc replay`` read a game exactly as the service played it,
@@ -23,9 +23,9 @@ from tablesvc.engine.events import Event, GameStart
 from tablesvc.engine.results import GameResult, HandResult
 from tablesvc.engine.state import GameState, Phase
 from tablesvc.formats.record import RecordedGame, RecordError
-from tablesvc.journal import Entry, Journal, JournalError
 from tablesvc.mqtt.payloads import result_payload
-from tablesvc.table import Table
+from tablesvc.service.journal import Entry, Journal, JournalError
+from tablesvc.service.table import Table
 
 __all__ = ["ArchivedGame", "find_game", "game_csv", "game_id", "game_json", "is_journal", "list_games", "load_game",
            "to_record"]

@@ -18,12 +18,12 @@ from typing import Any
 
 from drivers.binding import LinkBinding
 from drivers.observations import DeviceKind
-from tablesvc.commands import REFEREE_NAME_PATTERN
 from tablesvc.engine.engine import Engine, Rejected
 from tablesvc.engine.events import GameStart
 from tablesvc.mqtt.link import BrokerURL
 from tablesvc.mqtt.topics import TopicTree
 from tablesvc.rules.ruleset import UnknownRuleSetError, get_ruleset
+from tablesvc.service.commands import REFEREE_NAME_PATTERN
 
 __all__ = ["CameraConfig", "Config", "ConfigError", "MqttConfig", "SerialConfig", "TableConfig", "WebConfig",
            "load_config", "load_web_config"]

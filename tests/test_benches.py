@@ -183,7 +183,7 @@ def test_acknowledgements_are_journalled_in_batches_while_inputs_keep_coming(mos
 
     from tablesvc.config import parse_config
     from tablesvc.mqtt.link import IncomingMessage
-    from tablesvc.service import ACK_FLUSH_S, TableService
+    from tablesvc.service.table_service import ACK_FLUSH_S, TableService
     from tests.test_service_mqtt import config_text
 
     service = TableService(parse_config(config_text(mosquitto.url, tmp_path / "data")))

@@ -13,7 +13,7 @@ from hardware_sims.tile_art import drawn_tile_set
 from tablesvc.engine.engine import Engine, Rejected, apply
 from tablesvc.engine.events import HandStart
 from tablesvc.engine.results import HandResult
-from tablesvc.fusion import Fusion
+from tablesvc.service.fusion import Fusion
 from vision.classifier import TileClassifier
 from vision.observations import CameraObservation, DoraIndicatorSeen, HandRevealed, MeldSeen, TileDiscarded
 

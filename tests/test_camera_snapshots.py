@@ -15,7 +15,7 @@ from hardware_sims.camera_render import CameraPose, Discard, Effects, SeatView, 
 from hardware_sims.tile_art import drawn_tile_set
 from tablesvc.config import parse_config
 from tablesvc.service import TableService
-from tablesvc.snapshots import Snapshots
+from tablesvc.service.snapshots import Snapshots
 from tests.test_service_mqtt import Subscriber, send_command
 from vision.calibration import calibrate
 from vision.geometry import TableGeometry

@@ -10,11 +10,11 @@ import json
 
 import pytest
 
-from tablesvc.commands import Commands
 from tablesvc.engine.clock import parse_deadline
 from tablesvc.engine.events import ClockStart, HandStart, TimeUp
-from tablesvc.journal import Journal
-from tablesvc.table import Table
+from tablesvc.service.commands import Commands
+from tablesvc.service.journal import Journal
+from tablesvc.service.table import Table
 
 NOW = parse_deadline("2026-11-26T10:00:00.000Z")
 

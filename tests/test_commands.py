@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from tablesvc.commands import COMMAND_SCHEMA, Commands
 from tablesvc.engine.engine import Engine, Rejected
 from tablesvc.engine.events import Chombo, GameStart, SetScores
+from tablesvc.service.commands import COMMAND_SCHEMA, Commands
 
 
 class Recorder:

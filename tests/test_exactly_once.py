@@ -8,10 +8,10 @@ import json
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from tablesvc.commands import Commands
 from tablesvc.config import parse_config
-from tablesvc.journal import Journal
 from tablesvc.service import TableService
+from tablesvc.service.commands import Commands
+from tablesvc.service.journal import Journal
 from tests.test_service_mqtt import BASE, Subscriber, config_text, send_command
 
 
@@ -157,8 +157,8 @@ def test_a_retained_command_is_refused_over_mqtt_3(mosquitto, tmp_path):
 
 def test_the_journal_answers_a_command_it_journalled_but_never_answered(tmp_path):
     """A crash between the entry and the reply: the entry carries the transaction, the repeat gets its seq."""
-    from tablesvc.commands import _digest
     from tablesvc.engine.events import GameStart, to_dict
+    from tablesvc.service.commands import _digest
 
     command = {"command": "start_game", "transaction": "go"}
     with Journal(tmp_path / "t1.sqlite3") as journal:

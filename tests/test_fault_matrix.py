@@ -34,9 +34,9 @@ from hardware_sims.generator import generate_game
 from hardware_sims.table import DeviceOutputs, TableSimulator
 from tablesvc.config import parse_config
 from tablesvc.engine.events import DiceRolled, to_dict
-from tablesvc.journal import Journal
 from tablesvc.mqtt.link import IncomingMessage
 from tablesvc.service import TableService
+from tablesvc.service.journal import Journal
 from tests.test_service_mqtt import _RUN, Subscriber, config_text, send_command
 
 

@@ -3,7 +3,7 @@
 from drivers.observations import Button, ButtonPressed, HandStarted
 from tablesvc.engine.engine import Engine, Rejected, apply
 from tablesvc.engine.events import Discard, DoraRevealed, Draw, GameStart, HandStart, Tsumo
-from tablesvc.fusion import UNDO, Fusion
+from tablesvc.service.fusion import UNDO, Fusion
 from tablesvc.tiles import parse_tile, parse_tiles
 from vision.observations import DoraIndicatorSeen, HandRevealed, TileDiscarded
 

@@ -24,9 +24,9 @@ from drivers.observations import (
     TraysRead,
 )
 from drivers.protocol import DEVICE_MESSAGES, HOST_MESSAGES, SEQ_MODULO, BadFrame, HostProtocol, checksum, decode_frame
-from tablesvc.commands import COMMAND_SCHEMA, Commands
 from tablesvc.engine.engine import Engine, Rejected
 from tablesvc.engine.events import EVENT_TYPES, INT_RANGES, MAX_TEXT, Event, GameStart, SetScores
+from tablesvc.service.commands import COMMAND_SCHEMA, Commands
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

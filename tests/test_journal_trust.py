@@ -18,9 +18,9 @@ import pytest
 
 from tablesvc.config import parse_config
 from tablesvc.engine.events import DiceRolled
-from tablesvc.journal import Journal, JournalDamaged, JournalForeign
 from tablesvc.service import JournalMissing, TableService
-from tablesvc.table import Table
+from tablesvc.service.journal import Journal, JournalDamaged, JournalForeign
+from tablesvc.service.table import Table
 from tests.test_service_mqtt import Subscriber, config_text, send_command
 
 _RUN = [sys.executable, "-m", "tablesvc", "run", "--config"]
@@ -297,7 +297,7 @@ def test_run_with_an_empty_journal_waits_for_the_broker_to_answer(tmp_path, capl
     import time
 
     from hardware_sims.pytest_plugin import Mosquitto
-    from tablesvc.startup import BrokerNotAsked
+    from tablesvc.service.startup import BrokerNotAsked
 
     broker = Mosquitto(tmp_path)  # its port is chosen, it is not started yet
     config = parse_config(config_text(broker.url, tmp_path / "data"))

@@ -32,8 +32,8 @@ def test_topic_tree_refuses_wildcards_and_builds_names():
 
 import json  # noqa: E402
 
-from tablesvc.commands import COMMAND_SCHEMA  # noqa: E402
 from tablesvc.mqtt.topics import SCHEMA_FILES  # noqa: E402
+from tablesvc.service.commands import COMMAND_SCHEMA  # noqa: E402
 from tests.feed_schemas import SCHEMAS, schema_name, validate  # noqa: E402
 from tests.schema_fields import field_paths  # noqa: E402
 

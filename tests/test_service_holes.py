@@ -13,8 +13,8 @@ import time
 
 from tablesvc.config import parse_config
 from tablesvc.engine.events import GameStart, HandStart, to_dict
-from tablesvc.journal import KEEP_TRANSACTIONS, Journal
-from tablesvc.service import COMMAND_BURST, TableService
+from tablesvc.service.journal import KEEP_TRANSACTIONS, Journal
+from tablesvc.service.table_service import COMMAND_BURST, TableService
 from tests.test_deploy_acl import PASSWORD, Account, deployed_broker  # noqa: F401  (a fixture)
 from tests.test_service_mqtt import BASE, Subscriber, config_text, send_command
 
@@ -231,7 +231,7 @@ def test_two_thousand_refused_commands_make_a_bounded_report_that_counts_them_al
 
 
 def test_a_sender_that_makes_up_names_is_counted_with_the_others(tmp_path):
-    from tablesvc.bursts import OTHERS, BurstLimiter
+    from tablesvc.service.bursts import OTHERS, BurstLimiter
 
     now = [0.0]
     limiter = BurstLimiter(burst=2, window=10.0, clock=lambda: now[0], max_sources=3)

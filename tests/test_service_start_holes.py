@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from tablesvc.engine.events import Discard, DoraRevealed, GameStart, HandStart, to_dict
-from tablesvc.journal import SCHEMA_VERSION, Journal, JournalDamaged, checksum
-from tablesvc.startup import open_journal
-from tablesvc.table import Table
+from tablesvc.service.journal import SCHEMA_VERSION, Journal, JournalDamaged, checksum
+from tablesvc.service.startup import open_journal
+from tablesvc.service.table import Table
 from tablesvc.tiles import parse_tile
 from tests.test_deploy_acl import deployed_broker  # noqa: F401  (a fixture)
 from tests.test_failures_speak import tls_broker  # noqa: F401  (a fixture)
@@ -153,7 +153,7 @@ def test_a_table_folded_from_a_checked_journal_is_the_game(tmp_path):
 
 
 def test_a_deleted_lock_file_still_refuses_a_second_service(tmp_path):
-    from tablesvc.lock import TableLock, TableLocked
+    from tablesvc.service.lock import TableLock, TableLocked
 
     first = TableLock(tmp_path, "t1")
     first.acquire()
@@ -191,7 +191,7 @@ def test_a_second_run_after_the_lock_file_was_deleted_refuses(mosquitto, tmp_pat
 
 
 def test_demo_over_a_data_dir_in_use_says_so_in_one_line(tmp_path):
-    from tablesvc.lock import TableLock
+    from tablesvc.service.lock import TableLock
 
     held = TableLock(tmp_path / "data", "table-1")
     held.acquire()

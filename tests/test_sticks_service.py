@@ -161,7 +161,7 @@ def test_the_demo_with_a_mispayment_prints_the_alert_naming_the_seats_and_amount
 
 
 def test_commands_take_the_scores_from_the_trays_and_refuse_without_a_reading():
-    from tablesvc.commands import Commands
+    from tablesvc.service.commands import Commands
 
     started = []
     reading = [None]

@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from tablesvc.config import parse_config
-from tablesvc.lock import TableLock, TableLocked
 from tablesvc.service import TableService
+from tablesvc.service.lock import TableLock, TableLocked
 from tests.test_service_mqtt import Subscriber, config_text
 
 _RUN = [sys.executable, "-m", "tablesvc", "run", "--config"]

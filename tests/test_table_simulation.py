@@ -8,8 +8,8 @@ from hardware_sims.table import DirectOutputs, TableSimulator
 from tablesvc.engine.engine import Engine, Rejected, apply
 from tablesvc.engine.events import Draw, HandStart
 from tablesvc.engine.results import HandResult
-from tablesvc.fusion import UNDO, Fusion
 from tablesvc.replay import load_record
+from tablesvc.service.fusion import UNDO, Fusion
 from tests.conftest import mjlog_files
 from vision.observations import TileDiscarded
 

@@ -11,7 +11,7 @@ from tablesvc.archive import ArchivedGame, find_game, game_csv, game_json, iso, 
 from tablesvc.cli.output import fail, write_output
 from tablesvc.cli.replay import _final_text, _hand_line
 from tablesvc.formats.record import RecordError
-from tablesvc.journal import JournalError
+from tablesvc.service.journal import JournalError
 from tablesvc.text import safe_text
 
 NAME = "games"

@@ -46,9 +46,9 @@ def add_run(sub: argparse._SubParsersAction) -> None:
 
 def run_service(args: argparse.Namespace) -> int:
     from tablesvc.config import ConfigError, load_config
-    from tablesvc.journal import JournalError
-    from tablesvc.lock import TableLocked
     from tablesvc.service import TableService
+    from tablesvc.service.journal import JournalError
+    from tablesvc.service.lock import TableLocked
 
     try:
         config = load_config(args.config)
@@ -221,10 +221,10 @@ def _demo(args: argparse.Namespace, record: RecordedGame | None, url: str, broke
     from hardware_sims.generator import GeneratorOptions, generate_game
     from hardware_sims.table import DeviceOutputs, TableSimulator
     from tablesvc.config import parse_config
-    from tablesvc.journal import JournalError
-    from tablesvc.lock import TableLocked
     from tablesvc.mqtt.link import BrokerURL, IncomingMessage, MqttLink
     from tablesvc.service import TableService
+    from tablesvc.service.journal import JournalError
+    from tablesvc.service.lock import TableLocked
     from tablesvc.watch import Watcher
 
     data_dir = args.data_dir or work / "data"

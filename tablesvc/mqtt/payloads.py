@@ -23,10 +23,10 @@ from tablesvc.engine.clock import Clock
 from tablesvc.engine.events import EVENT_TYPES, from_dict, to_dict
 from tablesvc.engine.results import GameResult, HandResult, RiichiAccepted, round_name
 from tablesvc.engine.state import GameState, Phase
-from tablesvc.journal import Entry
 from tablesvc.mqtt.topics import SCHEMA_VERSION
 from tablesvc.rules.conditions import Price, SeatConditions, all_last_conditions, describe, target_line
 from tablesvc.rules.ruleset import UnknownRuleSetError, get_ruleset
+from tablesvc.service.journal import Entry
 
 __all__ = ["all_last", "clock_payload", "event_payload", "hand_id", "iso_time", "result_payload", "state_payload",
            "status_payload", "wire_event"]

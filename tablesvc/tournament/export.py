@@ -131,8 +131,8 @@ def export_games(st: Standings, data_dirs: Mapping[tuple[str, str], Path], fmt: 
     hold)."""
     from tablesvc.archive import game_id, list_games, to_record
     from tablesvc.formats.record import RecordError
-    from tablesvc.journal import JournalError
     from tablesvc.replay import Mismatch, replay
+    from tablesvc.service.journal import JournalError
 
     if fmt == "mjai":
         from tablesvc.formats.mjai import export_mjai as write

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tablesvc.commands import REFEREE_NAME_PATTERN
 from tablesvc.config import ConfigError, load_web_config
+from tablesvc.service.commands import REFEREE_NAME_PATTERN
 from tablesvc.text import require_text
 
 __all__ = ["AccountError", "add_referee", "check_name"]

@@ -31,11 +31,11 @@ from tablesvc import __version__
 from tablesvc.archive import game_id
 from tablesvc.engine.results import GameResult, HandResult, Output, RiichiAccepted
 from tablesvc.engine.state import GameState
-from tablesvc.journal import Entry, Journal
 from tablesvc.mqtt.payloads import event_payload, iso_time, result_payload, state_payload, status_payload
 from tablesvc.mqtt.topics import SCHEMA_VERSION, TopicTree
-from tablesvc.reply_route import reply_route
-from tablesvc.table import ResultSeqs
+from tablesvc.service.journal import Entry, Journal
+from tablesvc.service.reply_route import reply_route
+from tablesvc.service.table import ResultSeqs
 from tablesvc.text import safe_text
 
 __all__ = ["Publisher", "Transport"]
@@ -116,7 +116,7 @@ class Publisher:
     def accepted(self, entry: Entry, outputs: list[Output], state: GameState, mjai: list[dict] | None = None,
                  seqs: ResultSeqs | None = None) -> None:
         """One journal entry and what followed from it; the state after it (``seqs``: where each result
-        came from, :class:`~tablesvc.table.ResultSeqs`)."""
+        came from, :class:`~tablesvc.service.table.ResultSeqs`)."""
         self.publish_event(entry)
         for output in outputs:
             if not self.synced:
@@ -251,6 +251,6 @@ class Publisher:
 
     def reply(self, payload: dict[str, Any], response_topic: str | None, correlation: bytes | None) -> None:
         """A command's reply: on ``response_topic`` only when it is the table's ``cmd/reply`` or one level below
-        (:mod:`tablesvc.reply_route`), else on ``cmd/reply``; never on a topic of the feed."""
+        (:mod:`tablesvc.service.reply_route`), else on ``cmd/reply``; never on a topic of the feed."""
         topic = reply_route(self.topics.cmd_reply, response_topic).topic
         self.transport.publish(topic, _json(payload), qos=1, correlation=(topic, correlation))

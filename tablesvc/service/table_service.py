@@ -28,9 +28,6 @@ from dataclasses import asdict
 from typing import Any
 
 from drivers.observations import CameraHealth, DeviceHealth, DeviceKind, Observation, TraysRead
-from tablesvc.bursts import BurstLimiter
-from tablesvc.clock import ClockTimer
-from tablesvc.commands import Commands
 from tablesvc.config import Config
 from tablesvc.engine.clock import Clock
 from tablesvc.engine.engine import Rejected, apply
@@ -38,22 +35,25 @@ from tablesvc.engine.events import Event, GameStart, TimeUp, to_dict
 from tablesvc.engine.results import GameResult, HandResult
 from tablesvc.engine.state import Phase
 from tablesvc.formats.mjai_live import MjaiStream, capture
-from tablesvc.fusion import UNDO, Fusion
-from tablesvc.journal import Entry, Journal, JournalError
-from tablesvc.lock import TableLock
 from tablesvc.mqtt.link import IncomingMessage, MqttLink
 from tablesvc.mqtt.payloads import iso_time
-from tablesvc.publisher import Publisher
-from tablesvc.reply_route import PLAIN, ReplyRoute, reply_route
-from tablesvc.startup import BrokerNotAsked, JournalMissing, check_broker, open_journal
-from tablesvc.stickwatch import StickWatch
-from tablesvc.table import Accepted, Table
+from tablesvc.service.bursts import BurstLimiter
+from tablesvc.service.clock import ClockTimer
+from tablesvc.service.commands import Commands
+from tablesvc.service.fusion import UNDO, Fusion
+from tablesvc.service.journal import Entry, Journal, JournalError
+from tablesvc.service.lock import TableLock
+from tablesvc.service.publisher import Publisher
+from tablesvc.service.reply_route import PLAIN, ReplyRoute, reply_route
+from tablesvc.service.startup import BrokerNotAsked, JournalMissing, check_broker, open_journal
+from tablesvc.service.stickwatch import StickWatch
+from tablesvc.service.table import Accepted, Table
 from tablesvc.text import safe_text as safe
 from vision.observations import CameraObservation
 
 __all__ = ["JournalMissing", "TableService"]
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("tablesvc.service")  # the package's name: the table's own messages, parent of its parts
 
 _STOP = object()
 ACK_FLUSH_S = 0.5  # while inputs keep coming, the broker's acknowledgements are journalled at least this often
@@ -146,7 +146,7 @@ class TableService:
         self.mjai = MjaiStream()
         self.drivers: list[Any] = []
         self.reader: Any = None
-        self.snapshots: dict[str, Any] = {}  # camera name -> tablesvc.snapshots.Snapshots
+        self.snapshots: dict[str, Any] = {}  # camera name -> tablesvc.service.snapshots.Snapshots
         self._worker: threading.Thread | None = None
         self.processed = threading.Condition()
         self.failed = threading.Event()  # the service cannot go on (the broker refuses its writes): see failure
@@ -164,7 +164,7 @@ class TableService:
         model raises ``ValueError`` before anything runs (the caller calls :meth:`stop` and reports it).
         With an empty journal the broker is asked first whether it still shows this table's game; given a
         ``stop`` event (``tablesvc run``), a broker that cannot be reached is asked again with backoff until it
-        answers or ``stop`` is set, else :class:`~tablesvc.startup.BrokerNotAsked` is raised at once."""
+        answers or ``stop`` is set, else :class:`~tablesvc.service.startup.BrokerNotAsked` is raised at once."""
         state = self.table.state
         log.info("table %s/%s: %d journal entries, game %s", self.config.table.site, self.config.table.id,
                  self.journal.last_seq, state.phase.value)
@@ -261,7 +261,7 @@ class TableService:
         if cam.calibration is None or (cam.tiles is None and cam.model is None):
             log.warning("camera %s: no calibration and tile set configured; its frames are not read", cam.name)
             return None
-        from tablesvc.camera_reader import CameraReader
+        from tablesvc.service.camera_reader import CameraReader
         from vision.calibration import Calibration
         from vision.classifier import TileClassifier
         from vision.pipeline import FramePipeline
@@ -279,7 +279,7 @@ class TableService:
         on ``camera/<name>/snapshot``; also at once when the engine refuses what this camera reported."""
         if interval <= 0:
             return None
-        from tablesvc.snapshots import Snapshots
+        from tablesvc.service.snapshots import Snapshots
 
         topic = self.topics.camera_snapshot(name)
         snapshots = Snapshots(name, calibration, geometry, lambda payload: self.inbox.put(("snapshot", topic, payload)),
