@@ -41,11 +41,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 
 from .features import CameraAugmenter, to_bgr
+from .model_file import EMBED_FORMAT, LDA_FORMAT, OtherNetwork, read_model
+from .tile_set import TILES, GridLayout, read_tile_directory, rotate
 
 __all__ = ["EMBED_FORMAT", "MODEL_PATH", "NOT_TILES_PATH", "EmbeddingClassifier", "OtherNetwork", "TileEmbedder"]
 
@@ -53,14 +56,6 @@ MODEL_PATH = Path(__file__).resolve().parent / "models" / "tile_embed.onnx"
 #: flowers, seasons and backs as the network sees them (training/not_tiles.py): the runner-up they deserve
 NOT_TILES_PATH = Path(__file__).resolve().parent / "models" / "not_tiles.npy"
 EMBED_W, EMBED_H = 48, 64
-#: what :meth:`EmbeddingClassifier.save` writes (TileClassifier.load tells it from the LDA's 2)
-EMBED_FORMAT = 3
-
-
-class OtherNetwork(ValueError):
-    """A saved tile set whose embeddings were made by another network than the installed one."""
-
-
 class TileEmbedder:
     """Crops -> unit 128-d embeddings with the packaged ONNX network (OpenCV dnn, CPU)."""
 
@@ -161,8 +156,6 @@ class EmbeddingClassifier:
     # ------------------------------------------------------------------ enrollment
     def enroll(self, images_by_tile: Mapping[str, Sequence[np.ndarray] | np.ndarray]) -> None:
         """Add images: ``{'1m': image or [images], ...}``; each image becomes one prototype of its kind."""
-        from .classifier import TILES
-
         aug = CameraAugmenter(slot_shift_px=self.slot_shift_px, slot_turn_deg=self.slot_turn_deg,
                               seed=self.seed + len(self._labels))  # fmt: skip
         next_id = int(self._image_ids.max()) + 1 if self._image_ids.size else 0
@@ -185,15 +178,11 @@ class EmbeddingClassifier:
 
     def enroll_directory(self, path: str | Path) -> list[str]:
         """As :meth:`TileClassifier.enroll_directory` (notation or FluffyStuff names, ``1m_2.png`` adds)."""
-        from .classifier import read_tile_directory
-
         found = read_tile_directory(path)
         self.enroll(found)
         return list(found)
 
     def enroll_grid(self, image: np.ndarray, layout: object = None) -> list[str]:
-        from .classifier import GridLayout
-
         layout = layout if isinstance(layout, GridLayout) else GridLayout()
         found: dict[str, list[np.ndarray]] = {}
         for tile, crop in layout.cells(image):
@@ -202,8 +191,6 @@ class EmbeddingClassifier:
         return list(found)
 
     def _refit(self) -> None:
-        from .classifier import TILES
-
         order = {t: i for i, t in enumerate(TILES)}
         self._kinds = sorted(set(self._labels), key=lambda t: order.get(t, len(order)))
         pos = {t: i for i, t in enumerate(self._kinds)}
@@ -327,10 +314,8 @@ class EmbeddingClassifier:
 
         With ``half_turn`` a turn and its opposite are read as one (their embeddings averaged, as every
         crop is), and of the two the one nearer to the kind's prototypes is reported as the turn."""
-        from .classifier import _rotate
-
         self._check()
-        single = self.embedder([_rotate(image, r) for r in rotations])
+        single = self.embedder([rotate(image, r) for r in rotations])
         if not self.half_turn:
             got = self.scores_of(single)
             i = max(range(len(got)), key=lambda j: got[j][1])
@@ -379,9 +364,14 @@ class EmbeddingClassifier:
 
     @classmethod
     def load(cls, path: str | Path) -> EmbeddingClassifier:
-        from .classifier import TileClassifier
+        """Read a model written by :meth:`save`; one of the LDA method is refused, naming the file."""
 
-        clf = TileClassifier.load(path)
-        if not isinstance(clf, cls):
+        def lda(z: Any) -> None:  # refused below, once it is read as a whole LDA model (else it is no model)
+            json.loads(str(z["params"]))
+            json.loads(str(z["labels"]))
+            z["feats"].astype(np.float32)
+
+        clf = read_model(path, {EMBED_FORMAT: cls.from_npz, LDA_FORMAT: lda})
+        if clf is None:
             raise ValueError(f"{path}: a tile model of the LDA method, not the embedding's")
         return clf

@@ -9,16 +9,13 @@ lacks the start: it says so instead of writing half a game.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from tablesvc.engine.events import EventFormatError, GameStart, from_dict
 from tablesvc.formats.record import RecordedGame, RecordError
 from tablesvc.replay import Mismatch, replay
 
-if TYPE_CHECKING:
-    from tablesvc.web.store import TableFeed
-
-__all__ = ["DownloadError", "availability", "export_game"]
+__all__ = ["DownloadError", "Feed", "availability", "export_game"]
 
 FORMATS = {"mjai": ("application/x-ndjson", "mjai.jsonl"), "tenhou6": ("application/json", "tenhou6.json")}
 ONLY_MJAI = "only mjai is available for this game"
@@ -29,7 +26,18 @@ class DownloadError(ValueError):
     """The game cannot be written; the message says why and what to do instead."""
 
 
-def _not_from_start(feed: TableFeed) -> str:
+class Feed(Protocol):
+    """What a game is written from: the web server's copy of a table's feed
+    (:class:`tablesvc.web.store.TableFeed`), which asks this module what it can be downloaded as."""
+
+    site: str
+    table: str
+    entries: dict[int, dict[str, Any]]  # journal seq -> events payload
+
+    def effective_events(self) -> list[tuple[int, dict[str, Any]]] | None: ...
+
+
+def _not_from_start(feed: Feed) -> str:
     seen = f" (it has events {min(feed.entries)}..{max(feed.entries)})" if feed.entries else ""
     return (f"the web server has not seen this game from its start{seen}; export it from the table's journal "
             "with 'tablesvc replay --export'")
@@ -49,9 +57,9 @@ def tenhou6_refusal(effective: list[tuple[int, dict[str, Any]]]) -> str | None:
     return None
 
 
-def availability(feed: TableFeed, effective: list[tuple[int, dict[str, Any]]] | None = None) -> dict[str, str | None]:
+def availability(feed: Feed, effective: list[tuple[int, dict[str, Any]]] | None = None) -> dict[str, str | None]:
     """For each format, None where the game can be downloaded, else why not (the table page greys the link and
-    gives the reason as its title). ``effective``: :meth:`TableFeed.effective_events`, where already known."""
+    gives the reason as its title). ``effective``: :meth:`Feed.effective_events`, where already known."""
     if effective is None:
         effective = feed.effective_events()
     if not effective:
@@ -60,7 +68,7 @@ def availability(feed: TableFeed, effective: list[tuple[int, dict[str, Any]]] | 
     return {"mjai": None, "tenhou6": tenhou6_refusal(effective)}
 
 
-def export_game(feed: TableFeed, fmt: str) -> tuple[str, str, str]:
+def export_game(feed: Feed, fmt: str) -> tuple[str, str, str]:
     """(text, media type, file suffix) of the table's current game in ``fmt`` (``mjai`` or ``tenhou6``)."""
     if fmt not in FORMATS:
         raise DownloadError(f"unknown format {fmt!r}: mjai or tenhou6")
