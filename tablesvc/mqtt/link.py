@@ -278,6 +278,7 @@ class MqttLink:
         self._on_writes_refused = on_writes_refused
         self._refusals_in_a_row = 0
         self._topics: dict[int, str] = {}  # message id -> topic, until the broker answers (with on_writes_refused)
+        self._topics_lock = threading.Lock()
         self.writes_refused: str | None = None
         self._client = self._make_client()
 
@@ -420,7 +421,9 @@ class MqttLink:
             properties.CorrelationData = correlation[1]
         with self._lock:
             info = self._client.publish(topic, payload, qos=qos, retain=retain, properties=properties)
-            if self._on_writes_refused is not None and qos > 0:
+        if self._on_writes_refused is not None and qos > 0:
+            # a lock of its own, never held while calling paho: paho calls _published holding its own locks
+            with self._topics_lock:
                 if len(self._topics) > 10_000:
                     self._topics.clear()
                 self._topics[info.mid] = topic
@@ -577,7 +580,7 @@ class MqttLink:
         acknowledgements are read from the message handles by the publisher."""
         refused = reason is not None and getattr(reason, "is_failure", False)
         if self._on_writes_refused is not None:
-            with self._lock:
+            with self._topics_lock:
                 topic = self._topics.pop(mid, None)
             self._refusals_in_a_row = self._refusals_in_a_row + 1 if refused and _not_authorised(reason) else 0
             if self._refusals_in_a_row == WRITES_REFUSED and self.writes_refused is None:
