@@ -26,6 +26,7 @@ __all__ = ["KIND_MESSAGES", "LinkBinding"]
 KIND_MESSAGES: dict[DeviceKind, frozenset[str]] = {
     DeviceKind.TABLE: frozenset({"HELLO", "HB", "ERR", "DICE", "WALL", "HAND"}),
     DeviceKind.PANEL: frozenset({"HELLO", "HB", "ERR", "BTN"}),
+    DeviceKind.STICKS: frozenset({"HELLO", "HB", "ERR", "TRAYS"}),
 }
 
 

@@ -33,6 +33,7 @@ __all__ = [
     "HandStarted",
     "Heartbeat",
     "Observation",
+    "TraysRead",
     "WallReady",
 ]
 
@@ -42,6 +43,7 @@ class DeviceKind(StrEnum):
 
     TABLE = "table"  # automatic table: dice, walls, hand start
     PANEL = "panel"  # seat button panel (one per table, four seats)
+    STICKS = "sticks"  # score stick tray reader: each seat's tray total and the riichi sticks on the table
 
 
 class Button(StrEnum):
@@ -140,6 +142,22 @@ class ButtonPressed(Observation):
     seat: int
     button: Button
     is_event: ClassVar[bool] = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class TraysRead(Observation):
+    """The score sticks settled: each seat's tray total in points (seat 0..3 as wired on the reader) and the
+    riichi sticks (1,000 points each) lying on the table. An event: a reading the host missed would leave it
+    comparing the game with trays that are no longer there."""
+
+    trays: tuple[int, int, int, int]
+    riichi: int
+    is_event: ClassVar[bool] = True
+
+    @property
+    def total(self) -> int:
+        """Every point on the table: the trays and the riichi sticks."""
+        return sum(self.trays) + 1000 * self.riichi
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -51,6 +51,7 @@ from drivers.observations import (
     HandStarted,
     Heartbeat,
     Observation,
+    TraysRead,
     WallReady,
 )
 
@@ -61,6 +62,8 @@ __all__ = [
     "EVENT_MESSAGES",
     "HOST_MESSAGES",
     "MAX_LINE",
+    "MAX_RIICHI",
+    "MAX_TRAY",
     "NAKS_PER_SECOND",
     "SEQ_MODULO",
     "BadFrame",
@@ -88,9 +91,12 @@ DUPLICATE_WINDOW = 10.0
 BROADCAST = "ALL"
 
 #: Device -> host messages.
-DEVICE_MESSAGES = frozenset({"HELLO", "HB", "DICE", "WALL", "HAND", "BTN", "ERR"})
+DEVICE_MESSAGES = frozenset({"HELLO", "HB", "DICE", "WALL", "HAND", "BTN", "TRAYS", "ERR"})
 #: Device -> host messages that are events: acknowledged, repeated until acknowledged, deduplicated.
-EVENT_MESSAGES = frozenset({"DICE", "WALL", "HAND", "BTN"})
+EVENT_MESSAGES = frozenset({"DICE", "WALL", "HAND", "BTN", "TRAYS"})
+#: The most points one tray may report (a whole table's points many times over), and riichi sticks on the table.
+MAX_TRAY = 999_900
+MAX_RIICHI = 99
 #: Host -> device messages.
 HOST_MESSAGES = frozenset({"ACK", "NAK", "PING"})
 NAKS_PER_SECOND = 10.0  # the most NAKs the host sends on one link per second (a burst of as many, then this rate)
@@ -100,6 +106,7 @@ _SEQ = re.compile(r"[0-9]{1,5}")
 _MSG = re.compile(r"[A-Z][A-Z0-9_]{0,15}")
 _HEX2 = re.compile(rb"[0-9A-Fa-f]{2}")
 _SMALL_INT = re.compile(r"[0-9]{1,3}")
+_POINTS = re.compile(r"[0-9]{1,6}")
 _TOKEN = re.compile(r"[A-Za-z0-9_.-]{1,32}")
 _FORBIDDEN_IN_ARG = frozenset(",$*")
 
@@ -224,6 +231,14 @@ def _int_in(frame: Frame, text: str, low: int, high: int, what: str) -> int:
     return int(text)
 
 
+def _points(frame: Frame, text: str, seat: int) -> int:
+    """A tray total: whole hundreds (the smallest stick is 100 points) from 0 to :data:`MAX_TRAY`."""
+    if not _POINTS.fullmatch(text) or int(text) > MAX_TRAY or int(text) % 100:
+        raise FrameError(BadReason.ARGUMENTS, f"tray {seat} holds {text!r}: points are whole hundreds 0..{MAX_TRAY}",
+                         frame.device, frame.seq)
+    return int(text)
+
+
 def to_observation(frame: Frame, now: float) -> Observation:
     """The observation a device -> host frame carries, stamped ``now``.
 
@@ -249,6 +264,10 @@ def to_observation(frame: Frame, now: float) -> Observation:
         except ValueError:
             raise FrameError(BadReason.ARGUMENTS, f"unknown button {button!r}", frame.device, frame.seq) from None
         return ButtonPressed(**common, seat=_int_in(frame, seat, 0, 3, "seat"), button=parsed)
+    if msg == "TRAYS":
+        *totals, riichi = _need(frame, 5)
+        trays = tuple(_points(frame, text, seat) for seat, text in enumerate(totals))
+        return TraysRead(**common, trays=trays, riichi=_int_in(frame, riichi, 0, MAX_RIICHI, "riichi sticks"))
     if msg == "HELLO":
         kind, model, firmware = _need(frame, 3)
         try:

@@ -1,4 +1,5 @@
-"""Serial devices simulated on real pseudo-terminals: an automatic table and seat button panels.
+"""Serial devices simulated on real pseudo-terminals: an automatic table and seat button panels (the stick
+tray reader, :class:`~hardware_sims.sticks.StickTray`, builds on the same class).
 
 A :class:`PtyDevice` opens a pty pair with ``os.openpty`` and speaks the
 open protocol (``docs/serial-protocol.md``) from the master side, exactly as
@@ -48,8 +49,12 @@ __all__ = ["PtyDevice"]
 
 log = logging.getLogger(__name__)
 
-_TABLE_EVENTS = frozenset({"DICE", "WALL", "HAND"})
-_PANEL_EVENTS = frozenset({"BTN"})
+_KIND_EVENTS = {
+    DeviceKind.TABLE: frozenset({"DICE", "WALL", "HAND"}),
+    DeviceKind.PANEL: frozenset({"BTN"}),
+    DeviceKind.STICKS: frozenset({"TRAYS"}),
+}
+_ALL_EVENTS = frozenset().union(*_KIND_EVENTS.values())
 
 
 @dataclass
@@ -179,8 +184,7 @@ class PtyDevice:
         The wire allows one event in flight: this one goes out when those
         before it are acknowledged, refused or given up.
         """
-        expected = _TABLE_EVENTS if self.kind is DeviceKind.TABLE else _PANEL_EVENTS
-        if msg in (_TABLE_EVENTS | _PANEL_EVENTS) - expected:
+        if msg in _ALL_EVENTS - _KIND_EVENTS[self.kind]:
             raise ValueError(f"a {self.kind.value} does not send {msg}")
         with self._lock:
             seq = self._next_seq()

@@ -15,6 +15,10 @@ Fixtures:
     :class:`~hardware_sims.devices.PtyDevice` on a real pseudo-terminal (its ``link_path`` is what a
     driver opens) with its faults on demand (``noise``, ``bad_checksum_next``, ``overlong_line``,
     ``stall``, ``drop_acks``, ``unplug``/``replug``); stopped after the test.
+``stick_tray``
+    A factory: ``stick_tray(trays=(25000,) * 4)`` starts a :class:`~hardware_sims.sticks.StickTray` (device
+    kind ``sticks``, id ``STK1`` unless given) on a real pseudo-terminal: ``set_trays`` moves the sticks,
+    reported once they settle (``settle=1.0`` s), ``flutter`` makes it never settle; stopped after the test.
 ``game_record``
     A factory: ``game_record(seed=7)`` generates a legal game, ``game_record(path)`` reads a recorded one
     (mjlog, mjai, tenhou.net/6).
@@ -127,6 +131,26 @@ def pty_device(tmp_path: Path) -> Iterator[Callable[..., Any]]:
 
 
 @pytest.fixture
+def stick_tray(tmp_path: Path) -> Iterator[Callable[..., Any]]:
+    """Factory: ``stick_tray(device_id="STK1", trays=(0, 0, 0, 0), riichi=0, settle=1.0, **PtyDevice options)`` ->
+    a started :class:`~hardware_sims.sticks.StickTray` on a real pseudo-terminal; stopped after the test."""
+    from hardware_sims.sticks import StickTray
+
+    started: list[StickTray] = []
+
+    def make(device_id: str | None = None, **options: Any) -> StickTray:
+        device_id = device_id or f"STK{len(started) + 1}"
+        tray = StickTray(device_id, tmp_path / f"tty{device_id}", **options)
+        tray.start()
+        started.append(tray)
+        return tray
+
+    yield make
+    for tray in started:
+        tray.stop()
+
+
+@pytest.fixture
 def game_record() -> Callable[..., Any]:
     """Factory: ``game_record(seed=7)`` a generated game, ``game_record("game.mjlog")`` a recorded one."""
     def make(source: int | str | Path | None = None, *, seed: int | None = None, rules: str = "ema2012") -> Any:
@@ -188,19 +212,23 @@ class SimulatedTable:
     site = "sim"
     table = "table-1"
 
-    def __init__(self, broker: Mosquitto, workdir: Path, make_device: Callable[..., Any]) -> None:
+    def __init__(self, broker: Mosquitto, workdir: Path, make_device: Callable[..., Any],
+                 make_tray: Callable[..., Any] | None = None, extra_config: str = "") -> None:
         from tablesvc.config import parse_config
         from tablesvc.service import TableService
 
         self.broker = broker
         self.automatic_table = make_device("table", "TBL1")
         self.panel = make_device("panel", "PNL1")
+        self.tray = make_tray("STK1") if make_tray is not None else None
+        sticks = (f'[[serial]]\nname = "sticks"\nurl = "{self.tray.link_path}"\nkind = "sticks"\nids = ["STK1"]\n'
+                  if self.tray is not None else "")
         self.config = parse_config(
             f'[table]\nsite = "{self.site}"\nid = "{self.table}"\ndata_dir = "{workdir / "data"}"\n'
             f'[mqtt]\nurl = "{broker.url}"\n'
             f'[[serial]]\nname = "table"\nurl = "{self.automatic_table.link_path}"\nkind = "table"\nids = ["TBL1"]\n'
-            f'[[serial]]\nname = "panel"\nurl = "{self.panel.link_path}"\nkind = "panel"\nids = ["PNL1"]\n',
-            "<simulated_table>")
+            f'[[serial]]\nname = "panel"\nurl = "{self.panel.link_path}"\nkind = "panel"\nids = ["PNL1"]\n'
+            + sticks + extra_config, "<simulated_table>")
         self.base = self.config.topics.base
         self.service = TableService(self.config, new_game=True)  # a broker shared by tests may hold another game
         self._clients: list[Any] = []
@@ -236,7 +264,7 @@ class SimulatedTable:
         return received
 
     def play(self, game: Any = None, *, seed: int = 1, speed: float = 0.0, feed: Any = None,
-             until: Callable[[], object] | None = None) -> Any:
+             until: Callable[[], object] | None = None, mispay: Any = None) -> Any:
         """Play ``game`` (a :class:`~tablesvc.formats.record.RecordedGame`; default: generated from ``seed``)
         on the simulated devices, the referee starting it; returns the record once the service has
         handled every input. The camera's observations go straight to the service, unless ``feed`` (a
@@ -244,7 +272,9 @@ class SimulatedTable:
         rendered and read by vision, the device signals handed to the service directly. ``until``, asked
         after each signal the table gives, stops the game early once it holds (the record returned is still
         the whole game, of which the table showed the beginning): a camera feed renders a few frames a
-        second, so ``until=lambda: len(feed.stats.changes) >= 8`` keeps such a test to seconds."""
+        second, so ``until=lambda: len(feed.stats.changes) >= 8`` keeps such a test to seconds. With a stick
+        tray (``stick_table``) the players pay in sticks as they play (:attr:`players`), one hand wrong with
+        ``mispay`` (a :class:`~hardware_sims.sticks.Mispayment`)."""
         from hardware_sims.generator import generate_game
         from hardware_sims.table import DeviceOutputs, TableSimulator
         from tablesvc.mqtt.link import IncomingMessage
@@ -256,7 +286,12 @@ class SimulatedTable:
             self.service.inbox.put(("cmd", IncomingMessage(f"{self.base}/cmd", json.dumps(command).encode())))
 
         outputs = feed if feed is not None else DeviceOutputs(self.automatic_table, self.panel, self.service.observe)
-        simulator = TableSimulator(record, outputs, speed=speed, start_game=start)
+        self.players = None
+        if self.tray is not None:
+            from hardware_sims.sticks import StickPlayers
+
+            self.players = StickPlayers(self.tray, mispay=mispay)
+        simulator = TableSimulator(record, outputs, speed=speed, start_game=start, after_event=self.players)
         if until is not None:
             simulator.out = _StopWhen(outputs, until, simulator.stop)
         simulator.run()
@@ -278,6 +313,17 @@ def simulated_table(mosquitto: Mosquitto, tmp_path: Path, pty_device: Callable[.
     """A running table service (``tablesvc/sim/table-1``) on the ``mosquitto`` fixture, reading a simulated
     automatic table and seat panel; ``.play(seed=7)``, ``.messages("state")``, ``.wait_for(...)``."""
     table = SimulatedTable(mosquitto, tmp_path, pty_device)
+    table.start()
+    yield table
+    table.stop()
+
+
+@pytest.fixture
+def stick_table(mosquitto: Mosquitto, tmp_path: Path, pty_device: Callable[..., Any],
+                stick_tray: Callable[..., Any]) -> Iterator[SimulatedTable]:
+    """A :func:`simulated_table` with a stick tray reader on a third link (``sticks``, id ``STK1``) whose trays
+    the players keep as they play (``.play(seed=7, mispay=...)``, ``.tray``, ``.players``)."""
+    table = SimulatedTable(mosquitto, tmp_path, pty_device, make_tray=stick_tray)
     table.start()
     yield table
     table.stop()

@@ -69,9 +69,13 @@ class TableSimulator:
 
     def __init__(self, record: RecordedGame, outputs: TableOutputs, *, speed: float = 0.0,
                  start_game: Callable[[GameStart], None] | None = None,
+                 after_event: Callable[[Event], None] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
+        """``after_event`` is called with each record event once the table has shown it (the players at a
+        stick tray pay then: :class:`~hardware_sims.sticks.StickPlayers`)."""
         self.record = record
         self.out = outputs
+        self.after_event = after_event
         self.speed = speed
         self.start_game = start_game
         self.clock = clock
@@ -97,6 +101,8 @@ class TableSimulator:
             if self.stop_event.is_set():
                 break
             self.show(event)
+            if self.after_event is not None:
+                self.after_event(event)
             shown += 1
         return shown
 

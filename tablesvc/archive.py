@@ -23,7 +23,7 @@ from tablesvc.engine.events import Event, GameStart
 from tablesvc.engine.results import GameResult, HandResult
 from tablesvc.engine.state import GameState, Phase
 from tablesvc.formats.record import RecordedGame, RecordError
-from tablesvc.journal import Journal, JournalError
+from tablesvc.journal import Entry, Journal, JournalError
 from tablesvc.mqtt.payloads import result_payload
 from tablesvc.table import Table
 
@@ -54,6 +54,9 @@ class ArchivedGame:
     """Time of the journal's last entry."""
     state: GameState
     events: tuple[Event, ...]
+    referees: tuple[tuple[str, int], ...] = ()
+    """Who ruled in the game: each referee's name (``referee`` for commands that named none) and how many journal
+    entries their commands wrote, in the order they first ruled."""
 
     @property
     def finished(self) -> bool:
@@ -109,7 +112,18 @@ def load_game(path: str | Path, *, game_id: str | None = None, table: str | None
         ended=entries[-1].ts if entries else None,
         state=game.state,
         events=tuple(game.events),
+        referees=_referees(entries),
     )
+
+
+def _referees(entries: list[Entry]) -> tuple[tuple[str, int], ...]:
+    """The referees whose commands wrote entries (source ``referee`` or ``referee:NAME``), with their counts."""
+    counts: dict[str, int] = {}
+    for entry in entries:
+        if entry.source == "referee" or entry.source.startswith("referee:"):
+            name = entry.source.partition(":")[2] or "referee"
+            counts[name] = counts.get(name, 0) + 1
+    return tuple(counts.items())
 
 
 def _journal_files(data_dir: Path) -> list[Path]:

@@ -22,6 +22,10 @@ transaction with a different command is refused (two callers numbering
 alike must not receive each other's replies). While a command runs,
 :attr:`Commands.current` holds its (transaction key, digest), so that the
 service journals it with the entry the command writes.
+
+A command may name the referee who sends it (``by``, as the web console does
+for its signed-in account): the entry it writes is journalled with the source
+``referee:NAME`` instead of ``referee``, so a tournament knows who ruled what.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ import hashlib
 import hmac
 import json
 import logging
+import math
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -37,23 +43,31 @@ from typing import Any
 
 import jsonschema
 
+from tablesvc.engine.clock import MAX_MINUTES, Clock, ClockError, parse_deadline
 from tablesvc.engine.engine import Rejected
 from tablesvc.engine.events import (
     INT_RANGES,
     MAX_TEXT,
     Chombo,
+    ClockAddHand,
+    ClockExtend,
+    ClockStart,
     DeadHand,
     EndGame,
     Event,
     EventFormatError,
     GameStart,
     SetScores,
+    TimeUp,
     from_dict,
 )
+from tablesvc.mqtt.payloads import iso_time
 from tablesvc.mqtt.topics import SCHEMA_VERSION
+from tablesvc.rules.game_end import MAX_MORE_HANDS, TimeRule
 from tablesvc.text import find_invalid_text, is_valid_text
 
-__all__ = ["COMMAND_SCHEMA", "MAX_COMMAND_BYTES", "SITUATION", "CommandError", "Commands", "Reply"]
+__all__ = ["CLOCK_ACTIONS", "COMMAND_SCHEMA", "MAX_COMMAND_BYTES", "REFEREE_NAME_PATTERN", "SITUATION",
+           "CommandError", "Commands", "Reply"]
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +80,10 @@ MAX_COMMAND_BYTES = 64 * 1024
 #: Transactions are the caller's ids: a text up to this long, or a whole number JSON carries exactly.
 MAX_TRANSACTION = 128
 _SAFE_INT = 2**53 - 1
+#: A referee's name as commands carry it (``by``) and the web server's accounts are named: letters (any script),
+#: digits, spaces, dots, underscores and hyphens, beginning with a letter or digit. It ends in "nothing follows"
+#: rather than ``$``, which in Python (jsonschema) also matches before a final newline.
+REFEREE_NAME_PATTERN = r"^\w[\w .-]{0,39}(?![\s\S])"
 
 
 def _whole(low: int, high: int) -> dict[str, Any]:
@@ -74,6 +92,15 @@ def _whole(low: int, high: int) -> dict[str, Any]:
 
 _SEAT = _whole(*INT_RANGES["seat"])
 _REASON = {"type": "string", "maxLength": MAX_TEXT}
+#: A tournament clock: the guaranteed time (or the deadline it ends at, the same for a whole hall) and the rule.
+_CLOCK = {
+    "minutes": _whole(1, MAX_MINUTES),
+    "deadline": {"type": "string", "minLength": 1, "maxLength": 40},
+    "rule": {"enum": [r.value for r in TimeRule]},
+    "more_hands": _whole(0, MAX_MORE_HANDS),
+}
+CLOCK_ACTIONS = ("start", "extend", "add_hand", "time_up")
+"""What the ``clock`` command does: start the clock, extend the time, add a hand after time, call time now."""
 _COMMANDS: dict[str, dict[str, Any]] = {
     "start_game": {
         "properties": {
@@ -85,10 +112,16 @@ _COMMANDS: dict[str, dict[str, Any]] = {
             "round": {"type": "string", "pattern": "^[ESWNeswn][1-4]$"},
             "honba": _whole(*INT_RANGES["honba"]),
             "sticks": _whole(*INT_RANGES["sticks"]),
-            "scores": {"type": "array", "items": _whole(*INT_RANGES["scores"]), "minItems": 4, "maxItems": 4},
+            # or "sticks": each seat's tray total, read by the table's stick tray reader
+            "scores": {"anyOf": [{"type": "array", "items": _whole(*INT_RANGES["scores"]), "minItems": 4,
+                                  "maxItems": 4}, {"const": "sticks"}]},
             "dealer": _SEAT,
+            # the tournament clock, started with the game (a tournament's round start sends it to every table)
+            "clock": {"type": "object", "properties": _CLOCK, "additionalProperties": False},
         },
     },
+    "clock": {"properties": {"action": {"enum": list(CLOCK_ACTIONS)}, **_CLOCK, "reason": _REASON},
+              "required": ["action"]},
     "undo": {"properties": {"count": _whole(1, 100)}},
     "amend": {"properties": {"seq": _whole(1, 2**31 - 1), "event": {"type": "object"}},
               "required": ["seq", "event"]},
@@ -99,6 +132,9 @@ _COMMANDS: dict[str, dict[str, Any]] = {
                                              "minItems": 4, "maxItems": 4}, "reason": _REASON},
                    "required": ["scores"]},
     "end_game": {"properties": {"reason": _REASON}},
+    # the referee's ruling on a difference between the score sticks and the game (dismiss: the sticks are wrong,
+    # the players fix their trays; recheck: compare the trays again); the game is not changed
+    "sticks": {"properties": {"action": {"enum": ["dismiss", "recheck"]}}, "required": ["action"]},
 }
 
 COMMAND_SCHEMA: dict[str, Any] = {
@@ -111,10 +147,12 @@ COMMAND_SCHEMA: dict[str, Any] = {
         "transaction": {"anyOf": [{"type": "string", "minLength": 1, "maxLength": MAX_TRANSACTION},
                                   _whole(-_SAFE_INT, _SAFE_INT)]},
         "token": {"type": "string", "maxLength": 256},
+        "by": {"type": "string", "pattern": REFEREE_NAME_PATTERN},
     },
     "allOf": [
         {"if": {"properties": {"command": {"const": name}}},
-         "then": {**spec, "properties": {**spec["properties"], "command": {}, "transaction": {}, "token": {}},
+         "then": {**spec, "properties": {**spec["properties"], "command": {}, "transaction": {}, "token": {},
+                                                         "by": {}},
                   "additionalProperties": False}}
         for name, spec in _COMMANDS.items()
     ],
@@ -222,7 +260,17 @@ class Commands:
                  default_rules: str = "ema2012", default_players: tuple[str, str, str, str] | None = None,
                  default_start: Mapping[str, Any] | None = None,
                  recall: Callable[[str], tuple[str, dict[str, Any] | None, int | None] | None] | None = None,
-                 remember: Callable[[str, str, dict[str, Any]], None] | None = None) -> None:
+                 remember: Callable[[str, str, dict[str, Any]], None] | None = None,
+                 now: Callable[[], float] = time.time,
+                 trays: Callable[[], tuple[tuple[int, int, int, int], int] | None] | None = None,
+                 sticks: Callable[[str], dict[str, Any]] | None = None) -> None:
+        """``now`` is the wall clock a clock's minutes are counted from (the deadline is journalled);
+        ``trays``: the latest settled stick tray reading (trays, riichi sticks), None while there is none;
+        ``sticks``: the referee's ruling on a difference between trays and game (``dismiss``, ``recheck``).
+        Both None on a table without a stick tray reader."""
+        self._now = now
+        self._trays = trays
+        self._sticks = sticks
         self._recall = recall
         self._remember = remember
         self.current: tuple[str, str] | None = None  # (transaction key, digest) of the command being carried out
@@ -267,6 +315,8 @@ class Commands:
                 if prior is not None:
                     return self._repeat(command, digest, *prior)
             self.current = (key, digest) if key is not None and digest is not None else None
+            if "by" in command:  # the referee who sent it (the web console's signed-in account), journalled
+                source = f"{source}:{command['by']}"
             try:
                 data = self._run(command, source)
             finally:
@@ -317,10 +367,17 @@ class Commands:
             players = tuple(c.get("players", self._players))
             # a situation given with the command replaces the configured one as a whole
             situation = {k: c[k] for k in SITUATION if k in c} or dict(self._start)
+            if situation.get("scores") == "sticks":
+                situation.update(self._from_sticks(situation))
             if "scores" in situation:
                 situation["scores"] = tuple(situation["scores"])
             event = GameStart(players=players, rules=c.get("rules", self._rules), **situation)  # type: ignore[arg-type]
+            clock = self._clock_start(c["clock"]) if "clock" in c else None  # checked before the game starts
             seq = self._submit(event, source)
+            if clock is not None:
+                return {"seq": seq, "clock_seq": self._submit(clock, source)}
+        elif name == "clock":
+            seq = self._clock(c, source)
         elif name == "undo":
             seq = self._undo(int(c.get("count", 1)), source)
         elif name == "amend":
@@ -331,12 +388,72 @@ class Commands:
             seq = self._submit(Chombo(seat=c["seat"], reason=c.get("reason", "")), source)
         elif name == "dead_hand":
             seq = self._submit(DeadHand(seat=c["seat"], reason=c.get("reason", "")), source)
+        elif name == "sticks":
+            if self._sticks is None:
+                raise CommandError('this table has no stick tray reader (a [[serial]] link of kind "sticks")')
+            return self._sticks(c["action"])
         elif name == "set_scores":
             s = c["scores"]
             seq = self._submit(SetScores(scores=(s[0], s[1], s[2], s[3]), reason=c.get("reason", "")), source)
         else:  # end_game (the schema admits no other)
             seq = self._submit(EndGame(reason=c.get("reason", "")), source)
         return {"seq": seq}
+
+    def _clock_start(self, spec: dict[str, Any]) -> ClockStart:
+        """The clock_start event of a clock given as minutes (from now) or as a deadline (the hall's, the same
+        for every table), checked as the engine will check it, so that start_game never starts a game whose
+        clock is then refused."""
+        minutes = spec.get("minutes")
+        now = self._now()
+        if "deadline" in spec:
+            try:
+                deadline = parse_deadline(spec["deadline"])
+            except ClockError as exc:
+                raise CommandError(f"invalid command at clock deadline: {exc}") from None
+            if minutes is None:
+                minutes = math.ceil((deadline - now) / 60)
+                if minutes < 1:
+                    raise CommandError(f"the deadline {iso_time(deadline)} has passed (it is {iso_time(now)} at "
+                                       "this table): give a later one, or minutes")
+        elif minutes is None:
+            raise CommandError("a clock is started with minutes (the guaranteed time) or a deadline")
+        else:
+            deadline = now + 60 * minutes
+        event = ClockStart(minutes=minutes, deadline=iso_time(deadline), rule=spec.get("rule", TimeRule.EMA.value),
+                           more_hands=spec.get("more_hands", 0))
+        try:
+            Clock.start(event.minutes, event.deadline, event.rule, event.more_hands)
+        except ClockError as exc:
+            raise CommandError(str(exc)) from None
+        return event
+
+    def _clock(self, c: dict[str, Any], source: str) -> int:
+        action = c["action"]
+        takes = {"start": {"minutes", "deadline", "rule", "more_hands"}, "extend": {"minutes", "reason"},
+                 "add_hand": {"reason"}, "time_up": {"reason", "rule"}}[action]
+        extra = sorted(set(c) - takes - {"command", "transaction", "token", "by", "action"})
+        if extra:
+            raise CommandError(f"the clock's {action} does not take {', '.join(extra)} (it takes "
+                               f"{', '.join(sorted(takes))})")
+        if action == "start":
+            return self._submit(self._clock_start(c), source)
+        if action == "extend":
+            if "minutes" not in c:
+                raise CommandError("the clock's extend needs minutes: how many minutes to add")
+            return self._submit(ClockExtend(minutes=c["minutes"], reason=c.get("reason", "")), source)
+        if action == "add_hand":
+            return self._submit(ClockAddHand(reason=c.get("reason", "")), source)
+        return self._submit(TimeUp(reason=c.get("reason", ""), rule=c.get("rule")), source)
+    def _from_sticks(self, situation: dict[str, Any]) -> dict[str, Any]:
+        """The scores (and, unless given, the riichi sticks on the table) of a game started from the trays."""
+        reading = self._trays() if self._trays is not None else None
+        if reading is None:
+            raise CommandError("scores from the sticks: " + (
+                'this table has no stick tray reader (a [[serial]] link of kind "sticks")' if self._trays is None
+                else "the stick tray reader has sent no reading it can be trusted with (is it connected? see the "
+                "sticks topic)"))
+        trays, riichi = reading
+        return {"scores": trays, **({} if "sticks" in situation else {"sticks": riichi})}
 
     @staticmethod
     def _reply(command: dict[str, Any], status: str, *, data: Any = None, error: str | None = None) -> Reply:

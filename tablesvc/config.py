@@ -9,6 +9,7 @@ key; ``tablesvc run --config FILE --check`` validates without starting.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from typing import Any
 
 from drivers.binding import LinkBinding
 from drivers.observations import DeviceKind
+from tablesvc.commands import REFEREE_NAME_PATTERN
 from tablesvc.engine.engine import Engine, Rejected
 from tablesvc.engine.events import GameStart
 from tablesvc.mqtt.link import BrokerURL
@@ -81,6 +83,21 @@ class WebConfig:
     referee_token: str | None = field(default=None, repr=False)  # sent with commands when tables want a token
     idle_alert: float = 600.0  # seconds without an event before the dashboard flags a game as idle
     records_db: str | None = None  # the records database (SQLite path or postgresql:// URL): /standings
+    rules: str | None = None  # the rules /score values hands under (default: [table] rules, else ema2012)
+    photo_model: str | None = None  # a club's enrolled tile set for /score's photos (default: the packaged sets)
+    referees: dict[str, str] = field(default_factory=dict, repr=False)  # [web.referees] NAME = scrypt hash
+    session_idle: float = 3600.0  # seconds without a request before a referee's session ends
+    https: bool = False  # served over TLS (directly or by a proxy): session cookies are sent Secure
+    trusted_proxies: tuple[str, ...] = ()  # proxies whose X-Forwarded-For/-Proto are believed
+
+    @property
+    def accounts(self) -> dict[str, str]:
+        """Every referee account, name -> password hash: ``[web.referees]``, and ``referee_password`` as the
+        account named ``referee``."""
+        accounts = dict(self.referees)
+        if self.referee_password:
+            accounts.setdefault("referee", self.referee_password)
+        return accounts
 
 
 @dataclass(frozen=True)
@@ -108,7 +125,7 @@ _SECTIONS = {
     "commands": {"tokens"},
     "start": {"round", "honba", "sticks", "scores", "dealer"},
     "web": {"listen", "site", "referee_password", "secret_key", "referee_token", "idle_alert",
-            "records_db"},
+            "records_db", "rules", "photo_model", "referees", "session_idle", "https", "trusted_proxies"},
 }
 
 
@@ -314,7 +331,14 @@ def parse_config(text: str, path: str = "<config>", *, base: Path | None = None)
         if not all(isinstance(x, str) and len(x) >= 8 for x in raw):
             raise c.fail("commands", "tokens", "each token is a string of at least 8 characters")
         tokens = tuple(raw)
+    readers = [s.name for s in serial if s.binding.kind is DeviceKind.STICKS]
+    if len(readers) > 1:
+        raise c.fail("serial", "kind", f"one stick tray reader per table, not {len(readers)} ({', '.join(readers)}): "
+                     "a reader reads all four trays")
     start = _start(c, data.get("start"), table.rules)
+    if start.get("scores") == "sticks" and not any(s.binding.kind is DeviceKind.STICKS for s in serial):
+        raise c.fail("start", "scores", '"sticks" takes the scores from the stick tray reader: configure it as a '
+                     '[[serial]] link with kind = "sticks"')
     web = _web(c, data["web"]) if "web" in data else None
     return Config(table=table, mqtt=mqtt, serial=tuple(serial), camera=camera, command_tokens=tokens, web=web,
                   source=path, start=start)
@@ -331,7 +355,9 @@ def _start(c: _Checker, data: Any, rules: str) -> dict[str, Any]:
     for key, kind in (("round", str), ("honba", int), ("sticks", int), ("dealer", int)):
         if key in data:
             start[key] = c.get(data, "start", key, kind)
-    if "scores" in data:
+    if data.get("scores") == "sticks":  # each seat's tray total, read when the game starts
+        start["scores"] = "sticks"
+    elif "scores" in data:
         scores = c.get(data, "start", "scores", list)
         if len(scores) != 4 or not all(isinstance(x, int) and not isinstance(x, bool) for x in scores):
             raise c.fail("start", "scores", f"four whole numbers, seat 0 to seat 3, not {scores!r}")
@@ -340,7 +366,7 @@ def _start(c: _Checker, data: Any, rules: str) -> dict[str, Any]:
         if start.get(key, 0) < 0:
             raise c.fail("start", key, f"cannot be negative, not {start[key]}")
     try:
-        Engine().apply(GameStart(rules=rules, **start))
+        Engine().apply(GameStart(rules=rules, **{k: v for k, v in start.items() if v != "sticks"}))
     except Rejected as exc:
         message = str(exc)
         key = ("round" if "a round is" in message or "start in" in message
@@ -370,9 +396,46 @@ def _web(c: _Checker, w: Any) -> WebConfig:
     idle = c.get(w, "web", "idle_alert", (int, float), 600)
     if idle <= 0:
         raise c.fail("web", "idle_alert", "seconds, more than 0")
+    rules = c.get(w, "web", "rules", str, None)
+    if rules is not None:
+        try:
+            get_ruleset(rules)
+        except (UnknownRuleSetError, ValueError) as exc:
+            raise c.fail("web", "rules", str(exc)) from None
+    session_idle = c.get(w, "web", "session_idle", (int, float), 3600)
+    if not 60 <= session_idle <= 12 * 3600:
+        raise c.fail("web", "session_idle", "seconds from 60 to 43200 (12 hours)")
+    proxies = c.get(w, "web", "trusted_proxies", list, [])
+    for proxy in proxies:
+        try:
+            ipaddress.ip_network(proxy, strict=False)
+        except (TypeError, ValueError):
+            raise c.fail("web", "trusted_proxies", f"{proxy!r} is not an IP address or network "
+                         "(e.g. \"127.0.0.1\" or \"10.0.0.0/8\")") from None
     return WebConfig(listen=listen, site=site, referee_password=password, secret_key=secret,
                      referee_token=c.get(w, "web", "referee_token", str, None), idle_alert=float(idle),
-                     records_db=c.get(w, "web", "records_db", str, None) or None)
+                     records_db=c.get(w, "web", "records_db", str, None) or None,
+                     referees=_referees(c, w.get("referees", {}), password is not None),
+                     session_idle=float(session_idle), https=c.get(w, "web", "https", bool, False),
+                     trusted_proxies=tuple(proxies), rules=rules,
+                     photo_model=c.get(w, "web", "photo_model", str, None) or None)
+
+
+def _referees(c: _Checker, data: Any, has_password: bool) -> dict[str, str]:
+    """``[web.referees]``: one account per referee, NAME = the hash ``tablesvc web --add-referee`` writes."""
+    if not isinstance(data, dict):
+        raise c.fail("web", "referees", "write the accounts as a [web.referees] section: NAME = \"scrypt$...\"")
+    for name, stored in data.items():
+        if not re.fullmatch(REFEREE_NAME_PATTERN, name):
+            raise c.fail("web.referees", name, "a referee's name is 1 to 40 letters, digits, spaces, dots, "
+                         "underscores or hyphens, beginning with a letter or digit")
+        if not isinstance(stored, str) or not stored.startswith("scrypt$"):
+            raise c.fail("web.referees", name, "store the password hashed: add the account with "
+                         f"'tablesvc web --add-referee {name} --config FILE'")
+    if has_password and "referee" in data:
+        raise c.fail("web.referees", "referee", "the account 'referee' is [web] referee_password already: "
+                     "keep one of the two")
+    return dict(data)
 
 
 def load_web_config(path: str | Path) -> tuple[WebConfig, str | None, str | None]:

@@ -70,6 +70,7 @@ class Publisher:
         self._recent: deque[tuple[int, int]] = deque(maxlen=2048)  # (message id, seq) lately acknowledged
         self.synced = False  # the backlog has been resent since the last (re)connection
         self.devices: dict[str, dict[str, Any]] = {}
+        self.sticks_state: dict[str, Any] | None = None
         self.sent_events = 0
         self._game_id: str | None = None
 
@@ -87,6 +88,8 @@ class Publisher:
         self._step("the state", lambda: self.publish_state(state, seqs=seqs))
         for name, health in self.devices.items():
             self.transport.publish(self.topics.device(name), _json(health), qos=1, retain=True)
+        if self.sticks_state is not None:
+            self.transport.publish(self.topics.sticks, _json(self.sticks_state), qos=1, retain=True)
         self._step("the broker's acknowledgements", self.flush_acks)
         pending = [e for e in self.journal.unpublished() if e.seq not in self._pending]
         self.synced = True
@@ -229,6 +232,12 @@ class Publisher:
         now = iso_time(time.time())
         for name, health in list(self.devices.items()):
             self.device(name, {**health, "ts": now, "connected": False, "state": "service stopped"})
+
+    def sticks(self, payload: dict[str, Any]) -> None:
+        """The score sticks compared with the game (retained: an alert that stands is seen by a page opened
+        later)."""
+        self.sticks_state = payload
+        self.transport.publish(self.topics.sticks, _json(payload), qos=1, retain=True)
 
     def snapshot(self, topic: str, payload: dict[str, Any]) -> None:
         """A camera's annotated snapshot (retained: a dashboard opened later sees the latest; QoS 0: a newer

@@ -27,12 +27,14 @@ from contextlib import nullcontext
 from dataclasses import asdict
 from typing import Any
 
-from drivers.observations import CameraHealth, DeviceHealth, Observation
+from drivers.observations import CameraHealth, DeviceHealth, DeviceKind, Observation, TraysRead
 from tablesvc.bursts import BurstLimiter
+from tablesvc.clock import ClockTimer
 from tablesvc.commands import Commands
 from tablesvc.config import Config
+from tablesvc.engine.clock import Clock
 from tablesvc.engine.engine import Rejected, apply
-from tablesvc.engine.events import Event, GameStart, to_dict
+from tablesvc.engine.events import Event, GameStart, TimeUp, to_dict
 from tablesvc.engine.results import GameResult, HandResult
 from tablesvc.engine.state import Phase
 from tablesvc.formats.mjai_live import MjaiStream, capture
@@ -44,6 +46,7 @@ from tablesvc.mqtt.payloads import iso_time
 from tablesvc.publisher import Publisher
 from tablesvc.reply_route import PLAIN, ReplyRoute, reply_route
 from tablesvc.startup import BrokerNotAsked, JournalMissing, check_broker, open_journal
+from tablesvc.stickwatch import StickWatch
 from tablesvc.table import Accepted, Table
 from tablesvc.text import safe_text as safe
 from vision.observations import CameraObservation
@@ -125,11 +128,21 @@ class TableService:
         )
         self.publisher = Publisher(self.link, topics, self.journal, site=config.table.site, table=config.table.id)
         self.link.set_will(*self.publisher.status(False))  # the Last Will: 'offline', retained
+        # the score sticks as a second witness, where a stick tray reader is wired (one per table)
+        readers = [s.name for s in config.serial if s.binding.kind is DeviceKind.STICKS]
+        self.sticks = StickWatch(readers[0], self.publisher.sticks, wall_clock=wall_clock) if readers else None
+        if self.sticks is not None:
+            self.sticks.resume(self.table.state)
+            self.publisher.sticks_state = self.sticks.payload()
         self.commands = Commands(submit=self._submit_command, undo=self._undo, amend=self._amend,
+                                 trays=self.sticks.trays if self.sticks else None,
+                                 sticks=self.sticks.command if self.sticks else None,
                                  tokens=config.command_tokens, default_rules=config.table.rules,
                                  default_players=config.table.players, default_start=config.start,
                                  recall=lambda key: self.journal.recall(key),
-                                 remember=self._remember_reply)
+                                 remember=self._remember_reply, now=self.clock)
+        # the tournament clock's deadline is watched here; time-up is recorded by the worker like any input
+        self.clock_timer = ClockTimer(self._running_clock, self.clock, lambda: self.inbox.put(("time_up",)))
         self.mjai = MjaiStream()
         self.drivers: list[Any] = []
         self.reader: Any = None
@@ -162,6 +175,7 @@ class TableService:
         self.link.start()
         self._worker = threading.Thread(target=self._run, name="table-worker", daemon=True)
         self._worker.start()
+        self.clock_timer.start()
         known = self._known_device_events() if self.config.serial else []
         for serial in self.config.serial:
             from drivers.serial_driver import SerialDriver
@@ -198,6 +212,7 @@ class TableService:
                 self.journal.device_events(wall - DUPLICATE_WINDOW, wall + DUPLICATE_WINDOW)]
 
     def stop(self) -> None:
+        self.clock_timer.stop()
         for driver in self.drivers:
             driver.stop()
         if self.reader is not None:
@@ -312,6 +327,8 @@ class TableService:
                 self.inbox.task_done()
 
     def _flush(self) -> None:
+        if self.sticks is not None:
+            self.sticks.tick()  # a difference held still for the grace is raised
         try:
             self.publisher.flush_acks()
         except Exception:
@@ -336,6 +353,14 @@ class TableService:
         if kind == "obs":
             obs = item[1]
             receipt: _Receipt | None = item[2] if len(item) > 2 else None
+            if isinstance(obs, TraysRead):  # a witness of the scores, not a move of the game: never journalled
+                try:
+                    if self.sticks is not None:
+                        self.sticks.reading(obs)
+                finally:
+                    if receipt is not None:
+                        receipt.done.set()
+                return
             source = getattr(obs, "device", None) or getattr(obs, "camera", "?")
             kept = True
             # an event a device is acknowledged for: its (device, seq) goes into the journal with what it made,
@@ -356,6 +381,8 @@ class TableService:
             self._command(item[1])
         elif kind == "health":
             self.publisher.device(item[1].name, _health_payload(item[1], time.monotonic(), self.clock()))
+            if self.sticks is not None and isinstance(item[1], DeviceHealth):
+                self.sticks.health(item[1])
         elif kind == "stopped":
             self.publisher.devices_stopped()
         elif kind == "resync":
@@ -373,6 +400,15 @@ class TableService:
                                   "not_reported": held})
         elif kind == "snapshot":
             self.publisher.snapshot(item[1], item[2])
+        elif kind == "time_up":
+            clock = self._running_clock()
+            if clock is not None and clock.due(self.clock()):  # not extended nor ended since the timer looked
+                self._safe(lambda: self._submit(TimeUp(reason="the guaranteed time is over"), "clock"), "clock")
+
+    def _running_clock(self) -> Clock | None:
+        """The clock of the game in play (any thread may read it: the state's clock is replaced, never changed)."""
+        state = self.table.state
+        return state.clock if state.phase in (Phase.BETWEEN_HANDS, Phase.DEALING, Phase.PLAYING) else None
 
     def _command(self, msg: IncomingMessage) -> None:
         """One referee command. Where its reply goes, and so who sent it, is settled first: a response topic
@@ -510,8 +546,10 @@ class TableService:
     def _panel_undo(self, source: str) -> int:
         """A seat panel's undo takes back the table's last move, never a referee's ruling."""
         last = next(iter(reversed(list(self.journal.entries(max(0, self.journal.last_seq - 1))))), None)
-        if last is not None and last.source == "referee":
+        if last is not None and (last.source == "referee" or last.source.startswith("referee:")):
             raise Rejected("a seat panel cannot undo a referee's ruling: the referee corrects it")
+        if last is not None and last.source == "clock":
+            raise Rejected("a seat panel cannot undo the clock's time-up: the referee corrects what came before it")
         return self._undo(1, source)
 
     def _undo(self, count: int, source: str) -> int:
@@ -530,5 +568,10 @@ class TableService:
                    mjai: list[dict] | None = None) -> None:
         entry = Entry(accepted.seq, ts, source, kind, body)
         self.publisher.accepted(entry, accepted.outputs, self.table.state, mjai, self.table.result_seqs)
+        if self.sticks is not None:
+            try:
+                self.sticks.after(kind, accepted.outputs, self.table.state)
+            except Exception:  # the entry is journalled and published: the comparison must not undo that
+                log.exception("the stick watch failed after entry %d; the game goes on", accepted.seq)
         if kind in ("undo", "amend"):
             self.publisher.corrected(self.table.state, accepted.seq, self.table.result_seqs)

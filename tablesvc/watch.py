@@ -59,6 +59,7 @@ class TableView:
     version: str = ""
     state: dict[str, Any] | None = None
     devices: dict[str, dict[str, Any]] = field(default_factory=dict)
+    sticks: dict[str, Any] | None = None  # the score sticks compared with the game (a stick tray reader)
     results: deque[str] = field(default_factory=lambda: deque(maxlen=4))
     events: deque[str] = field(default_factory=lambda: deque(maxlen=6))
     errors: deque[str] = field(default_factory=lambda: deque(maxlen=3))
@@ -105,6 +106,8 @@ class Watcher:
             view.state = data
         elif kind.startswith("devices/"):
             view.devices[kind.split("/", 1)[1]] = data
+        elif kind == "sticks":
+            view.sticks = data
         elif kind == "events":
             seq = int(data.get("seq", 0))
             view.last_seq = max(view.last_seq, seq)
@@ -143,6 +146,9 @@ class Watcher:
                 melds = seat.get("melds") or []
                 if melds:
                     lines.append(f"      melds: {'; '.join(meld_text(m, names) for m in melds)}")
+            clock = s.get("clock")
+            if isinstance(clock, dict):
+                lines.append(f"  clock: {clock_line(clock, s.get('phase'))}")
             conditions = s.get("conditions")
             if conditions:
                 lines.append("  all last:")
@@ -160,10 +166,30 @@ class Watcher:
             state = "ok" if d.get("connected") else f"DOWN ({d.get('state', '')})"
             bad = sum((d.get("frames_bad") or {}).values()) if isinstance(d.get("frames_bad"), dict) else 0
             lines.append(f"  device {name}: {state}, {d.get('frames_ok', 0)} frames, {bad} bad")
+        if v.sticks is not None:
+            mark = "!" if v.sticks.get("status") in ("mismatch", "fault") else " "
+            lines.append(f"{mark} sticks {v.sticks.get('status')}: {v.sticks.get('text')}")
         lines.extend(f"  {r}" for r in v.results)
         lines.extend(f"  > {e}" for e in v.events)
         lines.extend(f"  ! {e}" for e in v.errors)
         return "\n".join(lines)
+
+
+def clock_line(clock: dict[str, Any], phase: Any = None) -> str:
+    """The tournament clock of ``state.clock`` in a line: ``until 12:15:00 UTC (ema, +5 min)`` or, after time,
+    ``time up, 2 hands left (ema)``."""
+    added = clock.get("added") or 0
+    extras = ", ".join(x for x in (f"+{clock['extended']} min" if clock.get("extended") else "",
+                                   f"+{added} hand{'' if added == 1 else 's'}" if added else "") if x)
+    rule = str(clock.get("rule", "?")) + (f" {clock['more_hands']}" if clock.get("rule") == "more_hands" else "")
+    how = f"({rule}{', ' + extras if extras else ''})"
+    if phase == "game_over":
+        return f"finished {how}"
+    if clock.get("time_up"):
+        left = clock.get("hands_left")
+        return f"time up, {left} hand{'' if left == 1 else 's'} left {how}" if left is not None else f"time up {how}"
+    deadline = str(clock.get("deadline") or "")
+    return f"until {deadline[11:19]} UTC {how}" if deadline else f"running {how}"
 
 
 def _pond_tile(d: dict[str, Any]) -> str:

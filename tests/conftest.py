@@ -108,7 +108,12 @@ class Postgres:
 
     def stop(self) -> None:
         if self.proc is not None:
-            self.proc.send_signal(signal.SIGINT)  # fast shutdown
+            # pg_ctl, not a signal to self.proc: as root that is runuser, which need not pass a signal on, and
+            # a postgres left running outlives the test session (its directory removed under it)
+            stopped = subprocess.run([*self.prefix, str(self.bindir / "pg_ctl"), "stop", "-D", str(self.data),
+                                      "-m", "fast", "-w", "-t", "20"], capture_output=True, timeout=30)
+            if stopped.returncode != 0:
+                self.proc.send_signal(signal.SIGINT)  # fast shutdown
             try:
                 self.proc.wait(20)
             except subprocess.TimeoutExpired:

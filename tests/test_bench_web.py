@@ -20,3 +20,19 @@ def test_web_bench_quick(tmp_path):
     assert 0 < float(latency.group(3)) <= float(latency.group(4))
     memory = re.search(r"([\d.]+) MiB with 10 more tables", proc.stdout)
     assert memory and float(memory.group(1)) > 0, proc.stdout
+
+
+def test_web_signin_bench_quick(tmp_path):
+    """bench/web_signin.py --quick: 40 sign-ins at once all succeed while pages keep loading, and a 300 MB POST
+    to /login is refused (413) both with its length and chunked, the server's memory not growing by it."""
+    Mosquitto(tmp_path)  # skips where mosquitto is not installed
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "web_signin.py"), "--quick"], capture_output=True,
+                          text=True, timeout=240, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-2000:]
+    signins = re.search(r"(\d+)/40 sign-ins in ([\d.]+) s; .* during \((\d+) loads\): p50 ([\d.]+) ms", proc.stdout)
+    assert signins and signins.group(1) == "40" and int(signins.group(3)) > 0, proc.stdout
+    refusals = re.findall(r"300 MB POST to /login \(([^)]+)\): HTTP/1.1 413", proc.stdout)
+    assert refusals == ["with Content-Length", "chunked"], proc.stdout
+    memory = re.search(r"([\d.]+) MiB before the 300 MB POSTs, ([\d.]+) MiB after", proc.stdout)
+    assert memory and float(memory.group(2)) - float(memory.group(1)) < 50, proc.stdout  # not 300 MB
+    assert "then /api/tables: 200" in proc.stdout

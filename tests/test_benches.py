@@ -104,6 +104,15 @@ def check_soak(out: str) -> None:
         assert 10 < float(start) < 1000 and 10 < float(end) < 1000 and 0 < float(cpu) < 200
 
 
+def check_clock(out: str) -> None:
+    """time_up arrives for every deadline, never before it (min >= 0), and within seconds, not a minute late."""
+    line = next(line for line in out.splitlines() if line.startswith("time_up after the deadline"))
+    assert "10/10 arrived" in line, line
+    p50, p99 = number(r"p50 ([\d.]+) ms", line), number(r"p99 ([\d.]+) ms", line)
+    assert number(r"min (-?[\d.]+) ms", line) >= 0, line
+    assert p50 <= p99 < 5000, line
+
+
 CHECKS: dict[str, tuple[Callable[[str], None], bool]] = {  # bench -> (check, needs ../shared/data)
     "score": (check_score, False),
     "replay": (check_replay, True),
@@ -114,12 +123,15 @@ CHECKS: dict[str, tuple[Callable[[str], None], bool]] = {  # bench -> (check, ne
     "classifier_compare": (check_classifier_compare, True),
     "detector_compare": (check_detector_compare, False),
     "soak": (check_soak, False),
+    "clock": (check_clock, False),
 }
 
 
 # benches with a test file of their own (vision_real: the real-pixel sections of bench/vision.py)
 OWN_TESTS = {"web": "test_bench_web.py", "records": "test_bench_records.py", "vision_real": "test_bench_vision.py",
-             "refusals": "test_service_holes.py"}
+             "photo_reader": "test_bench_photo_reader.py", "seating": "test_bench_seating.py",
+             "hall": "test_bench_hall.py", "refusals": "test_service_holes.py",
+             "web_signin": "test_bench_web.py", "sticks": "test_sticks.py", "photos": "test_finder.py"}
 
 
 def test_every_bench_is_run_here():

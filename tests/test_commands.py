@@ -126,7 +126,7 @@ def test_referee_commands_reach_the_engine():
 
 def test_schema_lists_every_command():
     assert set(COMMAND_SCHEMA["properties"]["command"]["enum"]) == {
-        "start_game", "undo", "amend", "event", "chombo", "dead_hand", "set_scores", "end_game"}
+        "start_game", "undo", "amend", "event", "chombo", "dead_hand", "set_scores", "end_game", "clock", "sticks"}
 
 
 def test_start_game_takes_the_situation_of_a_game_taken_up_midway():

@@ -28,7 +28,7 @@ SERVICES = ("club-a/table-1", "club-a/table-2", "club-b/table-1")
 REFEREES = {"referee-a": "club-a", "referee-a2": "club-a", "referee-b": "club-b"}  # account -> its site
 WEB = {"web": None, "web-club-a": "club-a"}  # the web server's accounts -> the site it serves (None: every site)
 PEOPLE = (*REFEREES, *WEB, "viewer")
-FEED = ("events", "state", "results", "mjai", "status", "errors", "devices/table")
+FEED = ("events", "state", "results", "mjai", "status", "errors", "devices/table", "sticks")
 TABLES = SERVICES  # the tables: site/table, as the service accounts are named
 # each referee's MQTT 5 response topic, and one named like the web account (its console sets none: it reads none)
 REPLIES = (*(f"cmd/reply/{referee}" for referee in REFEREES), "cmd/reply/web")

@@ -14,7 +14,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from drivers.binding import KIND_MESSAGES, LinkBinding
-from drivers.observations import BadReason, ButtonPressed, DeviceHello, DeviceKind, DiceRolled, Observation
+from drivers.observations import (
+    BadReason,
+    ButtonPressed,
+    DeviceHello,
+    DeviceKind,
+    DiceRolled,
+    Observation,
+    TraysRead,
+)
 from drivers.protocol import DEVICE_MESSAGES, HOST_MESSAGES, SEQ_MODULO, BadFrame, HostProtocol, checksum, decode_frame
 from tablesvc.commands import COMMAND_SCHEMA, Commands
 from tablesvc.engine.engine import Engine, Rejected
@@ -29,10 +37,10 @@ _ARG_CHARS = "".join(c for c in string.printable if c.isprintable() and c not in
 _numbers = st.one_of(st.integers(-5, 10), st.integers(0, 10**6), st.sampled_from(["007", "1000", "-1", "1.5"]))
 _arg = st.one_of(
     _numbers.map(str),
-    st.sampled_from(["ron", "undo", "confirm", "table", "panel", "tsumo", "RON", ""]),
+    st.sampled_from(["ron", "undo", "confirm", "table", "panel", "sticks", "tsumo", "RON", "25000", "100", ""]),
     st.text(_ARG_CHARS, max_size=12),
 )
-_id = st.one_of(st.sampled_from(["T1", "P1", "X9", "ALL", "t1"]), st.text(string.ascii_letters + "_-", min_size=1,
+_id = st.one_of(st.sampled_from(["T1", "P1", "S1", "X9", "ALL", "t1"]), st.text(string.ascii_letters + "_-", min_size=1,
                                                                           max_size=17))
 _seq = st.one_of(st.integers(0, SEQ_MODULO - 1), st.integers(SEQ_MODULO, 10**6), st.sampled_from([-1]))
 
@@ -53,6 +61,7 @@ _bindings = st.one_of(
     st.builds(lambda seats: LinkBinding(DeviceKind.PANEL, frozenset({"P1"}), frozenset(seats)),
               st.sets(st.integers(0, 3), min_size=1)),
     st.just(LinkBinding(DeviceKind.TABLE, frozenset({"T1", "T2"}))),
+    st.just(LinkBinding(DeviceKind.STICKS, frozenset({"S1"}))),
 )
 
 
@@ -62,12 +71,16 @@ def _check_observation(item: Observation, binding: LinkBinding | None) -> None:
         assert 1 <= item.d1 <= 6 and 1 <= item.d2 <= 6
     if isinstance(item, ButtonPressed):
         assert 0 <= item.seat <= 3
+    if isinstance(item, TraysRead):  # never a negative tray, a part of a stick, or an absurd count
+        assert all(0 <= t <= 999_900 and t % 100 == 0 for t in item.trays) and 0 <= item.riichi <= 99
     if binding is not None:
         assert item.device in binding.ids
         if isinstance(item, ButtonPressed):
             assert item.seat in binding.seats and binding.kind is DeviceKind.PANEL
         if isinstance(item, DiceRolled):
             assert binding.kind is DeviceKind.TABLE
+        if isinstance(item, TraysRead):
+            assert binding.kind is DeviceKind.STICKS
         if isinstance(item, DeviceHello):
             assert item.kind is binding.kind
 
@@ -100,9 +113,12 @@ def test_the_frame_parser_never_raises_and_every_refusal_has_a_reason(binding, s
 
 
 def test_kinds_send_disjoint_events():
-    """What makes 'forbidden' meaningful: a table and a panel have no event in common."""
+    """What makes 'forbidden' meaningful: a table, a panel and a stick tray reader have no event in common."""
     table, panel = KIND_MESSAGES[DeviceKind.TABLE], KIND_MESSAGES[DeviceKind.PANEL]
-    assert (table & panel) == {"HELLO", "HB", "ERR"} and (table | panel) == DEVICE_MESSAGES
+    sticks = KIND_MESSAGES[DeviceKind.STICKS]
+    common = {"HELLO", "HB", "ERR"}
+    assert (table & panel) == (table & sticks) == (panel & sticks) == common
+    assert (table | panel | sticks) == DEVICE_MESSAGES
 
 
 # ---------------------------------------------------------------- referee commands

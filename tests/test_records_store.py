@@ -283,7 +283,9 @@ def test_the_migrations_build_the_live_tables(new_db):
     engine = create_engine(database_url(described))
     schema.metadata.create_all(engine)
     engine.dispose()
-    assert set(schema_of(migrated)) == {"aliases", "game_players", "games", "hands", "records_schema"}
+    assert set(schema_of(migrated)) == {"aliases", "game_players", "games", "hands", "records_schema", "tournaments",
+                                        "tournament_players", "tournament_tables", "tournament_rounds",
+                                        "tournament_seats", "tournament_penalties"}
     assert schema_of(migrated) == schema_of(described)
 
 

@@ -90,3 +90,15 @@ def test_all_last_conditions_are_shown_with_names():
                                                                                                  "Cid", "Dan"])],
                                        "conditions": [[], ["1st with a mangan tsumo or 3900 from Ann"], [], []]})
     assert "    Bob: 1st with a mangan tsumo or 3900 from Ann" in w.render()
+
+
+def test_the_tournament_clock_in_a_line():
+    w = Watcher()
+    clock = {"deadline": "2026-11-26T12:15:00.000Z", "remaining_s": 600, "minutes": 75, "extended": 5,
+             "rule": "ema", "more_hands": 0, "added": 0, "time_up": False, "hands_left": None}
+    feed(w, "tablesvc/club/t1/state", {"round": "E3", "honba": 0, "sticks": 0, "phase": "playing", "seats": [],
+                                       "clock": clock})
+    assert "  clock: until 12:15:00 UTC (ema, +5 min)" in w.render()
+    feed(w, "tablesvc/club/t1/state", {"round": "E4", "honba": 0, "sticks": 0, "phase": "playing", "seats": [],
+                                       "clock": {**clock, "time_up": True, "hands_left": 2, "added": 1}})
+    assert "  clock: time up, 2 hands left (ema, +5 min, +1 hand)" in w.render()

@@ -54,6 +54,25 @@ def test_web_section_is_checked_with_file_line_and_key():
     assert parse_config(BASE).web is None
 
 
+def test_the_score_pages_rules_and_tile_set_come_from_the_web_section():
+    config = parse_config(BASE + '[web]\nrules = "ema2016; kiriage=yes"\nphoto_model = "club-tiles.npz"\n')
+    assert config.web.rules == "ema2016; kiriage=yes" and config.web.photo_model == "club-tiles.npz"
+    assert parse_config(BASE + "[web]\n").web.rules is None  # the table's rules, else ema2012
+
+    from tablesvc.cli.web import make_server
+    from tablesvc.mqtt.link import BrokerURL
+
+    bare = parse_config(BASE + "[web]\n").web
+    for web, kwargs, want in ((bare, {}, ("ema2012", None)),
+                              (bare, {"rules": "tenhou", "photo_model": "cam.npz"}, ("tenhou", "cam.npz")),
+                              (config.web, {"rules": "tenhou", "photo_model": "cam.npz"},
+                               ("ema2016; kiriage=yes", "club-tiles.npz"))):
+        server = make_server(BrokerURL.parse("mqtt://127.0.0.1:1"), web, listen=("127.0.0.1", 0), **kwargs)
+        assert (server.settings.rules, server.settings.photo_model) == want
+    with pytest.raises(ConfigError, match=r"line 7: \[web\] rules: .*nosuch"):
+        parse_config(BASE + '[web]\nrules = "nosuch"\n', "table.toml")
+
+
 def test_a_web_servers_own_file(tmp_path):
     path = tmp_path / "web.toml"
     path.write_text('[web]\nsite = "club"\nsecret_key = "0123456789abcdef0123"\n[mqtt]\nurl = "mqtt://b:1883"\n')

@@ -57,7 +57,8 @@ def test_bad_messages_are_dropped_and_nothing_else_changes():
     store.feed(f"{base}/state", _state(5))
     for topic, payload in ((f"{base}/state", b"not json"), (f"{base}/state", b"[1, 2]"),
                            (f"{base}/events", b'{"seq": "x"}'), (f"{base}/results", b'{"type": 5}'),
-                           ("tablesvc/club", b"{}"), ("other/club/t1/state", b"{}"), (f"{base}/state", b"")):
+                           ("tablesvc/club", b"{}"), ("other/club/t1/state", b"{}"), (f"{base}/state", b""),
+                           (f"{base}/state", b"[" * 50_000 + b"]" * 50_000), (f"{base}/state", b'{"a": "\xff"}')):
         store.feed(topic, payload)
     table = store.table("club", "t1")
     assert table.state["seq"] == 5 and table.entries == {} and table.results == []

@@ -100,10 +100,12 @@ class LiveTable:
         self.service.stop()
 
 
-def start_web(broker_url: str, *, idle_alert: float = 600.0, **settings: Any) -> WebServer:
+def start_web(broker_url: str, *, idle_alert: float = 600.0, clock: Any = None, **settings: Any) -> WebServer:
+    """The web server on a free port; ``settings`` override WebSettings (the referee password by default);
+    ``clock`` times its sessions and sign-in guard (a test's own clock moves them on)."""
+    options = {"referee_password": _HASH, "secret_key": "test-secret-key-0123456789", **settings}
     server = WebServer(BrokerURL.parse(broker_url), listen=("127.0.0.1", 0), idle_alert=idle_alert,
-                       settings=WebSettings(referee_password=_HASH, secret_key="test-secret-key-0123456789",
-                                            **settings))
+                       settings=WebSettings(**options), **({"clock": clock} if clock is not None else {}))
     server.start()
     assert server.link.wait_connected(10)
     return server

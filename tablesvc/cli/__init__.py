@@ -8,18 +8,18 @@ import sys
 from collections.abc import Sequence
 
 from tablesvc import __version__
-from tablesvc.cli import games, records, replay, score, service, vision, web
+from tablesvc.cli import games, records, replay, score, service, tournament, vision, web
 
 __all__ = ["main"]
 
-_COMMANDS = (score, replay, games, records)
+_COMMANDS = (score, replay, games, records, tournament)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tablesvc",
         description="Follow a real riichi mahjong table and publish a live, scored game. "
-        "Sub-commands: score, replay, games, records, run, demo, watch, vision, web.",
+        "Sub-commands: score, replay, games, records, tournament, run, demo, watch, vision, web.",
     )
     parser.add_argument("--version", action="version", version=f"tablesvc {__version__}")
     parser.add_argument(

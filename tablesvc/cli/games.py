@@ -117,6 +117,9 @@ def _show(args: argparse.Namespace) -> int:
     _print(f"game {game.id}  table {game.table}  rules {game.state.rules}")
     _print(f"started {iso(game.started)}  last entry {iso(game.ended)}  {'finished' if game.finished else 'in play'}")
     _print("players: " + ", ".join(f"{'ESWN'[i]} {n}" for i, n in enumerate(game.players)))
+    if game.referees:
+        _print("referees: " + ", ".join(f"{name} ({count} {'entry' if count == 1 else 'entries'})"
+                                        for name, count in game.referees))
     for hand in game.hands:
         _print(_hand_line(hand, game.players))
     if game.final is not None:

@@ -30,7 +30,7 @@ examples:
   tablesvc records import --config table.toml     # games the table kept before the collector ran
 
 exit status: 0 done (the collector: stopped by SIGINT or SIGTERM), 1 the database or broker
-cannot be used (the message says why), 2 bad command line.
+cannot be used, or import left out a game it cannot keep (the message says why), 2 bad command line.
 """
 
 
@@ -75,7 +75,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     ex.set_defaults(run=_export)
     im = actions.add_parser("import", parents=[db], help="bring the games a table kept into the records",
                             description="Write every finished game kept in a table's data directory into the "
-                            "records, as the collector would have (a game already there is left as it is).")
+                            "records, as the collector would have (a game already there is left as it is); a game "
+                            "the records cannot keep is named with the field at fault and left out, and the import "
+                            "exits 1 at the end.")
     where = im.add_mutually_exclusive_group(required=True)
     where.add_argument("--config", metavar="FILE", help="the table's TOML configuration (its site and data_dir)")
     where.add_argument("--data-dir", type=Path, metavar="DIR", help="a table's data directory (with --site)")
@@ -130,7 +132,7 @@ def _collect(args: argparse.Namespace) -> int:
     stop.wait()
     collector.stop()
     store.close()
-    print(f"tablesvc records: stopped ({collector.written} results written, {collector.rejected} unreadable)",
+    print(f"tablesvc records: stopped ({collector.written} results written, {collector.rejected} refused)",
           flush=True)
     return 0
 
@@ -227,6 +229,9 @@ def _import(args: argparse.Namespace) -> int:
             done = import_games(store, site, games)
     except (JournalError, RecordsError) as exc:
         return _fail(str(exc))
+    for path, why in done.refused:
+        print(f"tablesvc records import: {path} not imported: {why}", file=sys.stderr)
     print(f"{done.finished} finished game(s) of {data_dir} in the records of site {site}"
-          + (f"; {done.skipped} still in play left to the collector" if done.skipped else ""))
-    return 0
+          + (f"; {done.skipped} still in play left to the collector" if done.skipped else "")
+          + (f"; {len(done.refused)} refused (above)" if done.refused else ""))
+    return 1 if done.refused else 0

@@ -20,6 +20,7 @@ examples:
   tablesvc score 234m22406p345678s --win 8s --tsumo --riichi --dora 1p --seat S --round E
   tablesvc score 123m456p789s99s --meld pon:PPP --win 9s --ron --rules ema2016 --json
   tablesvc score --batch hands.jsonl --rules tenhou      # '-' reads standard input
+  tablesvc score --photo hand.jpg --tsumo --riichi --dora 3m   # the hand as laid in a photo
 
 tiles: 1m..9m 1p..9p 1s..9s, red fives 0m 0p 0s (or 5mr), honours 1z..7z or E S W N P F C
 (P white, F green, C red dragon). The hand is the concealed tiles with the winning tile
@@ -30,8 +31,14 @@ ankan (concealed) or kakan (added), e.g. pon:PPP chi:345s ankan:1111m.
 ({"hand": "234m22406p345678s", "win": "8s", "tsumo": true, "dora": ["1p"]}); one JSON
 object per line out, {"error": ...} for a line that cannot be scored.
 
+--photo: the tiles are read from a photo of the hand as laid (tablesvc vision read): the
+largest group is the concealed part, groups of 3 or 4 set apart are melds (pon, chi, kan; a
+concealed kan shows two backs), the tile set apart alone is the winning tile (or give --win).
+What was read is printed first; a photo without a valid hand prints what it read and why.
+
 exit status: 0 scored, 1 the hand is invalid or not a win under the rules (the message says
-why), 2 bad command line.
+why), 2 bad command line, or a photo that holds no hand to score, 3 the tile finder (--photo)
+is not installed.
 """
 
 
@@ -64,6 +71,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "'ema2016; kiriage=yes' (default: %(default)s)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a card")
     p.add_argument("--batch", metavar="FILE", help="score a JSON-lines file ('-' = standard input)")
+    p.add_argument("--photo", metavar="PHOTO", help="read the hand from a photo of it as laid (see below)")
+    from tablesvc.cli.vision import _photo_options
+
+    _photo_options(p)
     p.set_defaults(run=run)
 
 
@@ -109,12 +120,60 @@ def run(args: argparse.Namespace) -> int:
             print("tablesvc score: give either a hand or --batch FILE, not both", file=sys.stderr)
             return 2
         return run_batch(args.batch, args.rules, sys.stdout)
+    if args.photo:
+        if args.hand:
+            print("tablesvc score: give either a hand or --photo PHOTO, not both", file=sys.stderr)
+            return 2
+        return run_photo(args)
     try:
         answer = score(ScoreRequest.from_mapping(_mapping(args)))
     except ValueError as exc:
         print(f"tablesvc score: {exc}", file=sys.stderr)
         return 1
     print(json.dumps(answer.to_json()) if args.json else answer.card())
+    return 0
+
+
+def run_photo(args: argparse.Namespace) -> int:
+    """Read the hand from ``--photo``, then score it as a typed one (exit 2 with what was read and why not)."""
+    from tablesvc.cli.vision import FINDER_MISSING, read_photo
+    from tablesvc.photo_hand import LaidTile, NotAHand, laid_hand
+    from vision.photo_reader import FinderMissing
+
+    try:
+        reading, image = read_photo(args, args.photo)
+    except FinderMissing as exc:
+        print(f"tablesvc score: {exc}", file=sys.stderr)
+        return FINDER_MISSING
+    if reading is None:
+        print(f"tablesvc score: {image}", file=sys.stderr)
+        return 2
+    if not args.json:
+        print(f"read: {reading.text()}")
+    problem = reading.problem()
+    try:
+        if problem:
+            raise NotAHand(problem)
+        groups = [[LaidTile(reading.tiles[i].tile, reading.tiles[i].face_up) for i in g] for g in reading.groups]
+        hand = laid_hand(groups, args.win)
+        data = {**_mapping(args), **hand.mapping()}
+        data["meld"] = [*hand.melds, *(args.meld or [])]
+        answer = score(ScoreRequest.from_mapping(data))
+    except ValueError as exc:  # NotAHand, InvalidHandError, TileParseError
+        if str(exc).endswith("name the winning tile"):
+            exc = ValueError(f"{exc} (--win TILE)")
+        if args.json:
+            print(json.dumps({"photo": args.photo, "read": reading.to_json()["tiles"], "error": str(exc)}))
+        else:
+            print(f"cannot score: {exc}")
+        print(f"tablesvc score: {args.photo} holds no hand to score", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps({**answer.to_json(), "hand": hand.text(), "photo": args.photo}))
+    else:
+        if hand.left_out:
+            print(f"left out: {hand.left_out} other tiles of the photo, not part of the hand")
+        print(answer.card())
     return 0
 
 

@@ -93,9 +93,11 @@ def run_service(args: argparse.Namespace) -> int:
         from tablesvc.cli.web import make_server
         from tablesvc.web.server import parse_listen
 
+        camera_model = config.camera.model if config.camera is not None else None
         web = make_server(config.mqtt.url, config.web, listen=parse_listen(config.web.listen),
                           site=config.web.site or config.table.site, prefix=config.mqtt.prefix,
-                          protocol=config.mqtt.protocol)
+                          protocol=config.mqtt.protocol, rules=config.table.rules,
+                          photo_model=str(camera_model) if camera_model else None)
         try:
             web.start()
             print(f"tablesvc: pages on {web.url}/ (overlay {web.url}/overlay/{config.table.site}/{config.table.id})",
@@ -164,6 +166,12 @@ def add_demo(sub: argparse._SubParsersAction) -> None:
                    "vision (calibration, detection, a tile model enrolled from the rendered art) before the "
                    "engine hears of it, as at a real table; what the camera reads is printed")
     p.add_argument("--hands", type=int, metavar="N", help="stop after the game's first N hands")
+    p.add_argument("--sticks", action="store_true",
+                   help="a stick tray reader too (a third pseudo-terminal): the players pay every hand in score "
+                   "sticks, and the service compares the trays with the game (the sticks topic; alerts on the "
+                   "dashboard, table page and console)")
+    p.add_argument("--mispay", type=int, nargs="?", const=2, metavar="HAND",
+                   help="with --sticks (implied): hand HAND (default 2) is paid 1,000 short, to show the alert")
     p.set_defaults(run=run_demo)
 
 
@@ -223,6 +231,14 @@ def _demo(args: argparse.Namespace, record: RecordedGame | None, url: str, broke
     seed = args.seed if args.seed is not None else int(time.time()) % 100000
     table_dev = PtyDevice("TBL1", "table", work / "ttyTABLE")
     panel_dev = PtyDevice("PNL1", "panel", work / "ttyPANEL")
+    tray = players = None
+    sticks_link = ""
+    if args.sticks or args.mispay is not None:
+        from hardware_sims.sticks import Mispayment, StickPlayers, StickTray
+
+        tray = StickTray("STK1", work / "ttySTICKS")
+        players = StickPlayers(tray, mispay=Mispayment(args.mispay) if args.mispay is not None else None)
+        sticks_link = f'\n[[serial]]\nname = "sticks"\nurl = "{work / "ttySTICKS"}"\nkind = "sticks"\nids = ["STK1"]\n'
     config = parse_config(f"""
 [table]
 site = "{args.site}"
@@ -245,7 +261,7 @@ name = "panel"
 url = "{work / 'ttyPANEL'}"
 kind = "panel"
 ids = ["PNL1"]
-""", "<demo>")
+""" + sticks_link, "<demo>")
     base = config.topics.base
     host, port = url.split("//")[1].rsplit("@", 1)[-1].split(":")
     print(f"tablesvc demo: broker {url}{' (embedded, MQTT 3.1.1)' if broker else ''}, table {base}/")
@@ -259,6 +275,9 @@ ids = ["PNL1"]
     results = _Counter()
 
     def on_message(msg: IncomingMessage) -> None:
+        if msg.topic == f"{base}/sticks":
+            _print_sticks(msg.payload)
+            return
         line = watcher.feed(msg.topic, msg.payload)
         if line:
             print(f"  {line.split('  ', 1)[1]}", flush=True)
@@ -268,7 +287,8 @@ ids = ["PNL1"]
                 results.add()
 
     viewer = MqttLink(BrokerURL.parse(url), client_id=f"tablesvc-demo-viewer-{seed}", on_connected=lambda: None,
-                      on_message=on_message, subscriptions=(f"{base}/results", f"{base}/state", f"{base}/status"),
+                      on_message=on_message, subscriptions=(f"{base}/results", f"{base}/state", f"{base}/status",
+                                                            *((f"{base}/sticks",) if tray is not None else ())),
                       protocol="3.1.1" if broker else "auto")
     try:
         service = TableService(config, new_game=True)  # the demo always plays a game of its own, from the start
@@ -277,12 +297,16 @@ ids = ["PNL1"]
         return 1
     table_dev.start()
     panel_dev.start()
+    if tray is not None:
+        tray.start()
+        print(f"  stick tray: {work / 'ttySTICKS'}; the trays compared with the game on {base}/sticks"
+              + (f" (hand {args.mispay} is paid 1,000 short)" if args.mispay is not None else ""), flush=True)
     service.start()
     viewer.start()
     if not service.link.wait_connected_or_failed(20):
         print(f"tablesvc demo: cannot reach the broker {url}: {service.link.failure or 'no answer in 20 s'}",
               file=sys.stderr)
-        _shutdown(service, viewer, table_dev, panel_dev)
+        _shutdown(service, viewer, table_dev, panel_dev, tray)
         return 1
     viewer.wait_connected(10)
     web = _demo_web(args, url, config.mqtt.prefix, "3.1.1" if broker else "auto")
@@ -318,7 +342,7 @@ ids = ["PNL1"]
         service.inbox.put(("cmd", IncomingMessage(f"{base}/cmd", json.dumps(command).encode())))
 
     try:
-        TableSimulator(record, outputs, speed=args.speed, start_game=start).run()
+        TableSimulator(record, outputs, speed=args.speed, start_game=start, after_event=players).run()
         service.wait_idle(30)
         if whole:
             finished.wait(10)
@@ -346,8 +370,22 @@ ids = ["PNL1"]
             threading.Event().wait()
     if web is not None:
         web.stop()
-    _shutdown(service, viewer, table_dev, panel_dev)
+    _shutdown(service, viewer, table_dev, panel_dev, tray)
     return code
+
+
+def _print_sticks(payload: bytes) -> None:
+    """A line for each alert or fault of the stick trays (the demo prints them as they come)."""
+    try:
+        data = json.loads(payload)
+    except ValueError:
+        return
+    if isinstance(data, dict) and data.get("status") in ("mismatch", "fault") and data.get("text") != _printed[0]:
+        _printed[0] = data.get("text")
+        print(f"  sticks {data['status']}: {data.get('text')}", flush=True)
+
+
+_printed: list[object] = [None]  # the stick alert printed last: each is printed once
 
 
 def _demo_web(args: argparse.Namespace, url: str, prefix: str, protocol: str):
@@ -476,8 +514,9 @@ def _shutdown(service, viewer, *others) -> None:
 def add_watch(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("watch", help="a terminal view of tables from their MQTT feed",
                        description="Show one or all tables live from the MQTT feed: round, scores, ponds, "
-                       "melds, the all-last conditions, last results with names, the final ranking, events and "
-                       "device health, with a legend of the marks under the screen.")
+                       "melds, the all-last conditions, last results with names, the final ranking, events, "
+                       "device health and the score sticks compared with the game, with a legend of the marks under "
+                       "the screen.")
     p.add_argument("--broker", default="mqtt://127.0.0.1:1883", metavar="URL", help="default: %(default)s")
     p.add_argument("--prefix", default="tablesvc", help="topic prefix (default: %(default)s)")
     p.add_argument("--table", help="only this table (TABLE or SITE/TABLE)")

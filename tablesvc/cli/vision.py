@@ -1,4 +1,5 @@
-"""``tablesvc vision``: print the calibration markers, calibrate a camera, enroll a tile set, check an image."""
+"""``tablesvc vision``: print the calibration markers, calibrate a camera, enroll a tile set, check an image;
+read the tiles in photos."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from pathlib import Path
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("vision", help="camera set-up: marker sheet, calibration, tile-set enrollment, check",
+    p = sub.add_parser("vision", help="camera set-up (markers, calibration, enrollment, check); read photos",
                        description="Set up the camera over a table: print the four ArUco markers for the table "
                        "corners, calibrate the camera from a frame in which all four are visible, enroll your "
-                       "tile set from the camera, and check what it reads.")
+                       "tile set from the camera, and check what it reads. Or read the tiles in any photo "
+                       "(read: no markers needed).")
     vsub = p.add_subparsers(dest="vision_command", metavar="ACTION", required=True)
     m = vsub.add_parser("markers", help="write the marker sheet (print it at 100 %% scale)")
     m.add_argument("out", metavar="OUT.png")
@@ -58,6 +60,25 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     k.add_argument("--out", metavar="FILE", help="the annotated copy (default: IMAGE-check.png)")
     k.add_argument("--geometry", metavar="FILE", help="table geometry TOML (default: a standard automatic table)")
     k.set_defaults(run=run_check)
+    r = vsub.add_parser("read", help="read the tiles in photos (no markers, no calibration)",
+                        description="Read every tile in real photos of tiles (a hand, melds, a pond; taken with "
+                        "a phone, no markers): the tiles in reading order (rows top to bottom, each left to right, "
+                        "groups set apart by gaps), each with its box in pixels of the photo and how sure the "
+                        "reader is; a tile it is not sure of is unknown (?), never guessed; flowers, seasons and "
+                        "backs are unknown. Common Japanese sets need no enrollment; give a club's enrolled set "
+                        "with --model.",
+                        epilog="--json prints one object per photo and line: {\"photo\": PATH, \"tiles\": "
+                        "[{\"tile\": \"5mr\" or null, \"box\": [x0, y0, x1, y1], \"confidence\": 0.97, "
+                        "\"face_up\": true}, ...]} ({\"photo\": PATH, \"error\": ...} for a photo that cannot be "
+                        "read). Exit status: 0 every photo read, 1 a photo could not be read or shows no tile "
+                        "face up, 2 bad command line, 3 the tile finder is not installed.")
+    r.add_argument("photos", metavar="PHOTO", nargs="+", help="JPEG, PNG or WebP photos (up to 20 MB, 40 megapixels)")
+    r.add_argument("--json", action="store_true", help="one JSON object per photo and line")
+    r.add_argument("--annotated", metavar="OUT.png",
+                   help="write a copy with each tile's box and name (several photos: OUT-<photo>.png); a photo "
+                   "over 3200 px is read, and drawn, at half size or less")
+    _photo_options(r)
+    r.set_defaults(run=run_read)
 
 
 def _geometry(path: str | None):
@@ -222,3 +243,88 @@ def run_check(args: argparse.Namespace) -> int:
     unknown = sum(1 for t in readings.tiles if t.face_up and not t.tile)
     print(f"{len(readings.tiles)} tiles, {unknown} unknown, {readings.ms:.0f} ms; annotated copy: {out}")
     return 0
+
+
+FINDER_MISSING = 3
+
+
+def _photo_options(p: argparse.ArgumentParser) -> None:
+    """The options every command that reads a photo takes."""
+    p.add_argument("--model", metavar="FILE", help="a club's enrolled tile set (tablesvc vision enroll) instead of "
+                   "the packaged common Japanese sets")
+    p.add_argument("--boxes", metavar="PATH", help="take the tile boxes from a YOLO label file (class cx cy w h, "
+                   "normalised) or a folder of them named after the photos, instead of the tile finder: to "
+                   "measure the naming alone, or to use another detector's boxes")
+
+
+def photo_reader(args: argparse.Namespace, photo: str):
+    """The reader for ``photo`` as the options say; raises FinderMissing, OSError or ValueError."""
+    from vision.photo_reader import LabelBoxFinder, PhotoReader
+
+    finder = None
+    if args.boxes:
+        boxes = Path(args.boxes)
+        finder = LabelBoxFinder.from_file(boxes / f"{Path(photo).stem}.txt" if boxes.is_dir() else boxes)
+    return PhotoReader.load(args.model, finder)
+
+
+def read_photo(args: argparse.Namespace, photo: str):
+    """(the reading, the image) of one photo, or (None, error line); FinderMissing is raised."""
+    from vision.photo_input import BadPhoto, load_photo_scaled
+    from vision.photo_reader import READ_SIDE
+
+    try:
+        image, scale = load_photo_scaled(photo, READ_SIDE)
+        return photo_reader(args, photo).read(image, photo, scale), image
+    except BadPhoto as exc:
+        return None, str(exc)
+    except (OSError, ValueError) as exc:
+        return None, f"{photo}: {exc}"
+
+
+def _annotated_path(out: str, photo: str, several: bool) -> str:
+    if not several:
+        return out
+    p = Path(out)
+    return str(p.with_name(f"{p.stem}-{Path(photo).stem}{p.suffix or '.png'}"))
+
+
+def run_read(args: argparse.Namespace) -> int:
+    import json
+
+    import cv2
+
+    from vision.photo_reader import FinderMissing, annotate
+
+    status = 0
+    for photo in args.photos:
+        try:
+            reading, image = read_photo(args, photo)
+        except FinderMissing as exc:
+            print(f"tablesvc vision read: {exc}", file=sys.stderr)
+            return FINDER_MISSING
+        if reading is None:
+            print(f"tablesvc vision read: {image}", file=sys.stderr)
+            if args.json:
+                print(json.dumps({"photo": photo, "error": image}))
+            status = 1
+            continue
+        problem = reading.problem()
+        if problem:
+            print(f"tablesvc vision read: {photo}: {problem}", file=sys.stderr)
+            status = 1
+        if args.annotated:
+            out = _annotated_path(args.annotated, photo, len(args.photos) > 1)
+            if not cv2.imwrite(out, annotate(image, reading)):
+                print(f"tablesvc vision read: cannot write {out}", file=sys.stderr)
+                status = 1
+        if args.json:
+            print(json.dumps(reading.to_json()))
+            continue
+        unknown = sum(1 for t in reading.tiles if t.face_up and t.tile is None)
+        print(f"{photo}: {reading.text()}")
+        print(f"  {len(reading.tiles)} tiles, {unknown} unknown, {reading.ms:.0f} ms")
+        for t in reading.tiles:
+            name = t.tile or ("back" if not t.face_up else "?")
+            print(f"  {name:<5} box {t.box[0]},{t.box[1]},{t.box[2]},{t.box[3]}  confidence {t.confidence:.2f}")
+    return status

@@ -24,24 +24,39 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--prefix", help="topic prefix (default: tablesvc)")
     p.add_argument("--records-db", metavar="URL", help="the records database that `tablesvc records` writes (a SQLite "
                    "file or a postgresql:// URL): serves the club's standings at /standings")
-    p.add_argument("--config", metavar="FILE", help="a TOML file with [web] (referee_password, secret_key, "
-                   "referee_token, listen, site, idle_alert, records_db) and optionally [mqtt] url")
+    p.add_argument("--tournament", metavar="NAME", help="the tournament of --records-db the /tournament pages show "
+                   "(default: the one made last; see docs/tournament.md)")
+    p.add_argument("--config", metavar="FILE", help="a TOML file with [web] (listen, site, [web.referees], "
+                   "referee_password, secret_key, referee_token, session_idle, https, trusted_proxies, idle_alert, "
+                   "records_db, rules, photo_model) and optionally [mqtt] url")
+    p.add_argument("--add-referee", metavar="NAME",
+                   help="read NAME's password (twice) and write its hash into [web.referees] of --config FILE "
+                   "(a new account, or a new password for an existing one), then exit")
     p.add_argument("--hash-password", action="store_true",
                    help="read a referee password (twice) and print its hash for [web] referee_password, then exit")
     p.set_defaults(run=run)
 
 
+def _read_password(prompt: str) -> str | None:
+    """A password typed twice at a terminal (None when the two differ), or one line of a pipe."""
+    if sys.stdin.isatty():
+        first, second = getpass.getpass(f"{prompt}: "), getpass.getpass("again: ")
+        if first != second:
+            print("tablesvc web: the two passwords differ", file=sys.stderr)
+            return None
+        return first
+    return sys.stdin.readline().rstrip("\n")
+
+
 def run(args: argparse.Namespace) -> int:
     from tablesvc.web.auth import hash_password
 
+    if args.add_referee is not None:
+        return _add_referee(args)
     if args.hash_password:
-        if sys.stdin.isatty():
-            first, second = getpass.getpass("referee password: "), getpass.getpass("again: ")
-            if first != second:
-                print("tablesvc web: the two passwords differ", file=sys.stderr)
-                return 2
-        else:
-            first = sys.stdin.readline().rstrip("\n")
+        first = _read_password("referee password")
+        if first is None:
+            return 2
         try:
             print(hash_password(first))
         except ValueError as exc:
@@ -72,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"tablesvc web: {exc}", file=sys.stderr)
         return 2
     server = make_server(broker, web, listen=listen, site=args.site, prefix=args.prefix or prefix or "tablesvc",
-                         records_db=args.records_db)
+                         records_db=args.records_db, tournament=args.tournament)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
@@ -82,14 +97,39 @@ def run(args: argparse.Namespace) -> int:
         return 1
     print(f"tablesvc web: serving {server.url}/ from {broker}"
           f"{' (site ' + server.settings.site + ')' if server.settings.site else ''}", flush=True)
-    if not web.referee_password:
-        print("  no referee password set: the referee console is closed ([web] referee_password)", flush=True)
+    if not web.accounts:
+        print("  no referee accounts: the referee console is closed (tablesvc web --add-referee NAME --config FILE)",
+              flush=True)
+    else:
+        print(f"  referees: {', '.join(sorted(web.accounts))}", flush=True)
     try:
         while not stop.wait(0.5):
             pass
     except KeyboardInterrupt:
         pass
     server.stop()
+    return 0
+
+
+def _add_referee(args: argparse.Namespace) -> int:
+    from tablesvc.web.accounts import add_referee, check_name
+    from tablesvc.web.auth import hash_password
+
+    if not args.config:
+        print("tablesvc web: --add-referee writes the account into a config file: give --config FILE",
+              file=sys.stderr)
+        return 2
+    try:
+        name = check_name(args.add_referee)
+        password = _read_password(f"{name}'s password")
+        if password is None:
+            return 2
+        replaced = add_referee(args.config, name, hash_password(password))
+    except ValueError as exc:  # AccountError, an empty password, text that is not valid Unicode
+        print(f"tablesvc web: {exc}", file=sys.stderr)
+        return 2
+    print(f"tablesvc web: {'new password for' if replaced else 'added'} referee {name} in {args.config} "
+          "([web.referees]); restart the web server to use it")
     return 0
 
 
@@ -100,12 +140,18 @@ def missing_extra(exc: ImportError) -> str:
 
 
 def make_server(broker, web, *, listen: tuple[str, int], site: str | None = None, prefix: str = "tablesvc",
-                protocol: str = "auto", records_db: str | None = None):
-    """A :class:`WebServer` from a ``[web]`` config (shared by ``web``, ``run`` and ``demo``)."""
+                protocol: str = "auto", records_db: str | None = None, rules: str | None = None,
+                photo_model: str | None = None, tournament: str | None = None):
+    """A :class:`WebServer` from a ``[web]`` config (shared by ``web``, ``run`` and ``demo``); ``rules`` and
+    ``photo_model``: what ``/score`` uses where ``[web]`` names none (``run``: the table's rules and its
+    camera's enrolled set); ``tournament``: the one the /tournament pages show."""
     from tablesvc.web.app import WebSettings
     from tablesvc.web.server import WebServer
 
-    settings = WebSettings(site=site or web.site, referee_password=web.referee_password, secret_key=web.secret_key,
-                           referee_token=web.referee_token, records_db=records_db or web.records_db)
+    settings = WebSettings(site=site or web.site, accounts=web.accounts, secret_key=web.secret_key,
+                           referee_token=web.referee_token, records_db=records_db or web.records_db,
+                           session_idle=web.session_idle, https=web.https, trusted_proxies=web.trusted_proxies,
+                           rules=web.rules or rules or "ema2012", photo_model=web.photo_model or photo_model,
+                           tournament=tournament)
     return WebServer(broker, listen=listen, prefix=prefix, settings=settings, protocol=protocol,
                      idle_alert=web.idle_alert)

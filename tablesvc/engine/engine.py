@@ -22,11 +22,15 @@ from mahjong.agari import Agari
 from mahjong.hand_calculating.divider import HandDivider
 from mahjong.shanten import Shanten
 
+from tablesvc.engine.clock import Clock, ClockError
 from tablesvc.engine.events import (
     AbortiveDraw,
     AddedKan,
     Call,
     Chombo,
+    ClockAddHand,
+    ClockExtend,
+    ClockStart,
     ConcealedKan,
     DeadHand,
     DiceRolled,
@@ -40,6 +44,7 @@ from tablesvc.engine.events import (
     HandStart,
     Ron,
     SetScores,
+    TimeUp,
     Tsumo,
 )
 from tablesvc.engine.results import (
@@ -53,7 +58,7 @@ from tablesvc.engine.results import (
     round_name,
 )
 from tablesvc.engine.state import GameState, HandState, MeldState, Phase, PondTile, SeatState, Step
-from tablesvc.rules.game_end import game_ends
+from tablesvc.rules.game_end import TimeRule, game_ends
 from tablesvc.rules.hand import Hand, InvalidHandError, Meld, MeldKind, WinConditions, Wind
 from tablesvc.rules.payments import (
     RIICHI_STICK,
@@ -138,6 +143,10 @@ class Engine:
             DeadHand: self._dead_hand,  # type: ignore[dict-item]
             SetScores: self._set_scores,  # type: ignore[dict-item]
             EndGame: self._end_game,  # type: ignore[dict-item]
+            ClockStart: self._clock_start,  # type: ignore[dict-item]
+            ClockExtend: self._clock_extend,  # type: ignore[dict-item]
+            ClockAddHand: self._clock_add_hand,  # type: ignore[dict-item]
+            TimeUp: self._time_up,  # type: ignore[dict-item]
         }
 
     # ------------------------------------------------------------ entry
@@ -864,7 +873,70 @@ class Engine:
         if st.hand is not None:
             st.sticks = st.hand.sticks
             st.hand = None
-        return [self._game_over()]
+        return [self._game_over("referee")]
+
+    # ------------------------------------------------------------ the tournament clock
+
+    def _clock(self, what: str) -> Clock | None:
+        """The clock a clock event changes; refused before and after the game."""
+        phase = self.state.phase
+        if phase is Phase.NOT_STARTED:
+            raise Rejected(f"the game has not started: send start_game before {what}")
+        if phase is Phase.GAME_OVER:
+            ended = getattr(self.state.final, "ended", "rules")
+            how = {"time": "on time", "referee": "by the referee"}.get(ended, "by its last hand")
+            raise Rejected(f"the game is over (ended {how}): its clock cannot change ({what})")
+        return self.state.clock
+
+    def _clock_start(self, e: ClockStart) -> list[Output]:
+        if self._clock("starting the clock") is not None:
+            raise Rejected("this game's clock is already set: extend it or add a hand")
+        try:
+            self.state.clock = Clock.start(e.minutes, e.deadline, e.rule, e.more_hands)
+        except ClockError as exc:
+            raise Rejected(str(exc)) from None
+        return []
+
+    def _running_clock(self, what: str) -> Clock:
+        clock = self._clock(what)
+        if clock is None:
+            raise Rejected(f"this game has no clock ({what}): start one with the clock command, action start")
+        return clock
+
+    def _clock_extend(self, e: ClockExtend) -> list[Output]:
+        try:
+            self.state.clock = self._running_clock("extending the time").extend(e.minutes)
+        except ClockError as exc:
+            raise Rejected(str(exc)) from None
+        return []
+
+    def _clock_add_hand(self, e: ClockAddHand) -> list[Output]:  # noqa: ARG002 - the reason is kept in the journal
+        try:
+            self.state.clock = self._running_clock("adding a hand").add_hand()
+        except ClockError as exc:
+            raise Rejected(str(exc)) from None
+        return []
+
+    def _time_up(self, e: TimeUp) -> list[Output]:
+        st = self.state
+        clock = self._clock("calling time")
+        if clock is None:  # a referee calls time on a game played without a clock
+            try:
+                rule = TimeRule.named(e.rule or TimeRule.EMA.value)
+            except ValueError as exc:
+                raise Rejected(str(exc)) from None
+            if rule is TimeRule.MORE_HANDS:
+                raise Rejected("the rule more_hands needs its number of hands: start a clock with it instead")
+            clock = Clock(deadline=None, minutes=0, rule=rule)
+        elif e.rule is not None and e.rule != clock.rule.value:
+            raise Rejected(f"this game's clock plays by the rule {clock.rule.value}, not {e.rule}")
+        try:
+            st.clock = clock.expire(hand_in_play=st.phase in (Phase.DEALING, Phase.PLAYING))
+        except ClockError as exc:
+            raise Rejected(str(exc)) from None
+        if st.clock.over:  # between hands, and no hand follows: the game ends now
+            return [self._game_over("time")]
+        return []
 
     # ------------------------------------------------------------ end of a hand
 
@@ -893,7 +965,11 @@ class Engine:
             st.round += 1
             st.dealer = (st.dealer + 1) % 4
         if self._game_ends(previous, dealer_continues):
-            return [result, self._game_over()]
+            return [result, self._game_over("rules")]
+        if st.clock is not None:
+            st.clock = st.clock.hand_played()
+            if st.clock.over:
+                return [result, self._game_over("time")]
         return [result]
 
     def _game_ends(self, previous: int, dealer_continues: bool) -> bool:
@@ -901,13 +977,14 @@ class Engine:
         return game_ends(self.rules, previous, self.state.scores, dealer, dealer_continues,
                          first_dealer=self.state.first_dealer)
 
-    def _game_over(self) -> GameResult:
+    def _game_over(self, ended: str) -> GameResult:
         st = self.state
         standings = final_standings(st.scores, self.rules, leftover_sticks=st.sticks, penalties=st.penalties,
                                     first_dealer=st.first_dealer)
         for standing in standings:  # leftover riichi sticks go to first place
             st.scores[standing.seat] = standing.points
-        result = GameResult(standings=tuple(standings), scores=_four(st.scores), leftover_sticks=st.sticks)
+        result = GameResult(standings=tuple(standings), scores=_four(st.scores), leftover_sticks=st.sticks,
+                            ended=ended)
         st.sticks = 0
         st.final = result
         st.phase = Phase.GAME_OVER

@@ -23,15 +23,21 @@ import typing
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from tablesvc.engine.clock import MAX_MINUTES
+from tablesvc.rules.game_end import MAX_MORE_HANDS
 from tablesvc.tiles import Tile, parse_tile, parse_tiles
 
 __all__ = [
     "ABORT_KINDS",
+    "CLOCK_EVENTS",
     "EVENT_TYPES",
     "AbortiveDraw",
     "AddedKan",
     "Call",
     "Chombo",
+    "ClockAddHand",
+    "ClockExtend",
+    "ClockStart",
     "ConcealedKan",
     "DeadHand",
     "DiceRolled",
@@ -46,6 +52,7 @@ __all__ = [
     "Ron",
     "RonClaim",
     "SetScores",
+    "TimeUp",
     "Tsumo",
     "from_dict",
     "to_dict",
@@ -254,6 +261,50 @@ class EndGame(Event):
     reason: str = ""
 
 
+@dataclass(frozen=True)
+class ClockStart(Event):
+    """A tournament clock for this game: ``minutes`` of guaranteed time ending at ``deadline`` (ISO 8601, as
+    the feed writes times; the service writes it from the minutes when the command arrives), then the time
+    ``rule`` (``ema``, ``finish_hand`` or ``more_hands`` with ``more_hands`` of them, see
+    :class:`~tablesvc.rules.game_end.TimeRule`)."""
+
+    type: ClassVar[str] = "clock_start"
+    minutes: int
+    deadline: str
+    rule: str = "ema"
+    more_hands: int = 0
+
+
+@dataclass(frozen=True)
+class ClockExtend(Event):
+    """A referee gives this table ``minutes`` more (a dispute stopped play): the deadline moves."""
+
+    type: ClassVar[str] = "clock_extend"
+    minutes: int
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class ClockAddHand(Event):
+    """A referee lets this table play one more hand after time."""
+
+    type: ClassVar[str] = "clock_add_hand"
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class TimeUp(Event):
+    """The guaranteed time is over: sent by the service's timer at the deadline, or by a referee. Without a
+    clock running, ``rule`` (default ``ema``) says what follows."""
+
+    type: ClassVar[str] = "time_up"
+    reason: str = ""
+    rule: str | None = None
+
+
+#: The clock's events: they change no hand, and the exporters of a game's record pass over them.
+CLOCK_EVENTS = (ClockStart, ClockExtend, ClockAddHand, TimeUp)
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
@@ -274,6 +325,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         DeadHand,
         SetScores,
         EndGame,
+        *CLOCK_EVENTS,
     )
 }
 
@@ -317,6 +369,9 @@ INT_RANGES: dict[str, tuple[int, int]] = {
     "honba": (0, 99),
     "sticks": (0, 99),
     "dealer": (0, 3),
+    # the tournament clock: minutes of time or of an extension, hands played after time
+    "minutes": (1, MAX_MINUTES),
+    "more_hands": (0, MAX_MORE_HANDS),
 }
 #: The longest text an event field may hold (a player's name, a rule set with house rules, a reason).
 MAX_TEXT = 500

@@ -125,9 +125,11 @@ class HandResult(Output):
 
 @dataclass(frozen=True)
 class GameResult(Output):
-    """The end of the game: standings best first, with uma."""
+    """The end of the game: standings best first, with uma. ``ended`` says what ended it: ``rules`` (the last
+    hand, or a bust), ``time`` (the tournament clock) or ``referee`` (``end_game``)."""
 
     type = "game_result"
     standings: tuple[Standing, ...]
     scores: tuple[int, int, int, int]
     leftover_sticks: int = 0
+    ended: str = "rules"

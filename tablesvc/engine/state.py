@@ -11,6 +11,7 @@ import copy
 from dataclasses import dataclass, field
 from enum import Enum
 
+from tablesvc.engine.clock import Clock
 from tablesvc.tiles import Tile
 
 __all__ = ["GameState", "HandState", "MeldState", "Phase", "PondTile", "SeatState", "Step"]
@@ -126,6 +127,7 @@ class GameState:
     penalties: list[int] = field(default_factory=lambda: [0, 0, 0, 0])  # final-score penalties
     results: list = field(default_factory=list)  # HandResult of every finished hand
     final: object | None = None  # GameResult once over
+    clock: Clock | None = None  # the tournament clock, when the game is played on time (immutable)
 
     def clone(self) -> GameState:
         """A copy that shares only immutable parts (tiles, finished results)."""

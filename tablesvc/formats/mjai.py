@@ -93,6 +93,7 @@ from tablesvc.engine.events import (
     Ron,
     RonClaim,
     SetScores,
+    TimeUp,
     Tsumo,
 )
 from tablesvc.engine.results import GameResult, HandResult, Output, RiichiAccepted
@@ -101,6 +102,7 @@ from tablesvc.formats.record import HandRecord, RecordedGame, RecordError, Repla
 from tablesvc.formats.tracker import HandTracker, guess_tenpai, noten_payment_tenpai
 from tablesvc.formats.walk import Before, HandResults, split_win_deltas, tenhou_order, walk
 from tablesvc.rules.ruleset import UnknownRuleSetError, get_ruleset
+from tablesvc.text import find_invalid_text
 from tablesvc.tiles import Tile
 
 __all__ = ["MJAI_TILES", "UNKNOWN", "WINDS", "export_mjai", "parse_mjai", "tile_names", "write_draw", "write_win"]
@@ -474,6 +476,9 @@ def parse_mjai(text: str, source: str = "<mjai>") -> RecordedGame:
             data = json.loads(line)
         except json.JSONDecodeError as exc:
             raise RecordError(f"{source}: line {number}: not JSON ({exc.msg} at column {exc.colno})") from None
+        bad = find_invalid_text(data)
+        if bad:  # a name kept from here would fail every later export, publish and listing
+            raise RecordError(f"{source}: line {number}: {bad} is not valid Unicode text (it holds a lone surrogate)")
         for ev in data if isinstance(data, list) else [data]:
             reader.feed(number, ev)
     if not reader.started:
@@ -638,6 +643,10 @@ def export_mjai(record: RecordedGame, report: ReplayReport) -> str:
         elif isinstance(e, EndGame):
             final = report.final or next(o for o in step.outputs if isinstance(o, GameResult))
             out.append({"type": "end_game", "reason": e.reason or "ended by the referee", "scores": list(final.scores)})
+        elif isinstance(e, TimeUp) and any(isinstance(o, GameResult) for o in step.outputs):
+            # time ran out between hands with no hand left to play (the clock's other events write nothing)
+            final = report.final or next(o for o in step.outputs if isinstance(o, GameResult))
+            out.append({"type": "end_game", "reason": "time", "scores": list(final.scores)})
     return "".join(json.dumps(x, ensure_ascii=False, separators=(",", ":")) + "\n" for x in out)
 
 

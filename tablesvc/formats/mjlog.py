@@ -37,6 +37,7 @@ from tablesvc.engine.events import (
     Tsumo,
 )
 from tablesvc.formats.record import HandRecord, RecordedGame, RecordError, take_up_at_first_hand
+from tablesvc.text import require_text
 from tablesvc.tiles import Tile
 
 __all__ = ["decode_meld", "parse_mjlog"]
@@ -121,12 +122,24 @@ def _sc(text: str) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]
     return (v[0], v[2], v[4], v[6]), (v[1], v[3], v[5], v[7])
 
 
+def _name(el: ET.Element, seat: int) -> str:
+    """A player's name: UTF-8 behind %-escapes, decoded strictly (a name that is no text is refused, not
+    turned into replacement characters nobody typed)."""
+    raw = el.get(f"n{seat}", "")
+    try:
+        return require_text(unquote(raw, errors="strict"), f"n{seat}")
+    except UnicodeDecodeError:
+        raise ValueError(f"n{seat} {raw!r:.80} is not UTF-8 text once its %-escapes are decoded") from None
+
+
 def parse_mjlog(text: str, source: str = "<mjlog>") -> RecordedGame:
     """Read an mjlog document. A file cut short gives the hands up to where it stops."""
     try:
         root = ET.fromstring(text)
     except ET.ParseError as exc:
         raise RecordError(f"{source}: not Tenhou mjlog XML ({exc})") from None
+    except UnicodeEncodeError:
+        raise RecordError(f"{source}: not valid Unicode text (it holds a lone surrogate)") from None
     if root.tag != "mjloggm":
         raise RecordError(f"{source}: not Tenhou mjlog XML (root tag {root.tag!r})")
     game = RecordedGame(source=source, rules="tenhou")
@@ -159,7 +172,7 @@ def parse_mjlog(text: str, source: str = "<mjlog>") -> RecordedGame:
         nonlocal started, riichi_next, last_draw
         tag = el.tag
         if tag == "UN" and el.get("n0") is not None:
-            names = tuple(unquote(el.get(f"n{i}", "")) or f"Player {i + 1}" for i in range(4))
+            names = tuple(_name(el, i) or f"Player {i + 1}" for i in range(4))
             game.players = (names[0], names[1], names[2], names[3])
         elif tag == "INIT":
             seed = _numbers(el.get("seed"), "seed")

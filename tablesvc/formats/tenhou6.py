@@ -28,7 +28,13 @@ name alone: 全員聴牌 全員不聴 九種九牌 四風連打 四家立直 四
 The per-seat lists do not say in which order the seats moved: the reader
 replays the hand turn by turn, a call answering the discard it names, and
 backtracks where two identical discards leave a call ambiguous (the way
-mjai-reviewer's converter does). Kan dora are placed where Tenhou reveals
+mjai-reviewer's converter does), keeping every turn order that consumes the
+lists (at most :data:`MAX_READINGS`). Where more than one does, each is
+played through the engine from the hand's start and the one that gives the
+recorded deltas is kept (:func:`_choose`); none is an error naming the hand,
+the seat and the tile. On real games one order always fits
+(docs/engine.md, tests/test_tenhou6_readings.py): the tie-break is for a
+file that shows otherwise. Kan dora are placed where Tenhou reveals
 them (a concealed kan's at once, an open or added kan's before that player's
 next discard); the riichi stick is the engine's business.
 
@@ -61,9 +67,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from tablesvc.engine.engine import Engine, Rejected
 from tablesvc.engine.events import (
     AbortiveDraw,
     AddedKan,
@@ -90,11 +97,13 @@ from tablesvc.formats.record import HandRecord, RecordedGame, RecordError, Repla
 from tablesvc.formats.tracker import HandTracker, guess_tenpai, noten_payment_tenpai
 from tablesvc.formats.walk import Before, HandResults, split_win_deltas, tenhou_order, walk
 from tablesvc.rules.ruleset import UnknownRuleSetError, get_ruleset
+from tablesvc.text import find_invalid_text
 from tablesvc.tiles import Tile
 
 __all__ = ["export_tenhou6", "parse_tenhou6", "tile_code", "tile_from_code"]
 
 TSUMOGIRI = 60
+MAX_READINGS = 64  # turn orders tried per hand where identical discards leave a call ambiguous
 _WIN = "和了"
 _DRAWS = ("流局", "全員聴牌", "全員不聴", "流し満貫")
 _ABORTS = {"九種九牌": "nine_terminals", "四風連打": "four_winds", "四家立直": "four_riichi", "四槓散了": "four_kans"}
@@ -163,6 +172,16 @@ class _Take:
     tile: Tile  # the drawn or called tile
     tiles: tuple[Tile, ...] = ()
     target: int = 0
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """One turn order of a hand: its events, how it ended, and where a call could have taken another discard
+    (the discarding seat, the tile, the calling seat)."""
+
+    events: list[Event]
+    ended: tuple[str, int] | None
+    points: tuple[tuple[int, Tile, int], ...]
 
 
 @dataclass(frozen=True)
@@ -275,36 +294,46 @@ class _HandReader:
         dealer = round_ % 4
         record = HandRecord(round=round_, honba=honba, sticks=sticks, dealer=dealer,
                             scores=(scores[0], scores[1], scores[2], scores[3]))
-        events: list[Event] = [HandStart(hands=tuple(tuple(h) for h in hands)),  # type: ignore[arg-type]
-                               DoraRevealed(tile=doras[0])]
-        play, ended = self._order(dealer, takes, outs, doras, result)
-        events += play
-        end, deltas = self._result(result, ended, ura, hands, events)
-        events += end
-        record.deltas = deltas
-        return record, events
+        head: list[Event] = [HandStart(hands=tuple(tuple(h) for h in hands)),  # type: ignore[arg-type]
+                             DoraRevealed(tile=doras[0])]
+        readings = []
+        for reading in self._readings(dealer, takes, outs, doras, result):
+            events = head + reading.events
+            end, record.deltas = self._result(result, reading.ended, ura, hands, events)
+            readings.append(_Reading(events + end, reading.ended, reading.points))
+        return record, readings
 
-    def _order(self, dealer: int, takes: list[list[_Take]], outs: list[list[_Out]], doras: list[Tile],
-               result: list[Any]) -> tuple[list[Event], tuple[str, int] | None]:
-        """The hand's moves in turn order, trying the other reading where a call is ambiguous."""
+    def _readings(self, dealer: int, takes: list[list[_Take]], outs: list[list[_Out]], doras: list[Tile],
+                  result: list[Any]) -> list[_Reading]:
+        """Every turn order the per-seat lists allow (at most :data:`MAX_READINGS`), in the order tried.
+
+        Where a seat discarded one tile twice and a call took one of them, both orders may fit the lists;
+        each that does is a reading, told apart later by what it scores."""
         choices: list[int] = []
         first: _Inconsistent | None = None
+        found: dict[tuple[Event, ...], _Reading] = {}
         for _ in range(4096):
             trace: list[tuple[int, int]] = []
+            points: list[tuple[int, Tile, int]] = []
             try:
-                return self._play(dealer, takes, outs, doras, result, choices, trace)
+                events, ended = self._play(dealer, takes, outs, doras, result, choices, trace, points)
+                found.setdefault(tuple(events), _Reading(events, ended, tuple(points)))
+                if len(found) >= MAX_READINGS:
+                    break
             except _Inconsistent as exc:
                 first = first or exc
-                while trace and trace[-1][0] + 1 >= trace[-1][1]:
-                    trace.pop()
-                if not trace:
-                    break
-                choices = [c for c, _ in trace[:-1]] + [trace[-1][0] + 1]
-        raise self.fail(f"the seats' takes and discards do not make a hand: {first}")
+            while trace and trace[-1][0] + 1 >= trace[-1][1]:
+                trace.pop()
+            if not trace:
+                break
+            choices = [c for c, _ in trace[:-1]] + [trace[-1][0] + 1]
+        if not found:
+            raise self.fail(f"the seats' takes and discards do not make a hand: {first}")
+        return list(found.values())
 
     def _play(self, dealer: int, takes: list[list[_Take]], outs: list[list[_Out]], doras: list[Tile],
-              result: list[Any], choices: list[int], trace: list[tuple[int, int]]
-              ) -> tuple[list[Event], tuple[str, int] | None]:
+              result: list[Any], choices: list[int], trace: list[tuple[int, int]],
+              points: list[tuple[int, Tile, int]]) -> tuple[list[Event], tuple[str, int] | None]:
         ev: list[Event] = []
         ti, di = [0] * 4, [0] * 4
         owed: list[str] = []  # kan dora to reveal, oldest first, with Tenhou's moment: tsumo or discard
@@ -406,6 +435,8 @@ class _HandReader:
             pick = choices[k] if k < len(choices) and choices[k] < len(options) else 0
             trace.append((pick, len(options)))
             chosen = options[pick]
+            if len(options) > 1 and callers:
+                points.append((actor, tile, callers[0]))
             actor = chosen if chosen is not None else (actor + 1) % 4
         for s in range(4):
             if ti[s] < len(takes[s]) or di[s] < len(outs[s]):
@@ -508,6 +539,46 @@ def _track(hands: list[list[Tile]], events: list[Event]) -> HandTracker:
     return tracker
 
 
+def _scored(start: GameStart, hand: HandRecord, events: list[Event]) -> tuple[int, int, int, int] | str:
+    """The deltas the engine gives a hand played from where the record says it starts, or why it refuses it."""
+    engine = Engine()
+    try:
+        engine.apply(replace(start, round=round_name(hand.round), honba=hand.honba, sticks=hand.sticks,
+                             scores=hand.scores, dealer=hand.dealer))
+        for event in events:
+            for out in engine.apply(event):
+                if isinstance(out, HandResult):
+                    return out.deltas
+    except Rejected as exc:
+        return f"refused: {exc}"
+    return "no result"
+
+
+def _choose(game: RecordedGame, index: int, hand: HandRecord, readings: list[_Reading]) -> list[Event]:
+    """The reading of an ambiguous hand that the engine plays to the deltas the log records.
+
+    Two identical discards of one seat, one of them called: the log does not say which, and the turn
+    orders differ (who drew in between, whose riichi was still uninterrupted, what was furiten). Each
+    reading is played from the hand's start; the first whose deltas are the recorded ones is kept. A hand
+    the log stops in (no result) keeps the first reading the engine accepts."""
+    start = next(e for e in game.events if isinstance(e, GameStart))
+    if not 0 <= hand.round <= 15:
+        return readings[0].events  # no such round to play it in: the replay says so
+    outcomes = [_scored(start, hand, r.events) for r in readings]
+    for reading, outcome in zip(readings, outcomes, strict=True):
+        if isinstance(outcome, tuple) and (hand.deltas is None or outcome == hand.deltas):
+            return reading.events
+        if hand.deltas is None and outcome == "no result":
+            return reading.events
+    where = f"{game.source}: log[{index}] ({round_name(hand.round)}-{hand.honba})"
+    seen = {(seat, tile, caller) for r in readings for seat, tile, caller in r.points}
+    which = "; ".join(f"seat {seat} discarded {tile.mjai} twice and seat {caller} called one of them"
+                      for seat, tile, caller in sorted(seen, key=lambda x: (x[0], x[1].mjai, x[2])))
+    got = ", ".join(str(list(o)) if isinstance(o, tuple) else o for o in outcomes)
+    raise RecordError(f"{where}: {which}, and the log does not say which: no reading of it plays to the recorded "
+                      f"deltas {list(hand.deltas or ())} (the {len(readings)} readings give {got})")
+
+
 def _rules_of(rule: Any) -> str | None:
     if not isinstance(rule, dict):
         return None
@@ -532,6 +603,9 @@ def parse_tenhou6(text: str, source: str = "<tenhou6>") -> RecordedGame:
         raise RecordError(f"{source}: not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     if not isinstance(data, dict) or not isinstance(data.get("log"), list):
         raise RecordError(f"{source}: not a tenhou.net/6 log (a JSON object with a \"log\" list)")
+    bad = find_invalid_text(data)
+    if bad:  # a name kept from here would fail every later export, publish and listing
+        raise RecordError(f"{source}: {bad} is not valid Unicode text (it holds a lone surrogate)")
     game = RecordedGame(source=source, rules=_rules_of(data.get("rule")))
     names = data.get("name")
     if names is not None:
@@ -541,7 +615,8 @@ def parse_tenhou6(text: str, source: str = "<tenhou6>") -> RecordedGame:
     game.events.append(GameStart(players=game.players, rules=game.rules) if game.rules
                        else GameStart(players=game.players))
     for index, kyoku in enumerate(data["log"]):
-        hand, events = _HandReader(source, index, kyoku).read()
+        hand, readings = _HandReader(source, index, kyoku).read()
+        events = readings[0].events if len(readings) == 1 else _choose(game, index, hand, readings)
         game.hands.append(hand)
         game.events += events
         if hand.deltas is not None:

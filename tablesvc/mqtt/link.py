@@ -278,6 +278,8 @@ class MqttLink:
         self._on_writes_refused = on_writes_refused
         self._refusals_in_a_row = 0
         self._topics: dict[int, str] = {}  # message id -> topic, until the broker answers (with on_writes_refused)
+        # its own lock, never held while paho is called: paho calls _published holding its outgoing-message lock,
+        # which a publish under self._lock waits for
         self._topics_lock = threading.Lock()
         self.writes_refused: str | None = None
         self._client = self._make_client()
@@ -422,7 +424,6 @@ class MqttLink:
         with self._lock:
             info = self._client.publish(topic, payload, qos=qos, retain=retain, properties=properties)
         if self._on_writes_refused is not None and qos > 0:
-            # a lock of its own, never held while calling paho: paho calls _published holding its own locks
             with self._topics_lock:
                 if len(self._topics) > 10_000:
                     self._topics.clear()

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from tablesvc.engine.clock import Clock
 from tablesvc.engine.events import EVENT_TYPES, from_dict, to_dict
 from tablesvc.engine.results import GameResult, HandResult, RiichiAccepted, round_name
 from tablesvc.engine.state import GameState, Phase
@@ -27,8 +28,8 @@ from tablesvc.mqtt.topics import SCHEMA_VERSION
 from tablesvc.rules.conditions import Price, SeatConditions, all_last_conditions, describe, target_line
 from tablesvc.rules.ruleset import UnknownRuleSetError, get_ruleset
 
-__all__ = ["all_last", "event_payload", "hand_id", "iso_time", "result_payload", "state_payload", "status_payload",
-           "wire_event"]
+__all__ = ["all_last", "clock_payload", "event_payload", "hand_id", "iso_time", "result_payload", "state_payload",
+           "status_payload", "wire_event"]
 
 _WINDS = "ESWN"
 
@@ -118,6 +119,26 @@ def state_payload(state: GameState, seq: int, *, ts: float | None = None,
                   if isinstance(state.final, GameResult) else None),
         "conditions": describe(conditions, players) if conditions is not None else None,
         "conditions_detail": [_condition_detail(c, players) for c in conditions] if conditions is not None else None,
+        "clock": clock_payload(state.clock, ts),
+    }
+
+
+def clock_payload(clock: Clock | None, ts: float | None) -> dict[str, Any] | None:
+    """The tournament clock in the state: its deadline (pages count down to it) and what ``remaining_s`` was
+    at ``ts``, the time of the state, for a reader without a clock of its own."""
+    if clock is None:
+        return None
+    remaining = clock.remaining(ts) if ts is not None else None
+    return {
+        "deadline": iso_time(clock.deadline) if clock.deadline is not None else None,
+        "remaining_s": round(remaining, 3) if remaining is not None else None,
+        "minutes": clock.minutes,
+        "extended": clock.extended,
+        "rule": clock.rule.value,
+        "more_hands": clock.more_hands,
+        "added": clock.added,
+        "time_up": clock.time_up,
+        "hands_left": clock.hands_left,
     }
 
 
@@ -214,6 +235,7 @@ def result_payload(result: HandResult | GameResult | RiichiAccepted, seq: int,
             "players": names,
             "scores": list(result.scores),
             "leftover_sticks": result.leftover_sticks,
+            "ended": result.ended,
             "ranking": [{"seat": s.seat, "name": names[s.seat], "place": s.place, "points": s.points, "uma": s.uma,
                          "oka": s.oka, "penalty": s.penalty, "result": s.result} for s in result.standings],
         }

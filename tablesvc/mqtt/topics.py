@@ -49,9 +49,13 @@ TOPICS: tuple[TopicSpec, ...] = (
               '{"schema", "camera", "ts", "reason", "tiles", "unknown", "width", "height", "jpeg"}: what the camera '
               "sees, annotated (zones, each tile's reading, unknown in red; reason: why the engine refused the "
               "camera's report, else null), JPEG in base64; every few seconds and at each refusal"),
+    TopicSpec("sticks", "service", True, 1,
+              '{"schema", "ts", "link", "status": "off"|"waiting"|"ok"|"mismatch"|"fault", "text", "check", "trays", '
+              '"riichi", "game": {"scores", "sticks"}, "differences": [{"seat", "name", "tray", "game", '
+              '"difference"}], "fault"}: the score sticks compared with the game (tables with a stick tray reader)'),
     TopicSpec("cmd", "referee", False, 1,
               '{"command", "transaction", "token", ...}: start_game, undo, amend, event, chombo, dead_hand, '
-              "set_scores, end_game"),
+              "set_scores, end_game, clock, sticks"),
     TopicSpec("cmd/reply", "service", False, 1,
               '{"schema", "status": "ok"|"error", "command", "transaction", "data", "error"} (or on the '
               "MQTT 5 response topic, one level under cmd/reply)"),
@@ -90,6 +94,7 @@ _SIMPLE = {
     "results": "results",
     "mjai": "mjai",
     "errors": "errors",
+    "sticks": "sticks",
     "cmd": "cmd",
     "cmd_reply": "cmd/reply",
 }

@@ -24,7 +24,6 @@ Start: store (migrated) first, then the link. Stop: the link, then the store.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections.abc import Callable
@@ -32,7 +31,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tablesvc.mqtt.link import BrokerURL, IncomingMessage, MqttLink
-from tablesvc.records.store import GameInfo, RecordsError, RecordsStore
+from tablesvc.records.checks import MAX_NAME, Refused, check_result, parse
+from tablesvc.records.store import GameInfo, RecordsError, RecordsStore, RefusedByDatabase
+from tablesvc.text import is_valid_text
 
 __all__ = ["Collector"]
 
@@ -43,44 +44,10 @@ _DEFAULT_NAMES = ("East", "South", "West", "North")
 
 
 def _four_names(value: Any) -> tuple[str, str, str, str] | None:
-    if isinstance(value, list | tuple) and len(value) == 4 and all(isinstance(v, str) and v for v in value):
+    if (isinstance(value, list | tuple) and len(value) == 4
+            and all(isinstance(v, str) and v and len(v) <= MAX_NAME and is_valid_text(v) for v in value)):
         return (value[0], value[1], value[2], value[3])
     return None
-
-
-def _check_hand(p: dict[str, Any]) -> None:
-    if not isinstance(p.get("result"), str) or not isinstance(p.get("hand"), str):
-        raise ValueError("a hand result without its hand or result")
-    for key in ("deltas", "scores"):
-        if not isinstance(p.get(key), list) or len(p[key]) != 4:
-            raise ValueError(f"a hand result without four {key}")
-    if not isinstance(p.get("wins", []), list):
-        raise ValueError("a hand result whose wins are no list")
-
-
-def _check_final(p: dict[str, Any]) -> None:
-    ranking = p.get("ranking")
-    if not isinstance(ranking, list) or sorted(int(r["seat"]) for r in ranking) != [0, 1, 2, 3]:
-        raise ValueError("a game result without a ranking of the four seats")
-    for r in ranking:
-        for key in ("points", "place", "uma", "result"):
-            int(r[key])
-
-
-def _check(payload: dict[str, Any]) -> None:
-    """What the store needs of a result is there (ValueError, KeyError or TypeError otherwise)."""
-    kind = payload.get("type")
-    if kind == "hand_result":
-        _check_hand(payload)
-    elif kind == "game_result":
-        _check_final(payload)
-    elif kind == "results_replaced":
-        if not isinstance(payload.get("results"), list):
-            raise ValueError("results_replaced without its results")
-        for r in payload["results"]:
-            _check_hand(r)
-        if payload.get("final") is not None:
-            _check_final(payload["final"])
 
 
 class Collector:
@@ -127,26 +94,36 @@ class Collector:
             self.link.ack(msg)
             return
         site, table, kind = parts[1], parts[2], parts[3]
+        if kind == "state":  # QoS 0, only for the names: one that cannot be read is passed over
+            try:
+                self._state(site, table, parse(msg.payload))
+            except Refused as exc:
+                log.warning("records: passed over a state message from %s/%s (%s)", site, table, exc)
+            return
         try:
-            payload = json.loads(msg.payload)
-            if not isinstance(payload, dict):
-                raise ValueError("not a JSON object")
-            if kind == "state":
-                self._state(site, table, payload)
-                return
+            payload = parse(msg.payload)
+            check_result(payload)
             write = self._writer(site, table, payload)
-        except (ValueError, KeyError, TypeError) as exc:
-            self.rejected += 1
-            log.error("records: a %s message from %s/%s cannot be read (%s); it is not stored: %.300r", kind, site,
-                      table, exc, msg.payload)
-            self.link.ack(msg)
+            if write is not None and not self._write(write, f"{site}/{table}"):
+                return  # stopping: never acknowledged, so the broker sends it again at the next start
+        except (Refused, RefusedByDatabase) as exc:
+            self._refuse(msg, site, table, kind, str(exc))
             return
-        if write is None:
-            self.link.ack(msg)
+        except Exception as exc:  # a result no check foresaw must not stop the ones behind it
+            log.exception("records: a %s message from %s/%s failed", kind, site, table)
+            self._refuse(msg, site, table, kind, f"{type(exc).__name__}: {exc}")
             return
-        if self._write(write, f"{site}/{table}"):
+        if write is not None:
             self.written += 1
-            self.link.ack(msg)
+        self.link.ack(msg)
+
+    def _refuse(self, msg: IncomingMessage, site: str, table: str, kind: str, why: str) -> None:
+        """Logged naming the table and the field, then acknowledged: it could never be stored, and kept
+        unacknowledged it would hold up every later result of the site."""
+        self.rejected += 1
+        log.error("records: a %s message from %s/%s is refused (%s); acknowledged, not stored: %.300r", kind, site,
+                  table, why, msg.payload)
+        self.link.ack(msg)
 
     def _write(self, write: Callable[[], None], where: str) -> bool:
         delay = 0.5
@@ -154,17 +131,21 @@ class Collector:
             try:
                 write()
                 return True
+            except RefusedByDatabase:
+                raise
             except RecordsError as exc:
                 log.error("records: %s (a result of %s, kept unacknowledged at the broker); retrying in %.0f s",
                           exc, where, delay)
                 self._stopping.wait(delay)
                 delay = min(delay * 2, 30.0)
-        return False  # stopping: never acknowledged, so the broker sends it again at the next start
+        return False
 
     def _state(self, site: str, table: str, payload: dict[str, Any]) -> None:
-        names = _four_names([s.get("name") for s in payload.get("seats") or []])
-        if names is not None:
-            self._names[(site, table)] = names
+        seats = payload.get("seats")
+        if isinstance(seats, list):
+            names = _four_names([s.get("name") if isinstance(s, dict) else None for s in seats])
+            if names is not None:
+                self._names[(site, table)] = names
 
     def _info(self, site: str, table: str, payload: dict[str, Any]) -> GameInfo:
         game = payload.get("game") if isinstance(payload.get("game"), dict) else {}
@@ -181,23 +162,23 @@ class Collector:
         return GameInfo(game_id, names, rules)
 
     def _writer(self, site: str, table: str, payload: dict[str, Any]) -> Callable[[], None] | None:
+        """The write of a checked result; the game and the hand number are looked up inside it, so a database
+        that is down while they are is retried as the write is."""
         kind = payload.get("type")
-        _check(payload)
         if kind == "hand_result":
-            info = self._info(site, table, payload)
-            number = payload.get("number")
-            if not isinstance(number, int):
-                number = self.store.next_hand_number(site, table, info.id, payload.get("seq"))
-            return lambda: self.store.record_hand(site, table, info, number, payload)
+            def hand() -> None:
+                info = self._info(site, table, payload)
+                number = payload.get("number")
+                if not isinstance(number, int):
+                    number = self.store.next_hand_number(site, table, info.id, payload.get("seq"))
+                self.store.record_hand(site, table, info, number, payload)
+            return hand
         if kind == "game_result":
-            info = self._info(site, table, payload)
-            payload["ranking"] = [dict(r, seat=int(r["seat"])) for r in payload["ranking"]]
-            return lambda: self.store.record_final(site, table, info, payload)
+            return lambda: self.store.record_final(site, table, self._info(site, table, payload), payload)
         if kind == "results_replaced":
-            info = self._info(site, table, payload)
             results = [(r["number"] if isinstance(r.get("number"), int) else i, r)
                        for i, r in enumerate(payload["results"])]
             final = payload.get("final")
-            return lambda: self.store.replace_results(site, table, info, results, final)
+            return lambda: self.store.replace_results(site, table, self._info(site, table, payload), results, final)
         log.info("records: ignored a %r result from %s/%s", kind, site, table)
         return None

@@ -46,7 +46,8 @@ from sqlalchemy import (
 from sqlalchemy.exc import SQLAlchemyError
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "RecordsError", "SchemaError", "aliases", "game_players", "games",
-           "hands", "metadata", "migrate", "records_schema"]
+           "hands", "metadata", "migrate", "records_schema", "tournament_penalties", "tournament_players",
+           "tournament_rounds", "tournament_seats", "tournament_tables", "tournaments"]
 
 
 class RecordsError(RuntimeError):
@@ -110,6 +111,77 @@ aliases = Table(
     Column("name", String(200), nullable=False),
 )
 
+tournaments = Table(
+    "tournaments", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(200), nullable=False, unique=True),
+    Column("rules", Text, nullable=False),  # the rule set each table's start_game carries
+    Column("rounds", Integer, nullable=False),
+    Column("tie_break", String(32), nullable=False),
+    Column("separate_clubs", Boolean, nullable=False, default=False),
+    Column("top_table", Boolean, nullable=False, default=False),
+    Column("time_rule", String(64), nullable=True),  # the clock's rule at the end of time, as announced
+    Column("minutes", Integer, nullable=True),
+    Column("created_at", String(40), nullable=False),
+)
+
+tournament_players = Table(
+    "tournament_players", metadata,
+    Column("tournament_id", Integer, ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True),
+    Column("number", Integer, primary_key=True, autoincrement=False),
+    Column("name", String(200), nullable=False),
+    Column("ema_id", String(32), nullable=True),
+    Column("club", String(200), nullable=True),
+    Column("country", String(64), nullable=True),
+    Column("status", String(16), nullable=False),  # active, withdrawn, substitute
+    Column("replaces", Integer, nullable=True),
+    UniqueConstraint("tournament_id", "name", name="tournament_players_name"),
+    UniqueConstraint("tournament_id", "ema_id", name="tournament_players_ema_id"),
+)
+
+tournament_tables = Table(
+    "tournament_tables", metadata,
+    Column("tournament_id", Integer, ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True),
+    Column("number", Integer, primary_key=True, autoincrement=False),
+    Column("site", String(100), nullable=False),
+    Column("table_id", String(100), nullable=False),
+    UniqueConstraint("tournament_id", "site", "table_id", name="tournament_tables_table"),
+)
+
+tournament_rounds = Table(
+    "tournament_rounds", metadata,
+    Column("tournament_id", Integer, ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True),
+    Column("number", Integer, primary_key=True, autoincrement=False),
+    Column("status", String(16), nullable=False),  # seated, started, finished
+    Column("method", String(16), nullable=False),
+    Column("started_at", String(40), nullable=True),
+    Column("started_tables", Text, nullable=False, default="[]"),  # JSON: table numbers that answered ok
+    Column("offline_tables", Text, nullable=False, default="[]"),  # JSON: those that did not
+)
+
+tournament_seats = Table(
+    "tournament_seats", metadata,
+    Column("tournament_id", Integer, primary_key=True),
+    Column("round", Integer, primary_key=True, autoincrement=False),
+    Column("table_number", Integer, primary_key=True, autoincrement=False),
+    Column("seat", Integer, primary_key=True, autoincrement=False),  # 0 East .. 3 North
+    Column("player", Integer, nullable=False),
+    UniqueConstraint("tournament_id", "round", "player", name="tournament_seats_once"),  # no one seated twice
+)
+
+tournament_penalties = Table(
+    "tournament_penalties", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("tournament_id", Integer, ForeignKey("tournaments.id", ondelete="CASCADE"), nullable=False),
+    Column("round", Integer, nullable=False),
+    Column("player", Integer, nullable=False),
+    Column("points", Integer, nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("hand", String(16), nullable=True),
+    Column("kind", String(16), nullable=False),  # penalty, warning
+    Column("at", String(40), nullable=False),
+)
+
 
 # ---------------------------------------------------------------- migrations: frozen as each step shipped
 
@@ -161,8 +233,87 @@ def _v1(conn: Connection) -> None:
     _V1.create_all(conn)
 
 
+_V2 = MetaData()  # new tables only: no table of v1 is touched
+
+Table(
+    "tournaments", _V2,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(200), nullable=False, unique=True),
+    Column("rules", Text, nullable=False),  # the rule set each table's start_game carries
+    Column("rounds", Integer, nullable=False),
+    Column("tie_break", String(32), nullable=False),
+    Column("separate_clubs", Boolean, nullable=False, default=False),
+    Column("top_table", Boolean, nullable=False, default=False),
+    Column("time_rule", String(64), nullable=True),  # the clock's rule at the end of time, as announced
+    Column("minutes", Integer, nullable=True),
+    Column("created_at", String(40), nullable=False),
+)
+
+Table(
+    "tournament_players", _V2,
+    Column("tournament_id", Integer, ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True),
+    Column("number", Integer, primary_key=True, autoincrement=False),
+    Column("name", String(200), nullable=False),
+    Column("ema_id", String(32), nullable=True),
+    Column("club", String(200), nullable=True),
+    Column("country", String(64), nullable=True),
+    Column("status", String(16), nullable=False),  # active, withdrawn, substitute
+    Column("replaces", Integer, nullable=True),
+    UniqueConstraint("tournament_id", "name", name="tournament_players_name"),
+    UniqueConstraint("tournament_id", "ema_id", name="tournament_players_ema_id"),
+)
+
+Table(
+    "tournament_tables", _V2,
+    Column("tournament_id", Integer, ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True),
+    Column("number", Integer, primary_key=True, autoincrement=False),
+    Column("site", String(100), nullable=False),
+    Column("table_id", String(100), nullable=False),
+    UniqueConstraint("tournament_id", "site", "table_id", name="tournament_tables_table"),
+)
+
+Table(
+    "tournament_rounds", _V2,
+    Column("tournament_id", Integer, ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True),
+    Column("number", Integer, primary_key=True, autoincrement=False),
+    Column("status", String(16), nullable=False),  # seated, started, finished
+    Column("method", String(16), nullable=False),
+    Column("started_at", String(40), nullable=True),
+    Column("started_tables", Text, nullable=False, default="[]"),  # JSON: table numbers that answered ok
+    Column("offline_tables", Text, nullable=False, default="[]"),  # JSON: those that did not
+)
+
+Table(
+    "tournament_seats", _V2,
+    Column("tournament_id", Integer, primary_key=True),
+    Column("round", Integer, primary_key=True, autoincrement=False),
+    Column("table_number", Integer, primary_key=True, autoincrement=False),
+    Column("seat", Integer, primary_key=True, autoincrement=False),  # 0 East .. 3 North
+    Column("player", Integer, nullable=False),
+    UniqueConstraint("tournament_id", "round", "player", name="tournament_seats_once"),  # no one seated twice
+)
+
+Table(
+    "tournament_penalties", _V2,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("tournament_id", Integer, ForeignKey("tournaments.id", ondelete="CASCADE"), nullable=False),
+    Column("round", Integer, nullable=False),
+    Column("player", Integer, nullable=False),
+    Column("points", Integer, nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("hand", String(16), nullable=True),
+    Column("kind", String(16), nullable=False),  # penalty, warning
+    Column("at", String(40), nullable=False),
+)
+
+
+def _v2(conn: Connection) -> None:
+    _V2.create_all(conn)
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[Connection], None]], ...] = (
     (1, "games, their players and hands, player aliases", _v1),
+    (2, "tournaments: players, the hall's tables, rounds and their seats, penalties", _v2),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -113,10 +113,10 @@ def standings(games: list[StoredGame]) -> list[PlayerStanding]:
                 t.places[s.place - 1] += 1
             t.total += s.result or 0
         for hand in game.hands:
-            wins = hand.get("wins") or []
-            winners = {int(w["seat"]) for w in wins}
-            losers = {int(w["from"]) for w in wins if w.get("from") is not None}
-            deposits = set(hand.get("riichi_deposits") or [])
+            wins = [w for w in _items(hand.get("wins")) if isinstance(w, dict) and _seat(w.get("seat")) in by_seat]
+            winners = {w["seat"] for w in wins}
+            losers = {w["from"] for w in wins if _seat(w.get("from")) is not None}
+            deposits = {s for s in _items(hand.get("riichi_deposits")) if _seat(s) is not None}
             for seat, s in by_seat.items():
                 t = tally[s.name]
                 t.hands += 1
@@ -124,10 +124,24 @@ def standings(games: list[StoredGame]) -> list[PlayerStanding]:
                 t.deal_ins += seat in losers
                 t.riichi += seat in deposits
             for w in wins:
-                tally[by_seat[int(w["seat"])].name].win_points += int(w.get("points") or 0)
+                points = w.get("points")
+                tally[by_seat[w["seat"]].name].win_points += points if _whole(points) else 0
     players = [PlayerStanding(name, t.games, (t.places[0], t.places[1], t.places[2], t.places[3]), t.total,
                               t.hands, t.wins, t.deal_ins, t.riichi, t.win_points) for name, t in tally.items()]
     return sorted(players, key=lambda p: (-p.total, p.average_place, p.name))
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _seat(value: Any) -> int | None:
+    """A seat in a stored hand (0..3), else None: the standings count what they can read and skip the rest."""
+    return value if _whole(value) and 0 <= value <= 3 else None
+
+
+def _items(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def game_lines(games: list[StoredGame]) -> list[GameLine]:

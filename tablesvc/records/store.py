@@ -18,13 +18,24 @@ from typing import Any
 
 from sqlalchemy import Connection, create_engine, delete, event, select, update
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, InterfaceError, InternalError, OperationalError, SQLAlchemyError
 
 from tablesvc.records.schema import RecordsError, SchemaError, aliases, game_players, games, hands, migrate
+from tablesvc.text import is_valid_text, safe_text
 
-__all__ = ["GameInfo", "RecordsError", "RecordsStore", "StoredGame", "StoredSeat", "database_url"]
+__all__ = ["GameInfo", "RecordsError", "RecordsStore", "RefusedByDatabase", "StoredGame", "StoredSeat",
+           "database_url"]
 
 log = logging.getLogger(__name__)
+
+
+class RefusedByDatabase(RecordsError):
+    """The database refused to store this one result (a value out of its range, text it cannot encode): trying
+    again cannot help, unlike a database that is down or busy (:class:`RecordsError`)."""
+
+
+# failures of the connection or the server, not of what was written: worth trying again
+_TRANSIENT = (OperationalError, InterfaceError, InternalError)
 
 
 def database_url(text: str) -> str:
@@ -194,17 +205,27 @@ class RecordsStore:
 
     def next_hand_number(self, site: str, table: str, game: str, seq: int | None) -> int:
         """For a result from a service too old to number its hands: the hand with this ``seq``, else the next."""
-        with self.engine.connect() as conn:
-            pk = conn.execute(select(games.c.id).where(games.c.site == site, games.c.table_id == table,
-                                                       games.c.game == game)).scalar()
-            if pk is None:
-                return 0
-            if seq is not None:
-                same = conn.execute(select(hands.c.number).where(hands.c.game_id == pk, hands.c.seq == seq)).scalar()
-                if same is not None:
-                    return int(same)
-            count = conn.execute(select(hands.c.number).where(hands.c.game_id == pk)).all()
-            return len(count)
+        return self._read(lambda conn: self._next_hand_number(conn, site, table, game, seq))
+
+    def _read(self, work: Any) -> Any:
+        try:
+            with self.engine.connect() as conn:
+                return work(conn)
+        except SQLAlchemyError as exc:
+            raise RecordsError(f"cannot read the records database {self.name}: {_reason(exc)}") from None
+
+    @staticmethod
+    def _next_hand_number(conn: Connection, site: str, table: str, game: str, seq: int | None) -> int:
+        pk = conn.execute(select(games.c.id).where(games.c.site == site, games.c.table_id == table,
+                                                   games.c.game == game)).scalar()
+        if pk is None:
+            return 0
+        if seq is not None:
+            same = conn.execute(select(hands.c.number).where(hands.c.game_id == pk, hands.c.seq == seq)).scalar()
+            if same is not None:
+                return int(same)
+        count = conn.execute(select(hands.c.number).where(hands.c.game_id == pk)).all()
+        return len(count)
 
     def current_game(self, site: str, table: str, kind: str, seq: int | None) -> str | None:
         """For a result from a service that names no game: the game it belongs to, if it is one already kept.
@@ -212,27 +233,34 @@ class RecordsStore:
         The table's latest game while it is open; once it is over, only for a result it already holds (the
         same ``seq``: a message delivered again). A new game's journal starts again from seq 1, so any other
         result starts a new game."""
-        with self.engine.connect() as conn:
-            latest = conn.execute(select(games.c.id, games.c.game, games.c.finished, games.c.final_seq).where(
-                games.c.site == site, games.c.table_id == table
-            ).order_by(games.c.started.desc(), games.c.game.desc()).limit(1)).first()
-            if latest is None:
-                return None
-            if not latest.finished:
-                return str(latest.game)
-            if seq is None:
-                return None
-            if kind == "game_result":
-                return str(latest.game) if latest.final_seq == seq else None
-            same = conn.execute(select(hands.c.number).where(hands.c.game_id == latest.id, hands.c.seq == seq))
-            return str(latest.game) if same.first() is not None else None
+        return self._read(lambda conn: self._current_game(conn, site, table, kind, seq))
+
+    @staticmethod
+    def _current_game(conn: Connection, site: str, table: str, kind: str, seq: int | None) -> str | None:
+        latest = conn.execute(select(games.c.id, games.c.game, games.c.finished, games.c.final_seq).where(
+            games.c.site == site, games.c.table_id == table
+        ).order_by(games.c.started.desc(), games.c.game.desc()).limit(1)).first()
+        if latest is None:
+            return None
+        if not latest.finished:
+            return str(latest.game)
+        if seq is None:
+            return None
+        if kind == "game_result":
+            return str(latest.game) if latest.final_seq == seq else None
+        same = conn.execute(select(hands.c.number).where(hands.c.game_id == latest.id, hands.c.seq == seq))
+        return str(latest.game) if same.first() is not None else None
 
     def _write(self, work: Any) -> None:
         try:
             with self.engine.begin() as conn:
                 work(conn)
-        except SQLAlchemyError as exc:
+        except _TRANSIENT as exc:
             raise RecordsError(f"cannot write to the records database {self.name}: {_reason(exc)}") from None
+        except SQLAlchemyError as exc:  # the statement, not the database: a value it cannot take
+            raise RefusedByDatabase(f"the records database {self.name} refused it: {_reason(exc)}") from None
+        except (OverflowError, UnicodeError, ValueError, TypeError) as exc:  # the driver could not send it
+            raise RefusedByDatabase(f"the records database {self.name} cannot take it: {exc}") from None
 
     # ------------------------------------------------------------ aliases
 
@@ -246,6 +274,10 @@ class RecordsStore:
         alias, name = alias.strip(), name.strip()
         if not alias or not name:
             raise RecordsError("merge needs two names")
+        for what, text in (("the alias", alias), ("the name", name)):
+            if not is_valid_text(text) or len(text) > 200:
+                raise RecordsError(f"{what} {safe_text(text)!r:.80} is not a name the records can keep: valid "
+                                   "Unicode text of at most 200 characters")
         known = self.aliases()
         target = known.get(name, name)
         if target == alias:
@@ -284,15 +316,55 @@ class RecordsStore:
                 if ids:
                     for s in conn.execute(select(game_players).where(game_players.c.game_id.in_(ids))
                                           .order_by(game_players.c.game_id, game_players.c.seat)).mappings():
-                        seats[s["game_id"]].append(StoredSeat(s["seat"], merged.get(s["name"], s["name"]), s["name"],
-                                                              s["points"], s["place"], s["uma"], s["result"]))
-                    for h in conn.execute(select(hands.c.game_id, hands.c.payload).where(hands.c.game_id.in_(ids))
-                                          .order_by(hands.c.game_id, hands.c.number)):
-                        played[h[0]].append(json.loads(h[1]))
+                        seat = _stored_seat(s, merged)
+                        if seat is not None:
+                            seats[s["game_id"]].append(seat)
+                    for h in conn.execute(select(hands.c.game_id, hands.c.number, hands.c.payload)
+                                          .where(hands.c.game_id.in_(ids)).order_by(hands.c.game_id, hands.c.number)):
+                        payload = _stored_hand(h[2])
+                        if payload is None:
+                            log.warning("records: hand %s of game %s is no hand result as the feed writes it; "
+                                        "the standings leave it out", h[1], h[0])
+                        else:
+                            played[h[0]].append(payload)
         except SQLAlchemyError as exc:
             raise RecordsError(f"cannot read the records database {self.name}: {_reason(exc)}") from None
         return [StoredGame(r["site"], r["table_id"], r["game"], r["started"], r["rules"], bool(r["finished"]),
                            tuple(seats[r["id"]]), played[r["id"]]) for r in rows]
+
+
+def _whole(value: Any, low: int | None = None, high: int | None = None) -> int | None:
+    """A whole number read back, or None: SQLite keeps what it was given (1.5, text) in an integer column."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    if (low is not None and value < low) or (high is not None and value > high):
+        return None
+    return value
+
+
+def _stored_seat(row: Any, merged: dict[str, str]) -> StoredSeat | None:
+    """A seat of a stored game as the standings can count it; figures that are no whole numbers read as
+    missing (logged), a seat that is none of the four is left out."""
+    seat = _whole(row["seat"], 0, 3)
+    name = row["name"] if isinstance(row["name"], str) else str(row["name"])
+    figures = {"points": _whole(row["points"]), "place": _whole(row["place"], 1, 4), "uma": _whole(row["uma"]),
+               "result": _whole(row["result"])}
+    bad = [k for k, v in figures.items() if v is None and row[k] is not None]
+    if seat is None or bad:
+        log.warning("records: game %s seat %r holds %s that the standings cannot count; read as missing",
+                    row["game_id"], row["seat"], ", ".join(f"{k} {row[k]!r:.40}" for k in bad) or "no seat")
+    if seat is None:
+        return None
+    return StoredSeat(seat, merged.get(name, name), name, figures["points"], figures["place"], figures["uma"],
+                      figures["result"])
+
+
+def _stored_hand(text: Any) -> dict[str, Any] | None:
+    try:
+        payload = json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return payload if isinstance(payload, dict) else None
 
 
 def _started(game_id: str) -> str:

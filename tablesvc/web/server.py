@@ -21,6 +21,8 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Callable
+from typing import Any
 
 import uvicorn
 
@@ -50,7 +52,9 @@ class WebServer:
     """Overlay, dashboard and referee console for every table of a site, from one broker."""
 
     def __init__(self, broker: BrokerURL, *, listen: tuple[str, int] = ("127.0.0.1", 8080), prefix: str = "tablesvc",
-                 settings: WebSettings | None = None, protocol: str = "auto", idle_alert: float = 600.0) -> None:
+                 settings: WebSettings | None = None, protocol: str = "auto", idle_alert: float = 600.0,
+                 photo_reader: Callable[[], Any] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.settings = settings or WebSettings()
         self.store = Store(prefix, idle_limit=idle_alert)
         site = self.settings.site or "+"
@@ -58,7 +62,7 @@ class WebServer:
             broker, client_id=f"tablesvc-web-{os.getpid()}-{int(time.time() * 1000) % 10**8}",
             on_connected=lambda: None, on_message=self._message, subscriptions=(f"{prefix}/{site}/+/#",),
             protocol=protocol)
-        self.app = build_app(self.store, self.settings, self._publish)
+        self.app = build_app(self.store, self.settings, self._publish, photo_reader, clock=clock)
         self.host, self.port = listen
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
@@ -66,14 +70,17 @@ class WebServer:
 
     def _message(self, msg: IncomingMessage) -> None:
         self.store.feed(msg.topic, msg.payload)
+        if msg.topic.endswith("/results") and getattr(self.app.state, "tournament", None) is not None:
+            self.app.state.tournament.poke()  # a result: the standings change as soon as the collector wrote it
 
     def _publish(self, topic: str, payload: bytes) -> bool:
         return self.link.publish(topic, payload, qos=1) is not None
 
     def _uvicorn(self) -> uvicorn.Server:
-        # log_config=None: logging is configured once, by the CLI
+        # log_config=None: logging is configured once, by the CLI. proxy_headers=False: forwarded addresses are
+        # believed only from [web] trusted_proxies, by the app itself (a client must not pick its own address)
         config = uvicorn.Config(self.app, host=self.host, port=self.port, log_config=None, access_log=False,
-                                timeout_graceful_shutdown=1, lifespan="off")
+                                timeout_graceful_shutdown=1, lifespan="off", proxy_headers=False)
         return uvicorn.Server(config)
 
     @property
@@ -106,6 +113,8 @@ class WebServer:
 
     def stop(self) -> None:
         self.store.close_all()  # SSE streams end on their own, so the shutdown need not cancel them
+        if getattr(self.app.state, "tournament", None) is not None:
+            self.app.state.tournament.end_streams()
         time.sleep(0.05)
         if self._server is not None:
             self._server.should_exit = True
@@ -113,6 +122,9 @@ class WebServer:
             self._thread.join(5)
         if self.app.state.standings is not None:
             self.app.state.standings.close()  # the records database's connections
+        if getattr(self.app.state, "tournament", None) is not None:
+            self.app.state.tournament.close()
+        self.app.state.hashing.shutdown(wait=False)
         self.link.stop()
 
     def serve_forever(self, stop: threading.Event) -> None:

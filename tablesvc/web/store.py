@@ -23,7 +23,7 @@ import json
 import logging
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 RING_SIZE = 1000  # messages kept per table for pages that reconnect (a whole hand is ~200)
 ALERTS_KEPT = 50
+RULINGS_SHOWN = 20  # the referee's latest rulings on the table page
 QUEUE_SIZE = 5000  # a page that falls this far behind is dropped; it reconnects and resumes
 
 
@@ -64,7 +65,7 @@ class Alert:
     """Something on a table that needs a person."""
 
     ts: float
-    kind: str  # events: refused, chombo; conditions while they last: device, offline, idle
+    kind: str  # events: refused, chombo; conditions while they last: device, offline, idle, sticks
     text: str
 
     def to_dict(self) -> dict[str, Any]:
@@ -116,6 +117,7 @@ class TableFeed:
     status_since: float | None = None  # when this server saw the status change (None: it found it so)
     state: dict[str, Any] | None = None
     devices: dict[str, dict[str, Any]] = field(default_factory=dict)
+    sticks: dict[str, Any] | None = None  # the score sticks compared with the game (tables with a tray reader)
     results: list[dict[str, Any]] = field(default_factory=list)
     final: dict[str, Any] | None = None
     entries: dict[int, dict[str, Any]] = field(default_factory=dict)  # journal seq -> events payload
@@ -202,7 +204,22 @@ class TableFeed:
 
         effective = self.effective_events()
         return {**self.state, "discard_seqs": self.discard_seqs(effective),
-                "downloads": availability(self, effective)}
+                "downloads": availability(self, effective), "rulings": self.rulings()}
+
+    def rulings(self) -> list[dict[str, Any]]:
+        """The referees' entries of the game this server saw (commands: source ``referee`` or ``referee:NAME``),
+        oldest first, the last ``RULINGS_SHOWN``: the table page's "Referee" panel ("amended by Ann, 21:04")."""
+        found: list[dict[str, Any]] = []
+        for seq in sorted(self.entries):
+            entry = self.entries[seq]
+            source = entry.get("source")
+            if not isinstance(source, str) or not (source == "referee" or source.startswith("referee:")):
+                continue
+            body = entry.get("event") if isinstance(entry.get("event"), dict) else {}
+            target = body.get("seq") if entry.get("kind") == "amend" else None
+            found.append({"seq": seq, "kind": entry.get("kind"), "by": source.partition(":")[2] or None,
+                          "ts": _epoch(entry.get("ts")), "target": target if isinstance(target, int) else None})
+        return found[-RULINGS_SHOWN:]
 
     def hands_played(self) -> int:
         hand_id = (self.state or {}).get("hand_id")
@@ -225,6 +242,12 @@ class TableFeed:
             if self.online and dev.get("connected") is False:
                 active.append({"ts": None, "kind": "device",
                                "text": f"{name} lost ({dev.get('state') or 'not connected'})"})
+        sticks = self.sticks or {}
+        if self.online and sticks.get("status") == "mismatch":  # the trays and the game disagree: the referee rules
+            active.append({"ts": _epoch(sticks.get("ts")), "kind": "sticks", "text": f"sticks: {sticks.get('text')}"})
+        elif self.online and sticks.get("status") == "fault":  # a reader that cannot be trusted: no score alert
+            active.append({"ts": _epoch(sticks.get("ts")), "kind": "device",
+                           "text": f"{sticks.get('link') or 'sticks'}: {sticks.get('fault') or sticks.get('text')}"})
         if (self.online and state.get("phase") in ("playing", "dealing", "between_hands")
                 and self.last_event_ts is not None and now - self.last_event_ts > idle_limit):
             active.append({"ts": self.last_event_ts, "kind": "idle",
@@ -250,6 +273,7 @@ class TableFeed:
             "last_event": self.last_event_ts,
             "devices": [self._device_row(n, d) for n, d in sorted(self.devices.items())],
             "alerts": active + alerts[::-1][:8],
+            "clock": state.get("clock") if isinstance(state.get("clock"), dict) else None,
         }
 
     @staticmethod
@@ -264,7 +288,7 @@ class TableFeed:
 
     def snapshot(self) -> dict[str, Any]:
         return {"site": self.site, "table": self.table, "status": self.status, "since": self.since,
-                "state": self.view_state(), "devices": self.devices, "results": self.results,
+                "state": self.view_state(), "devices": self.devices, "sticks": self.sticks, "results": self.results,
                 "final": self.final, "alerts": [a.to_dict() for a in self.alerts]}
 
 
@@ -280,6 +304,10 @@ class Subscription:
     def push(self, message: Pushed) -> None:
         """From any thread."""
         self.loop.call_soon_threadsafe(self._put, message)
+
+    def end(self) -> None:
+        """End the stream (the page went away): on the loop's thread."""
+        self._put(None)
 
     def _put(self, message: Pushed | None) -> None:
         if self.dropped:
@@ -304,6 +332,7 @@ class Store:
         self._lock = threading.Lock()
         self._subs: dict[tuple[str, str] | str, set[Subscription]] = {}
         self.replies: dict[str, Callable[[dict[str, Any]], None]] = {}  # transaction -> waiter
+        self.server_alerts: OrderedDict[str, tuple[float, str, int]] = OrderedDict()  # text -> (ts, kind, count)
 
     # ------------------------------------------------------------------ MQTT side
 
@@ -319,7 +348,7 @@ class Store:
             return  # a retained message cleared
         try:
             data = json.loads(payload)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except (ValueError, RecursionError):  # not JSON, not UTF-8, nested beyond reason
             log.warning("%s: not JSON, ignored", topic)
             return
         if kind == "mjai":
@@ -405,6 +434,9 @@ class Store:
             text = str(data.get("error") or "an event was refused")
             source = data.get("source")
             self._alert(t, "refused", f"{source}: {text}" if source else text, out)
+        elif kind == "sticks":
+            t.sticks = data  # a mismatch or a fault is an alert while it lasts (see TableFeed.summary)
+            self._push(t, "sticks", data, out)
         elif kind.startswith("devices/"):
             name = kind.split("/", 1)[1]
             t.devices[name] = data  # a device lost is an alert while it lasts (see TableFeed.summary)
@@ -487,7 +519,7 @@ class Store:
             t = self.tables.get(key)
             if t is None:
                 return sub, None, {"site": key[0], "table": key[1], "status": None, "state": None, "devices": {},
-                                   "results": [], "final": None, "alerts": []}
+                                   "sticks": None, "results": [], "final": None, "alerts": []}
             if last_seq is not None:
                 ring = list(t.ring)
                 at = next((i for i in range(len(ring) - 1, -1, -1)
@@ -505,7 +537,32 @@ class Store:
 
     def unsubscribe(self, sub: Subscription) -> None:
         with self._lock:
-            self._subs.get(sub.key, set()).discard(sub)
+            group = self._subs.get(sub.key)
+            if group is not None:
+                group.discard(sub)
+                if not group:
+                    del self._subs[sub.key]  # nothing is kept for a name once its last page has gone
+
+    # ------------------------------------------------------------------ the web server's own alerts
+
+    def server_alert(self, kind: str, text: str) -> None:
+        """Something about the web server itself that needs a person (a sign-in lock-out): on the dashboard.
+        The same alert again is counted on the one line, moved to the top."""
+        with self._lock:
+            count = self.server_alerts.pop(text, (0.0, kind, 0))[2] + 1
+            self.server_alerts[text] = (self.clock(), kind, count)
+            while len(self.server_alerts) > ALERTS_KEPT:
+                self.server_alerts.popitem(last=False)
+            subs = [sub for key, group in self._subs.items() if isinstance(key, str) for sub in group]
+        message = Pushed(0, "server", sse("server", self.server_view()))
+        for sub in subs:
+            sub.push(message)
+
+    def server_view(self) -> dict[str, Any]:
+        """The dashboard's "Web server" panel: the latest alerts, newest first, each with how often it came."""
+        with self._lock:
+            return {"alerts": [{"ts": ts, "kind": kind, "text": text, "count": count}
+                               for text, (ts, kind, count) in reversed(self.server_alerts.items())]}
 
     def _tables_of(self, site: str) -> Iterable[TableFeed]:
         return [t for k, t in sorted(self.tables.items()) if site == "*" or k[0] == site]

@@ -1,5 +1,6 @@
 // The club dashboard: every table the server found from the retained status topics, no configuration.
 import { ago, connect, el, points, span } from "/static/feed.js";
+import { clockBox } from "/static/clock.js";
 
 const box = document.getElementById("tables");
 const live = document.getElementById("live");
@@ -26,6 +27,7 @@ function card(t) {
       el("span", { class: "phase", text: phase }),
       el("span", { class: "hands" }, "hands ", el("b", { text: String(t.hands_played ?? 0) })),
       el("span", { class: "elapsed" }, "in game ", el("b", { text: duration(t.game_started, t.game_ended) }))),
+    clockBox(t.clock, t.phase),
     el("div", { class: "seats" }, ...(t.players || []).flatMap((p, seat) => [
       el("span", { class: `wind ${t.dealer === seat ? "dealer" : ""}`, text: (p.wind || "")[0] || "" }),
       el("span", { class: "player-name", text: p.name }),
@@ -39,9 +41,20 @@ function card(t) {
       el("a", { href: `/overlay/${path}`, text: "overlay" }), el("a", { href: `/referee/${path}`, text: "referee" })));
 }
 
+// the web server's own alerts (a referee sign-in locked out after wrong passwords), above the tables
+function serverCard(server) {
+  const alerts = (server && server.alerts) || [];
+  if (!alerts.length) return null;
+  return el("div", { class: "server-card", id: "server-alerts" }, el("h2", { text: "Web server" }),
+    el("ul", { class: "alerts" }, ...alerts.slice(0, 8).map((a) => el("li", { class: a.kind, "data-kind": a.kind },
+      a.text, a.count > 1 ? el("b", { class: "count", text: ` ×${a.count}` }) : null, a.ts ? el("span", { class: "when", text: `${ago(a.ts)} ago` }) : null))));
+}
+
 function render(m) {
   const tables = m.tables || [];
-  box.replaceChildren(...(tables.length ? tables.map(card) : [el("div", { class: "empty", text: "No table has published yet." })]));
+  const server = serverCard(m.server);
+  box.replaceChildren(...(server ? [server] : []),
+    ...(tables.length ? tables.map(card) : [el("div", { class: "empty", text: "No table has published yet." })]));
   live.textContent = m.connected ? `live · ${tables.length} table${tables.length === 1 ? "" : "s"}` : "reconnecting…";
   document.body.dataset.tables = tables.length;
 }

@@ -69,6 +69,7 @@ export function connect(url, model, render) {
   model.results = model.results || [];
   model.final = model.final || null;
   model.devices = model.devices || {};
+  model.sticks = model.sticks || null;
   model.alerts = model.alerts || [];
   model.connected = false;
   model.messages = 0;
@@ -97,6 +98,7 @@ export function connect(url, model, render) {
     model.snapshots += 1;
     model.status = d.status; model.since = d.since; model.state = d.state; model.results = d.results || [];
     model.final = d.final || null; model.devices = d.devices || {}; model.alerts = d.alerts || [];
+    model.sticks = d.sticks || null;
     model.handState = d.state && d.state.phase === "playing" ? d.state : null;
   });
   on("state", (d) => {
@@ -108,14 +110,21 @@ export function connect(url, model, render) {
   on("status", (d) => { model.status = d.status; model.since = d.since; });
   on("results", (d) => { model.results = d.results || []; model.final = d.final || null; model.latest = d.latest; });
   on("device", (d) => { model.devices[d.name] = d.health; });
+  on("sticks", (d) => { model.sticks = d; });
   on("alert", (d) => { model.alerts.push(d); model.alerts = model.alerts.slice(-50); });
   on("tables", (d) => { model.tables = d.tables || []; });
+  on("server", (d) => { model.server = d; });
   on("table", (d) => {
     model.tables = model.tables || [];
     const i = model.tables.findIndex((t) => t.site === d.site && t.table === d.table);
     if (i >= 0) model.tables[i] = d; else model.tables.push(d);
     model.tables.sort((a, b) => (a.site + "/" + a.table).localeCompare(b.site + "/" + b.table));
   });
+  // a page left for another one may be kept in the browser's back-forward cache with its stream open: the
+  // browser holds six connections to a server at most, so a referee who looked at six pages could send no
+  // command. The stream is closed when the page is left, and the page reloaded if it is shown again.
+  addEventListener("pagehide", () => source.close());
+  addEventListener("pageshow", (ev) => { if (ev.persisted) location.reload(); });
   source.onopen = () => { model.connected = true; schedule(); };
   source.onerror = () => { model.connected = false; schedule(); };
   window.tablesvcFeed = { model, source };

@@ -7,6 +7,7 @@ const app = document.getElementById("app");
 const model = {};
 const replies = [];
 let csrf = null;
+let me = null; // the signed-in referee's name
 let selected = null; // {seat, index, tile, seq}
 let keep = {}; // form values across re-renders
 
@@ -14,6 +15,7 @@ async function session() {
   const r = await fetch("/api/session", { credentials: "same-origin" });
   const s = await r.json();
   csrf = s.csrf;
+  me = s.name;
 }
 
 export async function send(command) {
@@ -24,6 +26,7 @@ export async function send(command) {
   });
   let reply;
   try { reply = await r.json(); } catch { reply = { status: "error", error: `HTTP ${r.status}` }; }
+  if (r.status === 403 && !reply.by) me = null; // signed out or the session ended: say so, offer to sign in
   replies.unshift({ command: command.command, reply, at: new Date().toLocaleTimeString() });
   render(model);
   return reply;
@@ -78,10 +81,52 @@ function startCommand(d) {
   return c;
 }
 
+// the referee's ruling on a difference between the score sticks and the game: the sticks are wrong (the players fix
+// their trays), look again, or the game is wrong (the scores from the trays, one click); nothing else changes scores
+function sticksActions(m) {
+  const s = m.sticks;
+  if (!s || !s.trays) return null;
+  const buttons = [];
+  if (s.status === "mismatch" || s.status === "waiting") {
+    buttons.push(el("button", { class: "sticks-dismiss", onclick: () => send({ command: "sticks", action: "dismiss" }),
+      text: "Sticks are wrong: players fix their trays" }));
+  }
+  buttons.push(el("button", { class: "sticks-recheck", onclick: () => send({ command: "sticks", action: "recheck" }),
+    text: "Recheck" }));
+  if (s.status === "mismatch" && m.state && m.state.phase !== "not_started") {
+    buttons.push(el("button", { class: "sticks-take danger", onclick: () => send({ command: "set_scores", scores: s.trays,
+      reason: "scores from the trays" }), text: "Game is wrong: scores from the trays" }));
+  }
+  return el("div", { class: "row sticks-actions" }, ...buttons);
+}
+
 function form(cls, fields, label, build, danger = false) {
   const f = el("form", { class: cls }, ...fields, el("button", { type: "submit", class: danger ? "danger" : "", text: label }));
   f.addEventListener("submit", (ev) => { ev.preventDefault(); send(build(new FormData(f))); });
   return f;
+}
+
+// the tournament clock of this table: more time or one more hand for it alone (shown under its countdown)
+function clockControls(clock, phase) {
+  if (phase === "game_over") return null;
+  return el("div", { class: "clock-buttons" },
+    form("clock-extend", [input("extend_minutes", { class: "count", type: "number", min: 1, step: 1, value: "5" }),
+      el("span", { text: "min" }), input("extend_reason", { placeholder: "reason" })], "Extend",
+    (d) => ({ command: "clock", action: "extend", minutes: Number(d.get("extend_minutes")),
+      reason: String(d.get("extend_reason") || "") })),
+    el("button", { class: "add-hand", onclick: () => send({ command: "clock", action: "add_hand" }), text: "Add hand" }),
+    el("button", { class: "time-up danger", onclick: () => send({ command: "clock", action: "time_up",
+      reason: "called by the referee" }), text: "Time up now" }));
+}
+
+// a table playing without a clock: start one (a tournament's round start sends it with start_game)
+function clockStart() {
+  if (!model.state || model.state.clock || ["not_started", "game_over"].includes(model.state.phase)) return null;
+  return form("clock-start", [input("clock_minutes", { class: "count", type: "number", min: 1, step: 1, value: "75" }),
+    el("span", { text: "min, then" }),
+    select("clock_rule", [["ema", "the hand in play and one more (EMA)"], ["finish_hand", "the hand in play"]], "ema")],
+  "Start clock", (d) => ({ command: "clock", action: "start", minutes: Number(d.get("clock_minutes")),
+    rule: String(d.get("clock_rule") || "ema") }));
 }
 
 function controls() {
@@ -101,10 +146,20 @@ function controls() {
     send({ command: "amend", seq: selected.seq, event: { type: "discard", seat: selected.seat, tile, riichi: !!selected.riichi } });
     selected = null; keep.amend_tile = "";
   });
-  return el("div", { class: "panel commands" }, el("h2", { text: "Referee" }),
+  const who = me
+    ? el("div", { class: "signed-in" }, el("span", {}, "signed in as ", el("b", { class: "referee-name", text: me })),
+      el("form", { method: "post", action: "/logout", class: "logout" }, el("input", { type: "hidden", name: "csrf", value: csrf || "" }),
+        el("button", { type: "submit", text: "Sign out" })))
+    : el("div", { class: "signed-in" }, el("a", { href: `/login?next=${encodeURIComponent(location.pathname)}`, text: "Sign in again" }));
+  return el("div", { class: "panel commands" }, el("h2", { text: "Referee console" }), who,
     el("p", { class: "hint", text: "Click a discard on the table to amend it." }), amend,
+    clockStart(),
     form("start", [...names, input("rules", { value: model.state?.rules || "ema2012", class: "name" }), situationFields()],
       "Start game", startCommand),
+    model.sticks ? el("div", { class: "row" }, el("button", { class: "start-from-sticks", onclick: () => {
+      const f = document.querySelector("form.start");
+      send({ ...startCommand(new FormData(f)), scores: "sticks" });
+    }, text: "Start game with the scores in the trays" })) : null,
     el("div", { class: "row" },
       el("button", { class: "undo", onclick: () => send({ command: "undo", count: 1 }), text: "Undo last event" })),
     form("chombo", [seatSelect("chombo_seat"), input("chombo_reason", { placeholder: "reason" })], "Chombo",
@@ -117,7 +172,7 @@ function controls() {
       (d) => ({ command: "end_game", reason: String(d.get("end_reason") || "") }), true),
     el("h2", { text: "Replies" }),
     el("ul", { class: "replies" }, ...replies.map((r) => el("li", { class: r.reply.status === "ok" ? "ok" : "error" },
-      `${r.at} ${r.command}: ${r.reply.status}${r.reply.error ? ` — ${r.reply.error}` : r.reply.data ? ` ${JSON.stringify(r.reply.data)}` : ""}`))));
+      `${r.at} ${r.command}: ${r.reply.status}${r.reply.error ? ` — ${r.reply.error}` : r.reply.data ? ` ${JSON.stringify(r.reply.data)}` : ""}${r.reply.by ? ` (by ${r.reply.by})` : ""}`))));
 }
 
 function onDiscard(seat, index, t, seq) {
@@ -129,7 +184,7 @@ function onDiscard(seat, index, t, seq) {
 
 function render(m) {
   const focused = document.activeElement && document.activeElement.name;
-  renderTablePage(app, m, { onDiscard, extra: controls() });
+  renderTablePage(app, m, { onDiscard, extra: controls(), clockExtra: clockControls, sticksActions });
   if (selected) {
     const node = app.querySelector(`.pond[data-seat='${selected.seat}'] .tile[data-index='${selected.index}']`);
     if (node) node.classList.add("selected");

@@ -1,0 +1,367 @@
+"""Seating a tournament round: who sits at which table and in which wind.
+
+Pure functions (no I/O, no clock): players are numbers, a seating is four
+numbers per table in seat order East, South, West, North. The methods are
+Pantheon's four:
+
+- :func:`shuffled`, the one a tournament normally uses: a tabu search over
+  swaps of two players at different tables that minimises, over the rounds
+  already seated, the meetings again (a pair that met ``m`` times costs
+  ``m * m`` more, so a third meeting is worse than two second ones) and,
+  where asked, players of one club at a table; the leading four can be held
+  at table 1 (the streamed one). It stops as soon as a round costs nothing.
+- :func:`swiss`: by standing, the leading four at table 1, the next four at
+  table 2 ...
+- :func:`interval`: by standing, spread: table ``k`` gets places ``k``,
+  ``k + T``, ``k + 2T`` and ``k + 3T`` of ``T`` tables.
+- a seating read from a file (:mod:`tablesvc.tournament.files`).
+
+Every method then gives each table's four their winds so that each player's
+count of East, South, West and North stays as even as it can
+(:func:`balance_winds`; a whole plan is balanced over all its rounds at once,
+by descent over each table's 24 orders with random kicks). :func:`quality` measures a whole plan (repeat
+meetings, wind balance, club meetings) and :func:`repeat_lower_bound` says
+how few repeats any seating can have, which is what a seating is judged by.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from tablesvc.tournament.model import Seating, TournamentError
+
+__all__ = ["SeatingQuality", "balance_winds", "interval", "meetings", "plan", "quality", "repeat_lower_bound",
+           "shuffled", "swiss"]
+
+CLUB_COST = 3  # a club pair at one table costs as much as three second meetings: kept apart, but not at any price
+_PERMUTATIONS = tuple(itertools.permutations(range(4)))
+
+
+def _check_count(players: Sequence[int]) -> int:
+    if len(players) < 4 or len(players) % 4:
+        raise TournamentError(f"{len(players)} players cannot be seated four to a table: add a substitute or "
+                              f"withdraw players until the count is a multiple of 4")
+    if len(set(players)) != len(players):
+        seen: set[int] = set()
+        twice = next(p for p in players if p in seen or seen.add(p))  # type: ignore[func-returns-value]
+        raise TournamentError(f"player {twice} is seated twice in one round")
+    return len(players) // 4
+
+
+def meetings(history: Sequence[Seating]) -> dict[frozenset[int], int]:
+    """How often each pair has sat at one table in ``history``."""
+    met: dict[frozenset[int], int] = {}
+    for seating in history:
+        for table in seating.tables:
+            for a, b in itertools.combinations(table, 2):
+                key = frozenset((a, b))
+                met[key] = met.get(key, 0) + 1
+    return met
+
+
+def _wind_counts(history: Sequence[Seating]) -> dict[int, list[int]]:
+    counts: dict[int, list[int]] = {}
+    for seating in history:
+        for table in seating.tables:
+            for wind, p in enumerate(table):
+                counts.setdefault(p, [0, 0, 0, 0])[wind] += 1
+    return counts
+
+
+def balance_winds(tables: Sequence[Sequence[int]], history: Sequence[Seating], *,
+                  rng: random.Random | None = None) -> Seating:
+    """Each table's four in the wind order that keeps their wind counts most even (of the 24 orders, the one
+    with the smallest sum of squared counts after this round; ties broken at random)."""
+    rng = rng or random.Random(0)
+    counts = _wind_counts(history)
+    out = []
+    for table in tables:
+        four = list(table)
+        rng.shuffle(four)
+        best, best_cost = four, None
+        for perm in _PERMUTATIONS:
+            order = [four[i] for i in perm]
+            cost = sum((counts.get(p, [0, 0, 0, 0])[w] + 1) ** 2 for w, p in enumerate(order))
+            if best_cost is None or cost < best_cost:
+                best, best_cost = order, cost
+        out.append((best[0], best[1], best[2], best[3]))
+    return Seating(tuple(out))
+
+
+def shuffled(players: Sequence[int], history: Sequence[Seating] = (), *, clubs: Mapping[int, str] | None = None,
+             top: Sequence[int] | None = None, seed: int = 0, iterations: int | None = None,
+             start: Seating | None = None) -> Seating:
+    """The next round: as few meetings again as the search finds (none while possible), clubs apart where
+    ``clubs`` is given, ``top`` (four players) held at table 1, winds balanced. ``start``: search on from
+    this seating of the same players (a plan's improvement pass) instead of a random one."""
+    tables = _check_count(players)
+    rng = random.Random(seed)
+    index = {p: i for i, p in enumerate(players)}
+    n = len(players)
+    cost = [[0] * n for _ in range(n)]
+    for pair, m in meetings(history).items():
+        a, b = tuple(pair)
+        if a in index and b in index:
+            cost[index[a]][index[b]] = cost[index[b]][index[a]] = m * m
+    if clubs:
+        for a, b in itertools.combinations(range(n), 2):
+            ca, cb = clubs.get(players[a]), clubs.get(players[b])
+            if ca and cb and ca.strip().casefold() == cb.strip().casefold():
+                cost[a][b] += CLUB_COST
+                cost[b][a] += CLUB_COST
+    locked: set[int] = set()
+    order = list(range(n))
+    rng.shuffle(order)
+    if start is not None:
+        if sorted(start.players()) != sorted(players):
+            raise TournamentError("a seating to improve must seat the same players")
+        order = [index[p] for p in start.players()]
+    if top:
+        fixed = [index[p] for p in top if p in index]
+        if len(fixed) != 4:
+            raise TournamentError("the top table needs four players of this round")
+        locked = set(fixed)
+        order = fixed + [i for i in order if i not in locked]
+    at = [[order[4 * t + k] for k in range(4)] for t in range(tables)]
+    table_of = [0] * n
+    for t, four in enumerate(at):
+        for i in four:
+            table_of[i] = t
+    if tables > 1:
+        at = _search(at, table_of, cost, locked, rng, iterations)
+    return balance_winds([[players[i] for i in four] for four in at], history, rng=rng)
+
+
+def _search(at: list[list[int]], table_of: list[int], cost: list[list[int]], locked: set[int], rng: random.Random,
+            iterations: int | None) -> list[list[int]]:
+    """Tabu search over swaps of two players at different tables; the best seating seen."""
+    n = len(table_of)
+    movable = [i for i in range(n) if i not in locked]
+
+    def with_others(i: int, t: int, skip: int) -> int:
+        row = cost[i]
+        return sum(row[j] for j in at[t] if j != i and j != skip)
+
+    def table_cost(t: int) -> int:
+        four = at[t]
+        return sum(cost[a][b] for a, b in itertools.combinations(four, 2))
+
+    total = sum(table_cost(t) for t in range(len(at)))
+    best_total, best = total, [list(t) for t in at]
+    limit = iterations if iterations is not None else 2000 + 100 * len(at)
+    stall_limit = max(200, limit // 3)
+    tabu = [0] * n
+    tenure = max(5, min(20, len(at)))
+    stall = 0
+    for it in range(1, limit + 1):
+        if best_total == 0 or stall > stall_limit:
+            break
+        hot = [i for i in movable if with_others(i, table_of[i], -1) > 0]
+        if not hot:
+            break
+        p = rng.choice(hot)
+        tp = table_of[p]
+        here_p = with_others(p, tp, -1)
+        move, move_delta = None, None
+        for q in movable:
+            tq = table_of[q]
+            if tq == tp:
+                continue
+            delta = (with_others(p, tq, q) + with_others(q, tp, p)) - (here_p + with_others(q, tq, -1))
+            if tabu[q] > it and total + delta >= best_total:
+                continue  # tabu, unless it beats the best (aspiration)
+            if move_delta is None or delta < move_delta or (delta == move_delta and rng.random() < 0.3):
+                move, move_delta = q, delta
+        if move is None or move_delta is None:
+            continue
+        q, tq = move, table_of[move]
+        at[tp][at[tp].index(p)] = q
+        at[tq][at[tq].index(q)] = p
+        table_of[p], table_of[q] = tq, tp
+        tabu[p] = tabu[q] = it + tenure + rng.randint(0, 3)
+        total += move_delta
+        if total < best_total:
+            best_total, best, stall = total, [list(t) for t in at], 0
+        else:
+            stall += 1
+    return best
+
+
+def swiss(ranked: Sequence[int], history: Sequence[Seating] = (), *, seed: int = 0) -> Seating:
+    """By standing: ``ranked`` best first; the leading four at table 1, and so on."""
+    tables = _check_count(ranked)
+    return balance_winds([ranked[4 * t:4 * t + 4] for t in range(tables)], history, rng=random.Random(seed))
+
+
+def interval(ranked: Sequence[int], history: Sequence[Seating] = (), *, seed: int = 0) -> Seating:
+    """By standing, spread over the hall: table ``k`` gets places ``k, k+T, k+2T, k+3T``."""
+    tables = _check_count(ranked)
+    return balance_winds([[ranked[k + j * tables] for j in range(4)] for k in range(tables)], history,
+                         rng=random.Random(seed))
+
+
+def plan(players: Sequence[int], rounds: int, history: Sequence[Seating] = (), *,
+         clubs: Mapping[int, str] | None = None, seed: int = 0, iterations: int | None = None,
+         passes: int = 8, attempts: int = 6) -> list[Seating]:
+    """Every remaining round at once (before the tournament): each round shuffled against all before it, then
+    each re-seated against all the others for up to ``passes`` sweeps while that removes repeats; all that
+    again from other random starts (up to ``attempts``) until a plan reaches the fewest repeats possible."""
+    best: list[Seating] | None = None
+    best_key = None
+    bound = repeat_lower_bound(len(players), len(history) + rounds)
+    for attempt in range(max(1, attempts)):
+        out = _plan_once(players, rounds, history, clubs, seed * 7 + attempt * 104729, iterations, passes)
+        q = quality([*history, *out], clubs)
+        key = (q.repeat_meetings + CLUB_COST * q.club_meetings, q.most_meetings)
+        if best_key is None or key < best_key:
+            best, best_key = out, key
+        if q.repeat_meetings == bound and q.club_meetings == 0:
+            break
+    assert best is not None
+    return _balance_plan(best, history, random.Random(seed))
+
+
+def _plan_once(players: Sequence[int], rounds: int, history: Sequence[Seating], clubs: Mapping[int, str] | None,
+               seed: int, iterations: int | None, passes: int) -> list[Seating]:
+    seated = list(history)
+    out: list[Seating] = []
+    for r in range(rounds):
+        seating = shuffled(players, seated, clubs=clubs, seed=seed * 1009 + r, iterations=iterations)
+        seated.append(seating)
+        out.append(seating)
+    # then improve round by round against all the others (the first rounds were seated against fewer), while
+    # that finds repeats to remove; then the winds once more against every other round
+    for sweep in range(passes):
+        before = _plan_cost(out, clubs)
+        if before == 0:
+            break
+        for r in range(rounds):
+            others = [*history, *out[:r], *out[r + 1:]]
+            out[r] = shuffled(players, others, clubs=clubs, seed=seed * 7919 + sweep * 101 + r,
+                              iterations=iterations, start=out[r])
+        if _plan_cost(out, clubs) >= before:
+            break
+    return out
+
+
+def _balance_plan(out: list[Seating], history: Sequence[Seating], rng: random.Random,
+                  budget: int = 2_000_000) -> list[Seating]:
+    """Every table's wind order over the whole plan: descent (each table the best of its 24 orders against every
+    other round) until nothing moves, then kicks (a few tables shuffled) and descent again, keeping the best:
+    the fewest players out of balance, then the most even counts."""
+    counts: dict[int, list[int]] = {}
+    for seating in [*history, *out]:
+        for table in seating.tables:
+            for w, p in enumerate(table):
+                counts.setdefault(p, [0, 0, 0, 0])[w] += 1
+    tables = [[list(t) for t in s.tables] for s in out]
+
+    def key() -> tuple[int, int]:
+        return (sum(1 for c in counts.values() if max(c) - min(c) > 1), sum(x * x for c in counts.values() for x in c))
+
+    def place(order: Sequence[int], sign: int) -> None:
+        for w, p in enumerate(order):
+            counts[p][w] += sign
+
+    def descend() -> None:
+        # sideways moves too (a random one of the best orders, the current among them): the counts have
+        # plateaus that a strict descent never leaves
+        for _ in range(12):
+            moved = False
+            for r in range(len(tables)):
+                for t, four in enumerate(tables[r]):
+                    place(four, -1)
+                    best, best_cost = four, None
+                    for perm in rng.sample(_PERMUTATIONS, len(_PERMUTATIONS)):
+                        order = [four[i] for i in perm]
+                        cost = sum(counts[p][w] for w, p in enumerate(order))  # the growth of the squares, halved
+                        if best_cost is None or cost < best_cost:
+                            best, best_cost = order, cost
+                    place(best, +1)
+                    if best != four:
+                        tables[r][t] = best
+                        moved = True
+            if not moved or key()[0] == 0:
+                return
+
+    descend()
+    best_key, best_tables = key(), [[list(t) for t in r] for r in tables]
+    cells = [(r, t) for r in range(len(tables)) for t in range(len(tables[r]))]
+    kicks = min(30, budget // max(1, 24 * 12 * len(cells)))  # each kick's descent costs up to this many orders
+    for _ in range(kicks):
+        if best_key[0] == 0 or not cells:
+            break
+        for r, t in rng.sample(cells, max(1, len(cells) // 10)):
+            four = tables[r][t]
+            place(four, -1)
+            order = four[:]
+            rng.shuffle(order)
+            place(order, +1)
+            tables[r][t] = order
+        descend()
+        if key() < best_key:
+            best_key, best_tables = key(), [[list(t) for t in r] for r in tables]
+    return [Seating(tuple((t[0], t[1], t[2], t[3]) for t in r)) for r in best_tables]
+
+
+def _plan_cost(seatings: Sequence[Seating], clubs: Mapping[int, str] | None) -> int:
+    q = quality(seatings, clubs)
+    return sum(m * m - 1 for m in meetings(seatings).values() if m > 1) + CLUB_COST * q.club_meetings
+
+
+@dataclass(frozen=True)
+class SeatingQuality:
+    """What an organiser checks before printing the seating."""
+
+    rounds: int
+    players: int
+    repeat_pairs: int  # pairs that met more than once
+    repeat_meetings: int  # meetings beyond each pair's first
+    most_meetings: int  # the most any pair met
+    repeat_bound: int  # the fewest repeat meetings any seating of this size can have
+    wind_spread: int  # the largest (most - fewest) of one player's winds
+    unbalanced: int  # players whose winds differ by more than the rounds allow (more than 1)
+    club_meetings: int  # pairs of one club at one table, summed over rounds
+
+    def lines(self) -> list[str]:
+        return [
+            f"{self.rounds} round(s), {self.players} players",
+            f"repeat meetings: {self.repeat_meetings} (pairs meeting again: {self.repeat_pairs}, at most "
+            f"{self.most_meetings} times; the fewest possible: {self.repeat_bound})",
+            f"wind balance: largest spread {self.wind_spread}, players unbalanced: {self.unbalanced}",
+            f"club meetings: {self.club_meetings}",
+        ]
+
+
+def repeat_lower_bound(players: int, rounds: int) -> int:
+    """No seating has fewer repeat meetings: a player meets 3 per round and has ``players - 1`` others to meet,
+    so ``3 * rounds - (players - 1)`` of their meetings at least are repeats (each repeat counts for two)."""
+    per_player = max(0, 3 * rounds - (players - 1))
+    return (players * per_player + 1) // 2
+
+
+def quality(seatings: Sequence[Seating], clubs: Mapping[int, str] | None = None) -> SeatingQuality:
+    met = meetings(seatings)
+    winds = _wind_counts(seatings)
+    players = {p for s in seatings for p in s.players()}
+    spread = max((max(c) - min(c) for c in winds.values()), default=0)
+    club_meetings = 0
+    if clubs:
+        for s in seatings:
+            for table in s.tables:
+                for a, b in itertools.combinations(table, 2):
+                    ca, cb = clubs.get(a), clubs.get(b)
+                    club_meetings += bool(ca and cb and ca.strip().casefold() == cb.strip().casefold())
+    return SeatingQuality(
+        rounds=len(seatings), players=len(players),
+        repeat_pairs=sum(1 for m in met.values() if m > 1),
+        repeat_meetings=sum(m - 1 for m in met.values() if m > 1),
+        most_meetings=max(met.values(), default=0),
+        repeat_bound=repeat_lower_bound(len(players), len(seatings)),
+        wind_spread=spread,
+        unbalanced=sum(1 for c in winds.values() if max(c) - min(c) > 1),
+        club_meetings=club_meetings,
+    )

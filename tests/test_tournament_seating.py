@@ -1,0 +1,95 @@
+"""Seating quality: judged against the fewest repeats any seating can have, not only against a random one.
+
+``repeat_lower_bound`` is the counting bound (a player meets 3 per round and
+has n - 1 others to meet); where it is 0 a seating without a single repeat
+exists for these sizes (resolvable designs: the affine plane of order 4 for
+16 players in 5 rounds, the known social-golfer solutions for 32 players in
+up to 10 rounds, and many more for the larger halls), so the search must
+find none there, and where it is above 0 it must reach it or come close.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tablesvc.tournament.model import Seating, TournamentError
+from tablesvc.tournament.seating import interval, plan, quality, repeat_lower_bound, shuffled, swiss
+
+
+def _random_plan(players: list[int], rounds: int, seed: int) -> list[Seating]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(rounds):
+        order = players[:]
+        rng.shuffle(order)
+        out.append(Seating(tuple(tuple(order[i:i + 4]) for i in range(0, len(order), 4))))
+    return out
+
+
+@pytest.mark.parametrize(("tables", "rounds", "most_repeats"), [
+    (4, 5, 0),  # the affine plane: every round's seating forced by the ones before; found
+    (4, 6, None),  # the bound (24) itself
+    (8, 7, 2),  # zero exists (social golfer 8-4-10); tabu search finds 0-2
+    (16, 8, 0),
+    (40, 10, 0),
+    (60, 10, 0),
+])
+def test_plans_reach_the_fewest_repeats_possible_or_come_close(tables, rounds, most_repeats):
+    players = list(range(1, 4 * tables + 1))
+    seatings = plan(players, rounds, seed=3)
+    q = quality(seatings)
+    bound = repeat_lower_bound(len(players), rounds)
+    assert q.repeat_bound == bound
+    assert q.repeat_meetings >= bound  # the bound is a bound: nothing beats it
+    if most_repeats is None:
+        assert q.repeat_meetings == bound
+    else:
+        assert q.repeat_meetings <= bound + most_repeats
+    assert q.most_meetings <= 2
+    assert q.wind_spread <= 1 and q.unbalanced == 0
+    for s in seatings:  # every player seated exactly once per round
+        assert sorted(s.players()) == players
+    best_random = min(quality(_random_plan(players, rounds, seed)).repeat_meetings for seed in range(20))
+    assert q.repeat_meetings < best_random or best_random == bound
+
+
+def test_round_by_round_seating_keeps_clubs_apart_and_the_top_table():
+    players = list(range(1, 33))
+    clubs = {p: f"club {(p - 1) // 4}" for p in players}  # eight clubs of four
+    history: list[Seating] = []
+    for r in range(4):
+        top = (5, 9, 13, 17) if r else None  # the leading four, as the standings would give them
+        s = shuffled(players, history, clubs=clubs, top=top, seed=r)
+        if top:
+            assert set(s.tables[0]) == set(top)
+        history.append(s)
+    q = quality(history, clubs)
+    # the top table's four met again by force; nothing else is repeated and no club pair sits together
+    assert q.club_meetings == 0
+    assert q.repeat_meetings <= 3 * 6
+    ignored = quality(plan(players, 4, seed=0), clubs)  # the same plan without asking to keep clubs apart
+    assert ignored.club_meetings > 0
+
+
+def test_swiss_and_interval_seat_by_standing():
+    ranked = [7, 3, 9, 1, 2, 8, 4, 6, 5, 10, 11, 12]
+    s = swiss(ranked)
+    assert [set(t) for t in s.tables] == [{7, 3, 9, 1}, {2, 8, 4, 6}, {5, 10, 11, 12}]
+    i = interval(ranked)
+    assert [set(t) for t in i.tables] == [{7, 1, 4, 10}, {3, 2, 6, 11}, {9, 8, 5, 12}]
+
+
+def test_winds_are_balanced_over_four_rounds():
+    players = list(range(1, 17))
+    seatings = plan(players, 4, seed=5)
+    for p in players:
+        winds = [next(t.index(p) for t in s.tables if p in t) for s in seatings]
+        assert sorted(winds) == [0, 1, 2, 3], (p, winds)
+
+
+@pytest.mark.parametrize("players", [list(range(1, 15)), [1, 2, 3, 4, 5, 6, 7, 1]])
+def test_a_count_that_cannot_be_seated_or_a_player_twice_is_refused(players):
+    with pytest.raises(TournamentError, match=r"multiple of 4|seated twice"):
+        shuffled(players)

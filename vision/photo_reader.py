@@ -1,0 +1,275 @@
+"""Read the tiles in a real photo: where they lie (the tile finder), what each is (the tile embedding).
+
+The finder (:mod:`vision.finder`, a network of its own) gives a box per tile with a face/back flag; each
+face-up box is cut out (a little margin, a sideways box turned upright) and named by the learnt
+embedding (:mod:`vision.embedding`) against a set of prototypes:
+
+- by default the **packaged set** (``vision/models/photo_tiles.npz``, made by
+  ``training/photo_prototypes.py`` from the artwork of two Japanese sets and the most typical real crops
+  of the training photos), so a player's photo needs no enrollment;
+- a **club's enrolled set** (``tablesvc vision enroll``) when one is given: its own tiles read best.
+
+An answer the embedding is not sure of (its calibrated similarity and lead gates) is ``None``: the tile
+is reported as unknown, never guessed. Flowers, seasons and backs are unknown too: they are no tile of
+a riichi hand. The tiles come in reading order with their groups (:mod:`vision.photo_layout`).
+
+Anything that can find boxes serves as the finder (``find(image) -> [objects with box, score, face_up]``):
+:class:`LabelBoxFinder` gives the labelled boxes of a YOLO-labelled photo, which measures the naming
+alone (``bench/photo_reader.py``).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+
+__all__ = ["PACKAGED_TILES", "READ_SIDE", "FinderMissing", "LabelBoxFinder", "PhotoReader", "PhotoReading", "ReadTile",
+           "annotate", "load_finder", "load_tiles"]
+
+log = logging.getLogger(__name__)
+
+PACKAGED_TILES = Path(__file__).resolve().parent / "models" / "photo_tiles.npz"
+#: a photo is decoded at a half, a quarter or an eighth where its long side stays at least this long: a tile
+#: of a 12-megapixel photo of a whole table is still ~40 px, and the decoding takes a third of the time
+READ_SIDE = 1600
+Box = tuple[int, int, int, int]
+
+
+class FinderMissing(RuntimeError):
+    """The tile finder's model is not installed, so photos cannot be read (the message says what to do)."""
+
+
+class Found(Protocol):
+    box: tuple[int, int, int, int]
+    score: float
+    face_up: bool
+
+
+class Finder(Protocol):
+    def find(self, image_bgr: np.ndarray) -> Sequence[Found]: ...
+
+
+def load_finder() -> Finder:
+    """The packaged tile finder; :class:`FinderMissing` when it is not installed or not usable."""
+    try:
+        from vision.finder import TileFinder  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        raise FinderMissing("the tile finder is not installed (vision/finder.py and its model): update "
+                            "tablesvc; photos cannot be read without it") from None
+    try:
+        return TileFinder.load()
+    except (NotImplementedError, OSError, ValueError, cv2.error) as exc:
+        raise FinderMissing(f"the tile finder's model is not installed or cannot be loaded ({exc}): reinstall "
+                            "tablesvc; photos cannot be read without it") from None
+
+
+def load_tiles(model: str | Path | None = None) -> Any:
+    """A club's saved tile set (``tablesvc vision enroll``), or the packaged photo set when ``model`` is None."""
+    from .classifier import TileClassifier
+
+    path = Path(model) if model else PACKAGED_TILES
+    if not path.is_file():
+        hint = "reinstall tablesvc (it ships in the package) or run training/photo_prototypes.py" if not model \
+            else "give the file `tablesvc vision enroll` wrote"
+        raise FileNotFoundError(f"tile set {path} is missing: {hint}")
+    return TileClassifier.load(path)
+
+
+@dataclass(frozen=True)
+class LabelBox:
+    """A box from a label file, shaped as the finder's answers."""
+
+    box: Box
+    score: float = 1.0
+    face_up: bool = True
+    angle: float = 0.0
+
+
+@dataclass
+class LabelBoxFinder:
+    """The boxes of a YOLO label file (``class cx cy w h``, normalised) as a finder: for measuring the
+    naming without the finder's misses, and for tests. Scaled to whatever image it is given."""
+
+    rows: list[tuple[float, float, float, float]] = field(default_factory=list)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> LabelBoxFinder:
+        rows = []
+        for line in Path(path).read_text().splitlines():
+            parts = line.split()
+            if len(parts) == 5:
+                cx, cy, w, h = (float(v) for v in parts[1:])
+                rows.append((cx, cy, w, h))
+        return cls(rows)
+
+    @classmethod
+    def for_photo(cls, photo: str | Path) -> LabelBoxFinder:
+        """The label file of a roboflow photo (``images/<split>/X.jpg`` -> ``labels/<split>/X.txt``)."""
+        p = Path(photo)
+        return cls.from_file(p.parents[2] / "labels" / p.parent.name / (p.stem + ".txt"))
+
+    def find(self, image_bgr: np.ndarray) -> list[LabelBox]:
+        h, w = image_bgr.shape[:2]
+        out = []
+        for cx, cy, bw, bh in self.rows:
+            x0, y0 = max(0, round((cx - bw / 2) * w)), max(0, round((cy - bh / 2) * h))
+            x1, y1 = min(w, round((cx + bw / 2) * w)), min(h, round((cy + bh / 2) * h))
+            if x1 > x0 and y1 > y0:
+                out.append(LabelBox((x0, y0, x1, y1)))
+        return out
+
+
+@dataclass(frozen=True)
+class ReadTile:
+    """One tile of a photo: its name in notation (None: unknown, a flower or a back), its box in pixels of
+    the photo, how similar it was to its kind (0..1), face up, and the group it lies in (reading order)."""
+
+    tile: str | None
+    box: Box
+    confidence: float
+    face_up: bool
+    group: int = 0
+    sideways: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tile": self.tile, "box": list(self.box), "confidence": round(self.confidence, 3),
+                "face_up": self.face_up}
+
+
+@dataclass(frozen=True)
+class PhotoReading:
+    """What a photo holds, in reading order; ``groups``: the tiles' indices group by group."""
+
+    photo: str
+    width: int
+    height: int
+    tiles: list[ReadTile]
+    groups: list[list[int]]
+    ms: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"photo": self.photo, "tiles": [t.to_json() for t in self.tiles]}
+
+    @property
+    def face_up(self) -> list[ReadTile]:
+        return [t for t in self.tiles if t.face_up]
+
+    def problem(self) -> str | None:
+        """Why this photo shows nothing to read (no tiles, only backs), or None."""
+        if not self.tiles:
+            return "no tiles found in the photo: photograph the tiles from closer, face up, in good light"
+        if not self.face_up:
+            return f"only tile backs in the photo ({len(self.tiles)}): turn the tiles face up"
+        return None
+
+    def text(self) -> str:
+        """The tiles group by group, ``?`` for unknown, ``#`` for a back, ``*`` for a sideways tile."""
+        def name(t: ReadTile) -> str:
+            return ("#" if not t.face_up else t.tile or "?") + ("*" if t.sideways else "")
+
+        return "  ".join(" ".join(name(self.tiles[i]) for i in g) for g in self.groups) or "-"
+
+
+@dataclass
+class PhotoReader:
+    """Finder + embedding (module docstring). ``min_score``: finder answers below it are dropped;
+    ``margin``: the crop around each box, as a fraction of its size."""
+
+    finder: Finder
+    classifier: Any
+    min_score: float = 0.3
+    margin: float = 0.06
+    both_ways: bool = False
+
+    @classmethod
+    def load(cls, model: str | Path | None = None, finder: Finder | None = None) -> PhotoReader:
+        """The packaged finder (:class:`FinderMissing` without it) and tile set (or a club's ``model``)."""
+        classifier = load_tiles(model)
+        return cls(finder if finder is not None else load_finder(), classifier)
+
+    def _crop(self, image: np.ndarray, box: Box) -> np.ndarray:
+        x0, y0, x1, y1 = box
+        mx, my = (x1 - x0) * self.margin, (y1 - y0) * self.margin
+        h, w = image.shape[:2]
+        crop = image[int(max(0, y0 - my)):int(min(h, y1 + my)), int(max(0, x0 - mx)):int(min(w, x1 + mx))]
+        return np.ascontiguousarray(crop)
+
+    def read(self, image: np.ndarray, photo: str = "", scale: float = 1.0) -> PhotoReading:
+        """Every tile in ``image`` (BGR), named where sure, in reading order. ``scale``: pixels of the photo
+        per pixel of ``image`` where it was decoded reduced (:data:`READ_SIDE`): boxes are given in the
+        photo's pixels."""
+        from .photo_layout import reading_order
+
+        start = time.perf_counter()
+        found = [f for f in self.finder.find(image) if f.score >= self.min_score]
+        boxes = [tuple(int(v) for v in f.box) for f in found]
+        crops, owner, sideways = [], [], []
+        for i, f in enumerate(found):
+            x0, y0, x1, y1 = boxes[i]
+            wide = (x1 - x0) > 1.25 * (y1 - y0)
+            sideways.append(wide)
+            if not f.face_up or x1 - x0 < 4 or y1 - y0 < 4:
+                continue
+            crop = self._crop(image, boxes[i])
+            crops.append(cv2.rotate(crop, cv2.ROTATE_90_CLOCKWISE) if wide else crop)
+            owner.append(i)
+            if self.both_ways or 0.8 * (y1 - y0) <= x1 - x0 <= 1.25 * (y1 - y0):  # square-ish: which way up?
+                crops.append(crop if wide else cv2.rotate(crop, cv2.ROTATE_90_CLOCKWISE))
+                owner.append(i)
+        best: dict[int, tuple[str, float, float]] = {}
+        if crops:
+            for i, got in zip(owner, self.classifier.scores_many(crops), strict=True):
+                if i not in best or got[1] > best[i][1]:
+                    best[i] = got
+        layout = reading_order(boxes)
+        group_of = {i: g for g, members in enumerate(layout.groups) for i in members}
+        h, w = image.shape[:2]
+        if scale != 1.0:
+            h, w = round(h * scale), round(w * scale)
+        tiles = []
+        for i in layout.order:
+            if i in best:
+                name, conf = self.classifier.decide(*best[i])
+            else:
+                name, conf = None, 0.0
+            box = boxes[i] if scale == 1.0 else _scaled(boxes[i], scale, w, h)
+            tiles.append(ReadTile(name, box, float(conf), bool(found[i].face_up), group_of[i], sideways[i]))
+        position = {i: k for k, i in enumerate(layout.order)}
+        groups = [[position[i] for i in g] for g in layout.groups]
+        ms = (time.perf_counter() - start) * 1000
+        log.debug("%s: %d tiles, %d unknown, %.0f ms", photo, len(tiles), sum(t.tile is None for t in tiles), ms)
+        return PhotoReading(photo, w, h, tiles, groups, ms)
+
+
+def _scaled(box: Box, scale: float, w: int, h: int) -> Box:
+    x0, y0, x1, y1 = box
+    return (max(0, round(x0 * scale)), max(0, round(y0 * scale)), min(w, round(x1 * scale)), min(h, round(y1 * scale)))
+
+
+_GREEN, _RED, _GREY = (40, 190, 40), (40, 40, 230), (150, 150, 150)
+
+
+def annotate(image: np.ndarray, reading: PhotoReading) -> np.ndarray:
+    """A copy of the photo with each tile's box and name (green: named, red: unknown, grey: a back); ``image``
+    may be the photo decoded reduced: the boxes are scaled to it."""
+    out = image.copy()
+    k = image.shape[1] / reading.width if reading.width else 1.0
+    scale = max(0.4, min(out.shape[:2]) / 900)
+    thick = max(1, round(scale * 2))
+    for t in reading.tiles:
+        x0, y0, x1, y1 = (round(v * k) for v in t.box)
+        colour = _GREY if not t.face_up else (_GREEN if t.tile else _RED)
+        cv2.rectangle(out, (x0, y0), (x1, y1), colour, thick)
+        label = "back" if not t.face_up else (t.tile or "?")
+        (tw, th), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
+        ty = y0 - 3 if y0 - th - 6 > 0 else y1 + th + 3
+        cv2.rectangle(out, (x0, ty - th - 3), (x0 + tw + 4, ty + base), colour, -1)
+        cv2.putText(out, label, (x0 + 2, ty), cv2.FONT_HERSHEY_SIMPLEX, scale, (255, 255, 255), thick, cv2.LINE_AA)
+    return out
