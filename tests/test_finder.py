@@ -137,9 +137,10 @@ def test_photos_bench_quick_mode():
         pytest.skip(f"{VALID} not found")
     out = subprocess.run([sys.executable, "bench/photos.py", "--quick"], cwd=ROOT, capture_output=True, text=True,
                          timeout=600, check=True).stdout  # fmt: skip
-    line = next(ln for ln in out.splitlines() if ln.startswith("ours: finder "))
-    found, *_ = (float(v) for v in re.findall(r"([\d.]+) %", line))
-    assert found >= 70.0, out  # the first 10 photos (the full run: docs/vision.md)
+    # the first 10 photos (the full run: docs/vision.md): all of them, then those not stretched by the publisher
+    rows = [ln for ln in out.splitlines() if ln.startswith("ours: finder ")]
+    every, plain = (float(re.findall(r"([\d.]+) %", ln)[0]) for ln in rows)
+    assert plain >= 85.0 and every >= 60.0, out
     assert "mahjong-detector" in out  # measured beside, or a line saying why not
     rendered = re.search(r"face up found (\d+)/(\d+)", out)
     assert rendered and int(rendered.group(1)) >= 0.95 * int(rendered.group(2)), out
