@@ -21,7 +21,7 @@ Data (see docs/vision.md for the figures and the attribution); the ``valid`` spl
 Network (CenterNet-style, one scale): 5 strided stages (16-32-48-96-128 channels, BN + ReLU), a top-down
 path back to stride 4 (24 channels), and a head per stride-4 cell: 2 heat maps (a tile face up / face
 down lies centred here; sigmoid), the box's log width and height, and the centre's offset inside the
-cell. ~0.35 M parameters, ~0.45 G multiply-adds for a 416x320 input. Loss: the penalty-reduced focal
+cell. 0.59 M parameters (2.35 MB), about 0.4 G multiply-adds for a 416x320 input. Loss: the penalty-reduced focal
 loss on elliptical Gaussian targets (TTFNet's, alpha 0.54), L1 on log size and offset at the centres.
 The learning rate follows a cosine over the wall-clock budget (``--minutes``): a slower machine trains
 fewer steps in the same time. One thread by default (``--threads``).
