@@ -73,6 +73,13 @@ def test_a_photo_scaled_to_12_megapixels_gives_the_same_tiles_in_its_own_pixels(
     labels = _labels(VALID / PHOTOS[1], big.shape)
     m = match_boxes(labels, [t.box for t in finder.find(big)])
     assert m.found >= 0.9 * len(labels)
+    # the same photo as a 16-bit image, mirrored (a view with negative strides) and grey: still read
+    wide = img.astype(np.uint16) * 257
+    small = _labels(VALID / PHOTOS[1], img.shape)
+    assert match_boxes(small, [t.box for t in finder.find(wide)]).found >= 0.9 * len(labels)
+    mirrored = finder.find(img[:, ::-1])
+    assert len(mirrored) >= 0.9 * len(labels)
+    assert len(finder.find(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY))) >= 0.5 * len(labels)
 
 
 def test_backs_and_faces_are_told_apart_on_a_rendered_table(finder):
