@@ -1,4 +1,4 @@
-"""Train the tile finder (vision/models/tile_finder.onnx): `python training/train_finder.py --minutes 50`
+"""Train the tile finder (vision/models/tile_finder.onnx): `python training/train_finder.py --minutes 57`
 
 Needs the ``train`` extra (``pip install -e ".[train]"``: torch, CPU build) and ``../shared/data``.
 The product never imports this: it runs the exported ONNX file with OpenCV's dnn module
@@ -539,7 +539,7 @@ def quick_valid(path: Path, photos: list, limit: int = 80) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--minutes", type=float, default=50.0, help="wall-clock budget of the training loop")
+    ap.add_argument("--minutes", type=float, default=57.0, help="wall-clock budget of the training loop")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--batch", type=int, default=12)
     ap.add_argument("--lr", type=float, default=2e-3)
