@@ -577,8 +577,9 @@ class MqttLink:
         acknowledgements are read from the message handles by the publisher."""
         refused = reason is not None and getattr(reason, "is_failure", False)
         if self._on_writes_refused is not None:
-            with self._lock:
-                topic = self._topics.pop(mid, None)
+            # no self._lock here: paho calls this holding its own outgoing-message lock, which publish() needs
+            # while holding self._lock (taking both in opposite orders hung the service); a dict's pop is atomic
+            topic = self._topics.pop(mid, None)
             self._refusals_in_a_row = self._refusals_in_a_row + 1 if refused and _not_authorised(reason) else 0
             if self._refusals_in_a_row == WRITES_REFUSED and self.writes_refused is None:
                 self._writes_refused(topic)
