@@ -12,9 +12,10 @@ import sys
 import time
 
 from tablesvc.config import parse_config
-from tablesvc.engine.events import GameStart, HandStart, to_dict
+from tablesvc.engine.events import DoraRevealed, GameStart, HandStart, to_dict
 from tablesvc.service.journal import KEEP_TRANSACTIONS, Journal
 from tablesvc.service.table_service import COMMAND_BURST, TableService
+from tablesvc.tiles import parse_tile
 from tests.test_deploy_acl import PASSWORD, Account, deployed_broker  # noqa: F401  (a fixture)
 from tests.test_service_mqtt import BASE, Subscriber, config_text, send_command
 
@@ -250,3 +251,32 @@ def test_a_summary_of_refusals_is_journalled_as_valid_text(tmp_path):
     probe = sqlite3.connect(path)
     assert probe.execute("SELECT count(*) FROM refusals").fetchone() == (1,)
     probe.close()
+
+
+def test_the_resync_goes_online_whatever_one_journal_entry_holds(mosquitto, tmp_path, mocker):
+    """An entry the feed cannot be written from (a fault injected where an event becomes its payload) is logged
+    and skipped; the table still comes online, with every other entry resent in order."""
+    import tablesvc.service.publisher as publisher
+
+    data = tmp_path / "data"
+    _journal_with_a_bad_name(data)
+    with Journal.for_table(data, "t1", site="club") as journal:
+        dora = DoraRevealed(tile=parse_tile("3p"))
+        journal.append(dora.type, to_dict(dora), source="cam", ts=time.time())
+    real = publisher.event_payload
+
+    def payload(entry):
+        if entry.seq == 2:
+            raise ValueError("an entry the feed cannot carry")
+        return real(entry)
+
+    mocker.patch.object(publisher, "event_payload", side_effect=payload)
+    sub = Subscriber(mosquitto.port)
+    service = _service(mosquitto, tmp_path)
+    try:
+        assert sub.wait_for(lambda: sub.of("status") and sub.of("status")[-1]["status"] == "online", 15)
+        assert [e["seq"] for e in sub.of("events")] == [1, 3]
+        assert sub.of("state")[-1]["seq"] == 3
+    finally:
+        sub.close()
+        service.stop()

@@ -1,4 +1,4 @@
-"""Train the tile finder (vision/models/tile_finder.onnx): `python training/train_finder.py --minutes 50`
+"""Train the tile finder (vision/models/tile_finder.onnx): `python training/train_finder.py --minutes 57`
 
 Needs the ``train`` extra (``pip install -e ".[train]"``: torch, CPU build) and ``../shared/data``.
 The product never imports this: it runs the exported ONNX file with OpenCV's dnn module
@@ -21,7 +21,7 @@ Data (see docs/vision.md for the figures and the attribution); the ``valid`` spl
 Network (CenterNet-style, one scale): 5 strided stages (16-32-48-96-128 channels, BN + ReLU), a top-down
 path back to stride 4 (24 channels), and a head per stride-4 cell: 2 heat maps (a tile face up / face
 down lies centred here; sigmoid), the box's log width and height, and the centre's offset inside the
-cell. ~0.35 M parameters, ~0.45 G multiply-adds for a 416x320 input. Loss: the penalty-reduced focal
+cell. 0.59 M parameters (2.35 MB), about 0.4 G multiply-adds for a 416x320 input. Loss: the penalty-reduced focal
 loss on elliptical Gaussian targets (TTFNet's, alpha 0.54), L1 on log size and offset at the centres.
 The learning rate follows a cosine over the wall-clock budget (``--minutes``): a slower machine trains
 fewer steps in the same time. One thread by default (``--threads``).
@@ -539,7 +539,7 @@ def quick_valid(path: Path, photos: list, limit: int = 80) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--minutes", type=float, default=50.0, help="wall-clock budget of the training loop")
+    ap.add_argument("--minutes", type=float, default=57.0, help="wall-clock budget of the training loop")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--batch", type=int, default=12)
     ap.add_argument("--lr", type=float, default=2e-3)

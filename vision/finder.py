@@ -82,7 +82,9 @@ class TileFinder:
         img = image
         if img.ndim not in (2, 3) or img.size == 0 or min(img.shape[:2]) < 8:
             return None
-        if img.dtype != np.uint8:
+        if img.dtype == np.uint16:  # a 16-bit PNG or a raw camera frame
+            img = (img >> 8).astype(np.uint8)
+        elif img.dtype != np.uint8:
             if not np.issubdtype(img.dtype, np.number):
                 return None
             f = np.nan_to_num(img.astype(np.float32))
