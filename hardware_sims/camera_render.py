@@ -59,10 +59,16 @@ FLOOR = (70, 75, 80)
 # ---------------------------------------------------------------- what lies on the table
 @dataclass(frozen=True)
 class Discard:
-    """One pond tile; ``sideways`` for a riichi declaration tile (laid crosswise)."""
+    """One pond tile; ``sideways`` for a riichi declaration tile (laid crosswise).
+
+    ``pushed_mm`` (seat-local: along the row, towards the player) and ``pushed_deg`` move a tile off its
+    slot as a careless hand leaves it, further than any ``Effects.jitter_mm``.
+    """
 
     tile: str
     sideways: bool = False
+    pushed_mm: tuple[float, float] = (0.0, 0.0)
+    pushed_deg: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -321,6 +327,9 @@ def _layout(view: TableView, geometry: TableGeometry) -> list[_Placed]:
     for seat, sv in enumerate(view.seats):
         for i, (d, r) in enumerate(zip(sv.discards, geometry.pond_layout(seat, [d.sideways for d in sv.discards]),
                                        strict=True)):  # fmt: skip
+            if d.pushed_mm != (0.0, 0.0) or d.pushed_deg:
+                ((dx, dy),) = local_to_table(seat, [d.pushed_mm]) - local_to_table(seat, [(0.0, 0.0)])
+                r = replace(r, cx=r.cx + float(dx), cy=r.cy + float(dy), angle=r.angle + d.pushed_deg)
             placed.append(_Placed(r, d.tile, d.tile, "pond", seat, i, d.sideways))
         for i, t in enumerate(sv.hand):
             placed.append(_Placed(geometry.hand_slot(seat, i), t, t, "hand", seat, i, False))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -10,6 +12,7 @@ from hardware_sims.tile_art import drawn_tile_set
 from tests.test_detection import busy_view, decoded
 from vision.calibration import calibrate
 from vision.classifier import TileClassifier
+from vision.finder import TileFinder
 from vision.observations import DoraIndicatorSeen, HandRevealed, MeldSeen, TileDiscarded, UraIndicatorsSeen
 from vision.pipeline import FramePipeline
 from vision.tracking import ZoneTracker
@@ -279,3 +282,46 @@ def test_only_unsure_tiles_are_read_again_from_shifted_crops(classifier: TileCla
     got = {(d.zone, d.seat, d.index): d.tile for d in readings.tiles if d.face_up}
     assert [(k, v, got.get(k)) for k, v in names.items() if got.get(k) not in (v, None)] == []
     assert sum(got.get(k) == v for k, v in names.items()) >= 0.9 * len(names)
+
+
+@pytest.fixture(scope="module")
+def finder() -> TileFinder:
+    return TileFinder.load()
+
+
+@pytest.mark.parametrize(("seat", "pushed_mm", "pushed_deg"), [(0, (13.0, 8.0), 8.0), (2, (0.0, 17.0), -6.0)])
+def test_a_discard_pushed_off_its_slot_is_found_by_the_finder(classifier: TileClassifier, finder: TileFinder,
+                                                              seat: int, pushed_mm: tuple[float, float],
+                                                              pushed_deg: float) -> None:  # fmt: skip
+    """A discard put down half a tile beside its slot, a little turned: the slot walk stops before it (the
+    tracker would wait for it); the finder, run only there, finds it and it is read as the next discard."""
+    names = ("1m", "9p", "E", "3s", "2m", "4p")
+    pond = (*(Discard(t) for t in names), Discard("7m", pushed_mm=pushed_mm, pushed_deg=pushed_deg))
+    seats = [SeatView((Discard("2p"),))] * 4
+    seats[seat] = SeatView(pond)
+    frame, _ = render(TableView(tuple(seats)), effects=Effects(noise_sigma=3.0, blur_sigma=0.6),
+                      rng=np.random.default_rng(5))  # fmt: skip
+    frame = decoded(frame, 85)
+    alone = FramePipeline(calibrate(frame), None, classifier, confirm_frames=1).process(frame)
+    assert [t.tile for t in alone.seats[seat].pond] == list(names)  # the pushed tile is not placed
+    pipe = FramePipeline(calibrate(frame), None, classifier, finder=finder)  # a stream: two frames agree
+    first = pipe.process(frame)
+    assert len(first.seats[seat].pond) == 7  # found; named, as every new tile, when the next frame agrees
+    second = pipe.process(_with_noise(frame, np.random.default_rng(1)))
+    assert [t.tile for t in second.seats[seat].pond] == [*names, "7m"]
+    assert pipe.finder_calls == 2
+    assert [[t.tile for t in s.pond] for k, s in enumerate(second.seats) if k != seat] == [["2p"]] * 3
+
+
+def test_an_ordinary_frame_never_runs_the_finder(classifier: TileClassifier, finder: TileFinder, mocker) -> None:
+    """Tiles in their slots (carelessly laid, a hand over the table, a still table): the finder is not run."""
+    view = busy_view()
+    spy = mocker.spy(finder, "find")
+    pipe = FramePipeline(calibrate(render(view)[0]), None, classifier, finder=finder)
+    rng = np.random.default_rng(3)
+    for effects in (Effects.realistic(), replace(Effects.realistic(), hand=True), Effects(noise_sigma=3.0)):
+        frame, _ = render(view, effects=replace(effects, placement_seed=4), rng=rng)
+        for _ in range(2):
+            readings = pipe.process(decoded(frame, 85))
+    assert sum(1 for d in readings.tiles if d.face_up) >= 70
+    assert spy.call_count == 0 and pipe.finder_calls == 0

@@ -289,6 +289,35 @@ class TileDetector:
                 break
         return found
 
+    def loose_pond_tile(self, seat: int, pond: list[DetectedTile], min_cover: float = 0.2,
+                        max_skin: float = 0.05) -> tuple[float, float, float, float] | None:  # fmt: skip
+        """The seat-local rect (u0, u1, v0, v1) around the pond's next slot when tile body lies there that the
+        walk did not take (a discard pushed half a tile off its slot, or turned), else None.
+
+        The walk stops at the first slot with no tile in it; a tile pushed along the row or towards the
+        player still covers part of the rect that reaches half a tile beyond that slot (right and towards
+        the player: the other sides hold the tiles before it), where an ordinary pond leaves felt. A few
+        look-ups in the integral images of the frame last given to :meth:`detect`; a hand over the rect
+        (skin) is no tile.
+        """
+        g = self.geometry
+        flags = [t.sideways for t in sorted(pond, key=lambda t: t.index)]
+        nxt = g.pond_layout(0, [*flags, False])[len(flags)]  # seat 0's table frame is the seat-local frame
+        u0, v0 = nxt.cx - g.tile_w / 2 + 2.0, nxt.cy - g.tile_h / 2 + 2.0
+        u1 = min(nxt.cx + g.tile_w, g.wall_centre - g.tile_h / 2 - 2.0)
+        v1 = nxt.cy + g.tile_h
+        if u1 <= u0 or self._integral is None:
+            return None
+        if self._cov(seat, u0, u1, v0, v1) < min_cover:
+            return None
+        if self._cov(seat, u0, u1, v0, v1, self._skin_integral) > max_skin:
+            return None
+        return (u0, u1, v0, v1)
+
+    def loose_tile(self, seat: int, zone: str, index: int, rect: TileRect) -> DetectedTile:
+        """A tile found off its slot (by the tile finder), cut along ``rect`` (table mm) as a slot's tile is."""
+        return self._tile(zone, seat, index, rect, False)
+
     def melds(self, seat: int, cut_after_three: frozenset[int] = frozenset()) -> list[DetectedTile]:
         """The melds of ``seat`` (see :meth:`_walk_melds`); a guessed kan that leaves the next meld
         with fewer than three tiles was a wrong guess, and the walk is repeated with a cut there."""

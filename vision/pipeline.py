@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -38,7 +39,10 @@ import numpy as np
 from vision.calibration import Calibration
 from vision.classifier import TileClassifier
 from vision.detection import DetectedTile, TileDetector
-from vision.geometry import TableGeometry, TileRect
+from vision.geometry import TableGeometry, TileRect, local_to_table, table_to_local
+
+if TYPE_CHECKING:
+    from vision.finder import TileFinder
 
 __all__ = ["FramePipeline", "MeldReading", "ReadTile", "SeatReading", "ZoneReadings"]
 
@@ -118,6 +122,7 @@ class FramePipeline:
         shift_search_mm: float = 1.2,
         shift_search_below: float = 0.8,
         shift_search_lead_below: float = 0.1,
+        finder: TileFinder | None = None,
     ) -> None:
         self.geometry = geometry or TableGeometry()
         self.detector = TileDetector(calibration, self.geometry, px_per_mm=mask_px_per_mm)
@@ -132,6 +137,9 @@ class FramePipeline:
         self.motion_pixels = motion_pixels
         self._last: ZoneReadings | None = None
         self._last_thumb: np.ndarray | None = None
+        self.finder = finder  # reads a pond tile pushed off its slot (``_loose_tiles``); None: such a tile waits
+        self.finder_calls = 0
+        self._loose_rects: dict[tuple[int, int], TileRect] = {}  # (seat, pond index) -> where a loose tile was cut
 
     def process(self, frame: np.ndarray) -> ZoneReadings:
         t0 = time.perf_counter()
@@ -156,6 +164,10 @@ class FramePipeline:
         for seat in range(4):
             tiles, n = self._crosswise_by_face(tiles, seat)
             classified += n
+        if self.finder is not None and not any(t.occluded for t in tiles):
+            loose = self._loose_tiles(frame, tiles)
+            classified += self._classify(loose)
+            tiles += loose
         seats, dora, ura = _assemble(tiles)
         ms = (time.perf_counter() - t0) * 1000
         readings = ZoneReadings(seats, dora, tuple(tiles), ms, classified, ura=ura)
@@ -191,6 +203,69 @@ class FramePipeline:
                 continue
             classified += self._classify(redone)
             tiles = [t for t in tiles if not (t.zone == "pond" and t.seat == seat)] + redone
+
+    def _loose_tiles(self, frame: np.ndarray, tiles: list[DetectedTile]) -> list[DetectedTile]:
+        """Pond tiles pushed off their slots, found by the tile finder where the slot walk left tile body.
+
+        The walk stops at the first empty slot, so a discard put down half a tile beside its slot is
+        not read, and the tracker would wait for it. :meth:`TileDetector.loose_pond_tile` tells, for the
+        cost of a few look-ups, where body lies beyond a pond's last tile; only then is the finder run,
+        on the frame cut around that place. A face-up tile it finds there (its centre in the place, not
+        on a tile already read) is cut where it lies, at the quarter turn of the seat and the few degrees
+        either way that reads it best, and read as the pond's next discard.
+        """
+        g, det, finder = self.geometry, self.detector, self.finder
+        assert finder is not None
+        out: list[DetectedTile] = []
+        kept_rects, self._loose_rects = self._loose_rects, {}  # only the places found again are kept
+        for seat in range(4):
+            pond = [t for t in tiles if t.zone == "pond" and t.seat == seat]
+            place = det.loose_pond_tile(seat, pond)
+            if place is None:
+                continue
+            u0, u1, v0, v1 = place
+            m = g.tile_w  # the finder sees the whole tile and some felt round it
+            corners = local_to_table(seat, [[u0 - m, v0 - m], [u1 + m, v0 - m], [u1 + m, v1 + m], [u0 - m, v1 + m]])
+            to_image = np.linalg.inv(det.calibration.homography)
+            px = cv2.perspectiveTransform(np.asarray(corners, np.float64).reshape(-1, 1, 2), to_image).reshape(-1, 2)
+            x0, y0 = np.floor(px.min(axis=0)).astype(int).clip(0)
+            x1, y1 = np.ceil(px.max(axis=0)).astype(int)
+            x1, y1 = min(int(x1), frame.shape[1]), min(int(y1), frame.shape[0])
+            if x1 - x0 < 16 or y1 - y0 < 16:
+                continue
+            self.finder_calls += 1
+            found = finder.find(frame[y0:y1, x0:x1], input_size=_finder_size(x1 - x0, y1 - y0))
+            for f in found:
+                if not f.face_up:
+                    continue
+                c = np.array([[[x0 + (f.box[0] + f.box[2]) / 2, y0 + (f.box[1] + f.box[3]) / 2]]], np.float64)
+                ((tx, ty),) = cv2.perspectiveTransform(c, det.calibration.homography).reshape(-1, 2)
+                ((lu, lv),) = table_to_local(seat, [[tx, ty]])
+                if not (u0 - 4 <= lu <= u1 and v0 - 4 <= lv <= v1):
+                    continue
+                if any(t.center_mm is not None and abs(t.center_mm[0] - tx) < g.tile_w / 2
+                       and abs(t.center_mm[1] - ty) < g.tile_w / 2 for t in tiles):  # fmt: skip
+                    continue  # a tile the walk read
+                kept = kept_rects.get((seat, len(pond)))
+                if kept is not None and abs(kept.cx - tx) < 3.0 and abs(kept.cy - ty) < 3.0:
+                    # the place found in an earlier frame: the same cut, so the cache and the votes carry over
+                    out.append(det.loose_tile(seat, "pond", len(pond), kept))
+                    self._loose_rects[(seat, len(pond))] = kept
+                    break
+                best: tuple[float, DetectedTile] | None = None
+                for turn in (0.0, -4.0, 4.0, -8.0, 8.0):
+                    rect = TileRect(float(lu), float(lv), g.tile_w, g.tile_h, turn).local_to(seat)
+                    t = det.loose_tile(seat, "pond", len(pond), rect)
+                    if t.crop is None:
+                        break
+                    sim = self.classifier.scores(t.crop)[1]
+                    if best is None or sim > best[0]:
+                        best = (sim, t)
+                if best is not None and best[1].rect is not None:
+                    out.append(best[1])
+                    self._loose_rects[(seat, len(pond))] = best[1].rect
+                    break
+        return out
 
     def _read_crop(self, t: DetectedTile) -> tuple[str | None, float]:
         """Classify a tile's crop; unless the answer is clear, also crops cut around it.
@@ -231,6 +306,7 @@ class FramePipeline:
     def _forget_empty_slots(self, tiles: list[DetectedTile]) -> None:
         """Drop the cached answers of slots that hold no face-up tile now (a called tile, a cleared table)."""
         present = {_slot(t) for t in tiles if t.face_up}
+        present |= {("pond", seat, index, False, False) for seat, index in self._loose_rects}  # read after this
         for key in [k for k in self._cache if k not in present]:
             del self._cache[key]
 
@@ -268,7 +344,14 @@ class FramePipeline:
     def reset_cache(self) -> None:
         """Forget every cached answer and the last reading (the next frame is read from scratch)."""
         self._cache.clear()
+        self._loose_rects.clear()
         self._last = self._last_thumb = None
+
+
+def _finder_size(w: int, h: int) -> int:
+    """The finder's input size for a cut of a 1080p frame: the scale at which it reads a whole frame
+    (1280 of 1920 px), so a tile is as large at the network as on the frames it was measured on."""
+    return max(64, round(max(w, h) * 1280 / 1920))
 
 
 def _slot(t: DetectedTile) -> tuple[str, int, int, bool, bool]:
