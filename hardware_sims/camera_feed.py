@@ -51,6 +51,7 @@ from hardware_sims.table import DirectOutputs, TableOutputs
 from hardware_sims.tile_art import TileSet, drawn_tile_set
 from vision.calibration import calibrate
 from vision.classifier import TileClassifier
+from vision.finder import TileFinder, load_finder
 from vision.geometry import TableGeometry
 from vision.observations import (
     CameraObservation,
@@ -139,6 +140,7 @@ class CameraFeed:
         camera_name: str = "camera-feed",
         device: TableOutputs | None = None,
         on_frame: Callable[[np.ndarray, ZoneReadings], None] | None = None,
+        finder: TileFinder | bool | None = True,
     ) -> None:
         self._deliver = deliver
         # the device side: straight to ``deliver`` (tests, bench) or real devices (the demo's serial ptys)
@@ -161,7 +163,9 @@ class CameraFeed:
         self._frame_no = 0
         self._last_discarder: int | None = None
         first, _ = self._render()
-        self.pipeline = FramePipeline(calibrate(first), self.geometry, classifier)
+        # the table camera's path: the packaged finder reads a tile pushed off its slot (False: none)
+        found = load_finder() if finder is True else finder or None
+        self.pipeline = FramePipeline(calibrate(first), self.geometry, classifier, finder=found)
         self.tracker = ZoneTracker(camera=camera_name, stable_frames=frames_per_change)
 
     # ------------------------------------------------------------ device side: straight through

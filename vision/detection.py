@@ -31,7 +31,9 @@ Each face-up tile's crop is warped from the camera frame along its nominal
 slot corners (face top-left first), which turns it by the seat's quarter turn
 (plus a quarter for sideways tiles) so the face is upright, as the classifier
 expects. Tiles must lie near their
-slots (a few mm, a few degrees); a tile dropped anywhere else is not found.
+slots (a few mm, a few degrees); a tile dropped anywhere else is not walked
+(:meth:`TileDetector.loose_pond_tile` tells where one lies beyond a pond, for
+the pipeline's tile finder).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-__all__ = ["FINDER_PATH", "BoxMatch", "FoundTile", "TileFinder", "box_iou", "match_boxes"]
+__all__ = ["FINDER_PATH", "BoxMatch", "FoundTile", "TileFinder", "box_iou", "load_finder", "match_boxes"]
 
 log = logging.getLogger(__name__)
 
@@ -148,6 +148,16 @@ class TileFinder:
             out.append(FoundTile(box, float(scores[i]), bool(face[i])))
         out.sort(key=lambda t: -t.score)
         return out
+
+
+def load_finder(purpose: str = "a tile pushed off its slot is not read until it is put back") -> TileFinder | None:
+    """The packaged finder, or None (logged, with what is lost: ``purpose``) where its model cannot be read:
+    the table camera reads tiles in their slots without it."""
+    try:
+        return TileFinder.load()
+    except (FileNotFoundError, cv2.error) as exc:
+        log.warning("tile finder not available (%s): %s", exc, purpose)
+        return None
 
 
 # ------------------------------------------------------------------------------------------- measuring
