@@ -16,6 +16,7 @@ Then the same hand photos read whole, the packaged tile finder giving the boxes 
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import sys
 import time
@@ -61,9 +62,12 @@ def _value(mapping: dict) -> tuple[int, int, int]:
 
 
 def with_finder(classifier, hands: list[Path], labels: dict[str, list[str | None]], repeat: int) -> None:
-    """The hand photos read whole, the tile finder giving the boxes: exact when each of the hand's 14 labelled
-    tiles is found (a box with IoU >= 0.5, each used once) and named so that the hand scores as its labels
-    do. Tiles found beyond the 14 (some photos show more tiles than were labelled) are counted apart."""
+    """The hand photos read whole, as ``tablesvc score --photo PHOTO --win TILE`` reads them: the tile finder
+    gives the boxes, the reader names them, :func:`tablesvc.photo_hand.laid_hand` makes the hand (the
+    winning tile named: the labels' last, as the photos set none apart). Exact when the hand holds the
+    labelled 14 tiles and scores as the labels do; also counted, the stricter match of the labelled boxes
+    (each of the 14 found with IoU >= 0.5 and named right)."""
+    from tablesvc.photo_hand import laid_hand
     from vision.finder import match_boxes
     from vision.photo_reader import FinderMissing, load_finder
 
@@ -72,14 +76,16 @@ def with_finder(classifier, hands: list[Path], labels: dict[str, list[str | None
     except FinderMissing as exc:
         print(f"with the finder        not measured: {exc}")
         return
-    exact = valid = beyond = 0
+    exact = valid = boxed = beyond = 0
     ms: list[float] = []
+    misses: list[str] = []
     for photo in hands:
         image = cv2.imread(str(photo), cv2.IMREAD_COLOR)
         boxes = [b.box for b in LabelBoxFinder.for_photo(photo).find(image)]
         names = labels[photo.name]
         order = sorted(range(len(boxes)), key=lambda i: (boxes[i][0] + boxes[i][2]) / 2)
-        expected = score_of([names[i] for i in order])
+        want = [names[i] for i in order]
+        expected = score_of(want)
         if expected is None:
             continue
         valid += 1
@@ -90,15 +96,29 @@ def with_finder(classifier, hands: list[Path], labels: dict[str, list[str | None
             reading = reader.read(image, str(photo))
             times.append((time.perf_counter() - start) * 1000)
         ms.append(min(times))
+        groups = [[LaidTile(reading.tiles[k].tile, reading.tiles[k].face_up) for k in g] for g in reading.groups]
+        try:
+            hand = laid_hand(groups, want[-1])
+            got = _value(hand.mapping())
+            in_melds = [t for m in hand.melds for t in re.findall(r"[1-9][mps]r?|[ESWNPFC]", m.split(":")[1])]
+            tiles = sorted(t.rstrip("r") for t in hand.concealed + in_melds)
+            ok = got == expected and tiles == sorted(t for t in want if t)
+        except (NotAHand, ValueError) as exc:
+            ok, got = False, str(exc)
+        exact += ok
+        beyond += ok and len(reading.tiles) > len(boxes)
+        if not ok:
+            misses.append(f"{photo.name[:8]} ({reading.text()}: {got})")
         match = match_boxes(boxes, [t.box for t in reading.tiles])
         read = [t.tile.rstrip("r") if t.tile else None for t in reading.tiles]
-        hand = {a: read[b] for a, b in match.pairs}
-        ok = len(hand) == len(boxes) and score_of([hand[i] for i in order]) == expected
-        exact += ok
-        beyond += ok and bool(match.extra)
-    print(f"with the finder        {exact} of {valid} valid hands scored exactly ({beyond} of them with more tiles "
-          f"found in the photo than the hand's labelled 14); ms per photo, finder and reader together, median "
-          f"{statistics.median(ms):.1f}")
+        by_box = {a: read[b] for a, b in match.pairs}
+        boxed += len(by_box) == len(boxes) and all(by_box[i] == names[i] for i in range(len(boxes)))
+    print(f"with the finder        {exact} of {valid} valid hands scored exactly, as `score --photo` reads them ("
+          f"{beyond} of them with more tiles found than the hand's 14, left out as the command does); {boxed} of "
+          f"{valid} with every labelled box found (IoU >= 0.5) and named right; ms per photo, finder and reader "
+          f"together, median {statistics.median(ms):.1f}")
+    for miss in misses:
+        print(f"  not exact: {miss}")
 
 
 def twelve_megapixels(classifier, photos: list[Path], runs: int = 5) -> list[float]:

@@ -7,7 +7,9 @@ On the shared roboflow ``valid`` photos (296, never trained on) and on any folde
 - a labelled tile is **found** when a box overlaps its label box with IoU >= 0.5, each box used once
   (greedy, highest IoU first); boxes matching no label are **extra**; flowers and seasons count in
   neither (a box on one is neither found nor extra); a face-down box on no label is counted apart
-  ("backs": the photos label no backs);
+  ("backs": the photos label no backs), and so is a face-up box on no label whose centre lies on the
+  tiles a photo labelled only in part leaves without boxes ("unlab.": the regions of
+  ``vision.photo_data.ROBOFLOW_UNLABELLED``, drawn by eye; 17 photos label the rack and not the heap);
 - found tiles are **right**, **wrong** or **unknown** by the name the photo reader gives
   (``vision/photo_reader.py`` with this finder; skipped where it is not installed), as shares of all
   labelled tiles; the roboflow labels as checked (``vision.photo_data``: the errata applied, the photos
@@ -49,7 +51,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.finder import FoundTile, TileFinder, match_boxes  # noqa: E402
-from vision.photo_data import DATA, ROBOFLOW, ROBOFLOW_ERRATA, one_label_photos, roboflow_names  # noqa: E402
+from vision.photo_data import (  # noqa: E402
+    DATA,
+    ROBOFLOW,
+    ROBOFLOW_ERRATA,
+    ROBOFLOW_UNLABELLED,
+    one_label_photos,
+    roboflow_names,
+)
 
 DETECTOR_PYTHON = ROOT / ".venv-detector" / "bin" / "python"
 THEIR_NAMES = {"tou": "E", "nan": "S", "sha": "W", "pe": "N", "haku": "P", "hatsu": "F", "chun": "C"}
@@ -90,6 +99,8 @@ class Photo:
     boxes: np.ndarray  # (n, 4) x0 y0 x1 y1, pixels of the photo
     names: list[str | None]  # None: flower or season
     named: bool = True  # its names are trusted (False: a labelling failure, left out of right/wrong)
+    #: regions (pixels) of face-up tiles the publisher left unlabelled
+    unlabelled: tuple[tuple[float, float, float, float], ...] = ()
     #: stretched far beyond any camera's picture by the publisher (its median labelled tile is over 2.2 times
     #: taller than wide, or under 0.45: a tile is 1.2-1.4, 0.7-0.8 lying sideways)
     stretched: bool = False
@@ -124,7 +135,9 @@ def load_folder(images: Path, labels: Path, names: list[str | None], errata: boo
             tiles.append(fix.get((img_path.name, number), names[cls] if cls < len(names) else None))
         b = np.array(boxes, np.float64).reshape(-1, 4)
         ratio = float(np.median((b[:, 3] - b[:, 1]) / np.maximum(b[:, 2] - b[:, 0], 1e-6))) if len(b) else 1.3
-        out.append(Photo(img_path, b, tiles, stretched=not 0.45 <= ratio <= 2.2))
+        regions = tuple((x0 * w, y0 * h, x1 * w, y1 * h)
+                        for x0, y0, x1, y1 in (ROBOFLOW_UNLABELLED.get(img_path.name, ()) if errata else ()))
+        out.append(Photo(img_path, b, tiles, unlabelled=regions, stretched=not 0.45 <= ratio <= 2.2))
     if errata:
         failed = one_label_photos({p.path.name: p.names for p in out})
         for p in out:
@@ -143,6 +156,7 @@ class Score:
     unknown: int = 0
     extra: int = 0
     backs: int = 0  # face-down boxes on no label
+    unlabelled: int = 0  # face-up boxes on tiles the photo leaves unlabelled
     ms: list[float] = field(default_factory=list)
     ms12: list[float] = field(default_factory=list)
     named: bool = False  # right/wrong/unknown were measured
@@ -176,10 +190,17 @@ class Score:
             else:
                 self.wrong += 1
         for fi in m.unmatched_found:
-            if faces[fi]:
-                self.extra += 1
-            else:
+            if not faces[fi]:
                 self.backs += 1
+            elif _inside(boxes[fi][:4], photo.unlabelled):
+                self.unlabelled += 1
+            else:
+                self.extra += 1
+
+
+def _inside(box: tuple | list, regions: tuple[tuple[float, float, float, float], ...]) -> bool:
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return any(x0 <= cx <= x1 and y0 <= cy <= y1 for x0, y0, x1, y1 in regions)
 
 
 def _plain(tile: str) -> str:
@@ -325,7 +346,7 @@ def row(name: str, s: Score, timed: Score) -> str:
              if s.named else f"{'-':>8} {'-':>8} {'-':>8}")  # fmt: skip
     t = timed
     ms12 = f"{statistics.median(t.ms12):7.0f} {pctl(t.ms12, 0.95):5.0f}" if t.ms12 else f"{'-':>7} {'-':>5}"
-    return (f"{name:<28} {pct(s.found, s.tiles)} {names} {pct(s.extra, s.tiles)} {s.backs:6d} "
+    return (f"{name:<28} {pct(s.found, s.tiles)} {names} {pct(s.extra, s.tiles)} {s.unlabelled:6d} {s.backs:6d} "
             f"{statistics.median(t.ms):7.1f} {pctl(t.ms, 0.95):6.1f} {ms12}")
 
 
@@ -383,8 +404,8 @@ def main() -> int:
           f"vision/models/tile_finder.onnx, long side {finder.input_size} px, score >= {finder.score_threshold}")
     if reader is None:
         print(f"photo reader: not measured ({why or '--no-reader'}); right/wrong/unknown need it")
-    header = (f"{'reader':<28} {'found':>8} {'right':>8} {'wrong':>8} {'unknown':>8} {'extra':>8} {'backs':>6} "
-              f"{'ms med':>7} {'p95':>6} {'12MP med':>7} {'p95':>5}")  # fmt: skip
+    header = (f"{'reader':<28} {'found':>8} {'right':>8} {'wrong':>8} {'unknown':>8} {'extra':>8} {'unlab.':>6} "
+              f"{'backs':>6} {'ms med':>7} {'p95':>6} {'12MP med':>7} {'p95':>5}")  # fmt: skip
     for name, photos in folders:
         if args.photos:
             photos = photos[: args.photos]

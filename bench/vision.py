@@ -171,9 +171,11 @@ class LoopResult:
     rejected: int = 0
     divergences: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    finder_calls: int = 0  # frames where the tile finder looked for a pond tile pushed off its slot
 
     def merge(self, other: LoopResult) -> None:
-        for f in ("hands", "exact_hands", "games", "changes", "exact_changes", "frames", "rejected", "seconds"):
+        for f in ("hands", "exact_hands", "games", "changes", "exact_changes", "frames", "rejected", "seconds",
+                  "finder_calls"):
             setattr(self, f, getattr(self, f) + getattr(other, f))
         for f in ("pipeline_ms", "read_ms", "render_ms", "divergences"):
             getattr(self, f).extend(getattr(other, f))
@@ -255,6 +257,7 @@ def play(seed: int, tiles: TileSet, classifier: TileClassifier, res: LoopResult,
     res.read_ms += st.read_ms
     res.render_ms += st.render_ms
     res.rejected += len(rejected)
+    res.finder_calls += feed.pipeline.finder_calls
     div = st.first_divergence
     if div is not None:
         src = observation_key(div.source) if div.source else "table cleared"
@@ -372,7 +375,8 @@ def main() -> int:
             print(f"  {name:<7} hands exact {res.exact_hands}/{res.hands} ({pct(res.exact_hands, res.hands)}); "
                   f"table changes read exactly {res.exact_changes}/{res.changes}; {res.frames} frames, "
                   f"{res.rejected} events the engine refused; {res.seconds:.0f} s of play "
-                  f"(render median {statistics.median(res.render_ms):.0f} ms/frame)")
+                  f"(render median {statistics.median(res.render_ms):.0f} ms/frame); the tile finder ran on "
+                  f"{res.finder_calls} frames (a pond tile off its slot)")
             if LOOP_CHANGES is not None:
                 print(f"  (--quick: each game stopped after {LOOP_CHANGES} table changes)")
             for d in res.divergences:

@@ -160,7 +160,9 @@ def laid_hand(groups: Sequence[Sequence[LaidTile]], win: str | None = None) -> P
     row, the winning tile being the one named or the last tile when it lies alone. And a photo may show
     more than the hand (the wall, a pond, tiles pushed aside): where the largest group is a whole hand by
     itself (14 tiles with the winning one, named or lying alone right after it), the rest is left out and
-    counted (:attr:`PhotoHand.left_out`). When none of these makes a hand, the first reason is the one given.
+    counted (:attr:`PhotoHand.left_out`). Unknown tiles beside a whole hand (a box on the photo's edge, a
+    flower by the row) are left out the same way, only where the tiles read hold all 14 by themselves. When
+    none of these makes a hand, the first reason is the one given.
     """
     try:
         return hand_from_groups(groups, win)
@@ -168,6 +170,10 @@ def laid_hand(groups: Sequence[Sequence[LaidTile]], win: str | None = None) -> P
         reason = first
     groups = [list(g) for g in groups if g]
     tiles = [t for g in groups for t in g]
+    if "could not be read" in str(reason):
+        whole = _without_unknown(groups, win)
+        if whole is not None:
+            return whole
     if "is not a meld" in str(reason):
         last = win if win is not None else (tiles[-1].tile if len(groups[-1]) == 1 else None)
         if last is not None:
@@ -189,3 +195,21 @@ def laid_hand(groups: Sequence[Sequence[LaidTile]], win: str | None = None) -> P
             else:
                 return PhotoHand(found.concealed, found.win, found.melds, len(tiles) - sum(map(len, hand)))
     raise reason
+
+
+def _without_unknown(groups: list[list[LaidTile]], win: str | None) -> PhotoHand | None:
+    """The hand the read tiles make by themselves, where unknown tiles lie beside a whole hand (a box on the
+    photo's edge, a flower laid by the row): only when the rest holds all 14 tiles (a kan's fourth apart),
+    the winning tile among them, so that no tile the photo did not show is assumed; None otherwise."""
+    rest = [[t for t in g if t.tile is not None or not t.face_up] for g in groups]
+    rest = [g for g in rest if g]
+    left = sum(map(len, groups)) - sum(map(len, rest))
+    try:
+        found = hand_from_groups(rest, win)
+    except NotAHand:
+        return None
+    kans = sum(1 for m in found.melds if m.split(":")[0] in ("kan", "ankan"))
+    if sum(map(len, rest)) - kans != 14:
+        return None
+    return PhotoHand(found.concealed, found.win, found.melds, found.left_out + left)
+

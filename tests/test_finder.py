@@ -82,6 +82,38 @@ def test_a_photo_scaled_to_12_megapixels_gives_the_same_tiles_in_its_own_pixels(
     assert len(finder.find(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY))) >= 0.5 * len(labels)
 
 
+@pytest.mark.data
+@pytest.mark.parametrize("stretch", [(8.0, 1.0), (1.0, 6.0)])
+def test_a_photo_scaled_out_of_its_proportions_is_stretched_back(finder, stretch):
+    """A hand photo squeezed into another shape (as an app or a screenshot does): the tiles are found in the
+    picture as given, where the network alone, seeing tiles many times too wide or tall, finds few."""
+    if not VALID.is_dir():
+        pytest.skip(f"{VALID} not found")
+    img = cv2.imread(str(VALID / PHOTOS[2]), cv2.IMREAD_COLOR)
+    fx, fy = stretch
+    odd = cv2.resize(img, (round(img.shape[1] * fx), round(img.shape[0] * fy)), interpolation=cv2.INTER_LINEAR)
+    labels = _labels(VALID / PHOTOS[2], odd.shape)
+    plain = match_boxes(labels, [t.box for t in finder._find(odd, None)])  # the network's one pass
+    m = match_boxes(labels, [t.box for t in finder.find(odd)])
+    assert m.found >= 0.9 * len(labels) > plain.found, (m.found, plain.found, len(labels))
+    assert m.extra <= 0.1 * len(labels)
+    assert all(0 <= t.box[0] < t.box[2] <= odd.shape[1] and 0 <= t.box[1] < t.box[3] <= odd.shape[0]
+               for t in finder.find(odd))  # fmt: skip
+
+
+@pytest.mark.data
+def test_a_photo_the_publisher_squeezed_into_a_square_is_read(finder):
+    """A real valid photo: a column of sideways tiles squeezed into 640x640 (each tile ~12 times too wide)."""
+    if not VALID.is_dir():
+        pytest.skip(f"{VALID} not found")
+    name = "393854945_852296709760039_4771389946093548377_n_jpg.rf.1b9b0ff4e4a26ff0c26d0bb3fc5e8c45.jpg"
+    path = next(VALID.glob(name.split("_")[0] + "_*"))
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    labels = _labels(path, img.shape)
+    m = match_boxes(labels, [t.box for t in finder.find(img)])
+    assert m.found >= len(labels) - 1 and m.extra <= 1, (m.found, m.extra, len(labels))
+
+
 def test_backs_and_faces_are_told_apart_on_a_rendered_table(finder):
     """A dealt wall lies face down, the ponds and a hand face up: the flag follows."""
     from hardware_sims.camera_render import CameraPose, Discard, MeldView, SeatView, TableView, render

@@ -160,6 +160,23 @@ def test_what_is_no_hand_says_why(groups, win, why):
         hand_from_groups([_laid(g) for g in groups], win)
 
 
+def test_an_unknown_tile_beside_a_whole_hand_is_left_out_and_never_completes_one():
+    from tablesvc.photo_hand import laid_hand
+
+    # hand_015 as the finder reads it: a box on the photo's edge (unknown) before a whole kokushi
+    row = _laid("? 1s 1s 9s 1m 9m 1p 9p P C F E S W N")
+    hand = laid_hand([row], win="N")
+    assert hand.left_out == 1 and sorted(hand.concealed) == sorted("1s 1s 9s 1m 9m 1p 9p P C F E S W N".split())
+    answer = score(ScoreRequest.from_mapping({**hand.mapping(), "rules": "ema2016"}))
+    assert answer.value.han >= 13  # kokushi musou, a yakuman
+    # an unknown tile inside a 14-tile row: the 13 read would make a hand only with a tile not seen: refused
+    with pytest.raises(NotAHand, match="could not be read"):
+        laid_hand([_laid("1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 2p 3p ?")], win="4p")
+    # with a concealed kan set apart, its fourth tile is not counted twice
+    kan = laid_hand([_laid("? 1m 2m 3m 4m 5m 6m 7m 8m 9m 1p"), _laid("#C C C #C"), _laid("1p")])
+    assert kan.left_out == 1 and kan.melds == ["ankan:CCCC"] and kan.win == "1p"
+
+
 # ------------------------------------------------------------------ the reader on real photos
 
 
@@ -227,3 +244,54 @@ def test_no_tiles_and_only_backs_are_told_apart(tiles):
     backs = PhotoReader(Backs(), tiles).read(felt)
     assert len(backs.tiles) == 4 and all(t.tile is None for t in backs.tiles)
     assert "only tile backs" in backs.problem() and backs.text() == "# # # #"
+
+
+@needs_photos
+def test_a_white_dragon_the_finder_takes_for_a_back_is_read_and_real_backs_stay_backs(tiles):
+    """hand_014's white dragons are blank white faces: boxes flagged face down are read by the embedding,
+    which knows backs, so only a face it is sure of turns face up."""
+    path = photo("hand_014")
+    image = load_photo(path)
+    finder = LabelBoxFinder.for_photo(path)
+    names = labels(path)
+
+    class AllBacks:  # every labelled box handed over as a back
+        def find(self, img):
+            return [LabelBox(b.box, face_up=False) for b in finder.find(img)]
+
+    reading = PhotoReader(AllBacks(), tiles).read(image, str(path))
+    truth = dict(zip((b.box for b in finder.find(image)), names, strict=True))
+    whites = [t for t in reading.tiles if truth[t.box] == "P"]
+    assert len(whites) == 3 and all(t.face_up and t.tile == "P" for t in whites)
+    assert all(t.tile in (None, truth[t.box]) for t in reading.tiles)  # nothing turned face up is misread
+    felt = np.full((300, 400, 3), (40, 110, 30), np.uint8)
+    green_backs = PhotoReader(type("G", (), {"find": lambda self, img: [
+        LabelBox((100, 100, 150, 170), face_up=False)]})(), tiles).read(felt)  # fmt: skip
+    assert [(t.face_up, t.tile) for t in green_backs.tiles] == [(False, None)]
+
+
+@needs_photos
+def test_an_unsure_tile_is_read_again_from_a_tighter_cut(tiles):
+    """Boxes reaching over the neighbouring tile (as a finder's box may): unsure at first, named from a
+    tighter cut where two cuts agree."""
+    path = photo("hand_012")
+    image = load_photo(path)
+    finder = LabelBoxFinder.for_photo(path)
+    names = labels(path)
+    loose = [LabelBox((max(0, b.box[0] - (b.box[2] - b.box[0]) * 4 // 5), b.box[1], b.box[2], b.box[3]))
+             for b in finder.find(image)]  # fmt: skip
+
+    class Loose:
+        def find(self, img):
+            return loose
+
+    reader = PhotoReader(Loose(), tiles)
+    reading = reader.read(image, str(path))
+    truth = dict(zip((b.box for b in loose), names, strict=True))
+    right = sum(t.tile == truth[t.box] for t in reading.tiles)
+    wrong = sum(t.tile is not None and t.tile != truth[t.box] for t in reading.tiles)
+    reader._second_look = lambda *a: None  # the first look alone
+    first = PhotoReader.read(reader, image, str(path))
+    right_first = sum(t.tile == truth[t.box] for t in first.tiles)
+    wrong_first = sum(t.tile is not None and t.tile != truth[t.box] for t in first.tiles)
+    assert right > right_first and wrong <= wrong_first <= 1, (right, right_first, wrong, wrong_first)

@@ -116,10 +116,46 @@ class TileFinder:
         return out[0], scale
 
     def find(self, image_bgr: object, input_size: int | None = None) -> list[FoundTile]:
-        """Every tile of ``image_bgr`` (BGR, BGRA or grey), best score first; ``[]`` for an empty image."""
+        """Every tile of ``image_bgr`` (BGR, BGRA or grey), best score first; ``[]`` for an empty image.
+
+        A picture scaled out of its proportions (a screenshot or an app's crop squeezed into a square) shows
+        tiles many times wider or taller than a tile is; the network, trained on real proportions, then finds
+        few of them. Where the tiles found are so out of shape (median height/width beyond
+        :data:`OUT_OF_SHAPE`), or where a picture is over twice as long as wide (a strip squeezed along its
+        length shrinks its tiles to a few pixels at the network's input, where their shape cannot be read),
+        the picture is stretched back by the factor, among :data:`RESHAPE_FACTORS`,
+        at which the finder is surest, and the boxes mapped back to the picture as given."""
         img = self._as_bgr(image_bgr)
         if img is None:
             return []
+        tiles = self._find(img, input_size)
+        ratio = _median_ratio(tiles)
+        h, w = img.shape[:2]
+        if max(h, w) > 2 * min(h, w) and (ratio is None or OUT_OF_SHAPE[0] <= ratio <= OUT_OF_SHAPE[1]):
+            return self._reshaped(img, input_size, tiles, tall=h > w)  # a strip: its tiles may be tiny at the input
+        if ratio is None or OUT_OF_SHAPE[0] <= ratio <= OUT_OF_SHAPE[1]:
+            return tiles
+        return self._reshaped(img, input_size, tiles, tall=ratio > OUT_OF_SHAPE[1])
+
+    def _reshaped(self, img: np.ndarray, input_size: int | None, plain: list[FoundTile],
+                  tall: bool) -> list[FoundTile]:  # fmt: skip
+        """The tiles of ``img`` read with the picture squeezed back along the axis its tiles are stretched
+        in, at the factor whose tiles are most and surest (``plain``: as read unchanged)."""
+        h, w = img.shape[:2]
+        best, best_mass = plain, _mass(plain)
+        for f in RESHAPE_FACTORS:
+            nw, nh = (w, max(8, round(h / f))) if tall else (max(8, round(w / f)), h)
+            small = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA)
+            kx, ky = w / nw, h / nh
+            got = [FoundTile((round(t.box[0] * kx), round(t.box[1] * ky), round(t.box[2] * kx),
+                              round(t.box[3] * ky)), t.score, t.face_up, t.angle)
+                   for t in self._find(small, input_size)]  # fmt: skip
+            mass = _mass(got, (kx, ky))
+            if mass > best_mass:
+                best, best_mass = got, mass
+        return best
+
+    def _find(self, img: np.ndarray, input_size: int | None) -> list[FoundTile]:
         maps, scale = self.maps(img, input_size)
         heat = 1.0 / (1.0 + np.exp(-np.clip(maps[:2], -30, 30)))
         best = heat.max(axis=0)
@@ -148,6 +184,31 @@ class TileFinder:
             out.append(FoundTile(box, float(scores[i]), bool(face[i])))
         out.sort(key=lambda t: -t.score)
         return out
+
+
+#: median height/width of the tiles found beyond which a picture is taken as scaled out of its proportions
+#: (an upright tile is 1.2-1.45, lying sideways 0.7-0.8, a standing one seen from above up to ~1.8, a
+#: sideways one seen at a slant down to ~0.5)
+OUT_OF_SHAPE = (0.45, 2.2)
+#: the factors tried to stretch such a picture back (a screenshot squeezed into a square can be 16 times)
+RESHAPE_FACTORS = (1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 11.0, 16.0)
+
+
+def _median_ratio(tiles: Sequence[FoundTile]) -> float | None:
+    """Median height/width of the face-up tiles' boxes, or None with fewer than 3 of them."""
+    r = [(t.box[3] - t.box[1]) / max(1, t.box[2] - t.box[0]) for t in tiles if t.face_up]
+    return float(np.median(r)) if len(r) >= 3 else None
+
+
+def _mass(tiles: Sequence[FoundTile], k: tuple[float, float] = (1.0, 1.0)) -> float:
+    """How much a reading holds: the summed scores of the face-up tiles whose box, in the picture the finder
+    was given (``k``: its scale to the original), has a tile's proportions."""
+    total = 0.0
+    for t in tiles:
+        r = (t.box[3] - t.box[1]) / k[1] / max(1e-6, (t.box[2] - t.box[0]) / k[0])
+        if t.face_up and OUT_OF_SHAPE[0] <= r <= OUT_OF_SHAPE[1]:
+            total += t.score
+    return total
 
 
 def load_finder(purpose: str = "a tile pushed off its slot is not read until it is put back") -> TileFinder | None:

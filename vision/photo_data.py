@@ -32,8 +32,8 @@ import numpy as np
 
 from .features import photo_label_to_tile
 
-__all__ = ["CAMERASH_ERRATA", "DATA", "ROBOFLOW_ERRATA", "PhotoCrop", "camerash_photos", "camerash_split",
-           "one_label_photos", "roboflow_crops", "roboflow_names"]
+__all__ = ["CAMERASH_ERRATA", "DATA", "ROBOFLOW_ERRATA", "ROBOFLOW_UNLABELLED", "PhotoCrop", "camerash_photos",
+           "camerash_split", "one_label_photos", "roboflow_crops", "roboflow_names"]
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 ROBOFLOW = DATA / "tiles-photos-roboflow"
@@ -64,6 +64,46 @@ ROBOFLOW_ERRATA: tuple[tuple[str, int, str, str], ...] = (
     ("395566136_1148906989414345_3910274905337724886_n_jpg.rf.db9555fd023a358d4eab87ed452392fa.jpg", 15, "6p", "2p"),
     ("hand_003_jpg.rf.4d77450281a0bb7760671a162d83bf7c.jpg", 10, "1s", "1p"),
 )
+
+#: ``valid`` photos labelled only in part: the publisher labelled the player's rack and left the heap of
+#: face-up tiles on the table beyond it without boxes. Each region (x0, y0, x1, y1, fractions of the photo)
+#: was drawn by eye around such unlabelled tiles only (no hand, arm, rack or floor inside); a found box
+#: whose centre lies in one and that matches no label is counted apart as "on unlabelled tiles", neither
+#: found nor extra (``bench/photos.py``). Every other box on no label stays an extra.
+ROBOFLOW_UNLABELLED: dict[str, tuple[tuple[float, float, float, float], ...]] = {
+    "hand_010_jpg.rf.eaeb9ed3e5a8df85f028a97885eee6b3.jpg": ((0.33, 0.0, 0.92, 0.47), (0.17, 0.0, 0.27, 0.09)),
+    "387641981_2045492965791937_5790211644647940396_n_jpg.rf.95a60cf9eea2833d81e6902034e841e5.jpg":
+        ((0.08, 0.0, 0.9, 0.5),),
+    "382645002_1008823510368523_1436380457729058904_n_jpg.rf.1a860dff2e0c9232688012dc3f97e1a8.jpg":
+        ((0.05, 0.0, 0.82, 0.47),),
+    "387328136_252973981072647_7654047833789061582_n_jpg.rf.2c568fdd560486cb249d099908cde87a.jpg":
+        ((0.38, 0.0, 0.82, 0.45),),
+    "387593807_2529741337185686_6863345406955859593_n_jpg.rf.d131f9cacf06e4c3c0695c91f583d182.jpg":
+        ((0.02, 0.0, 0.85, 0.31),),
+    "387594793_2588024031375884_8823196745796085082_n_jpg.rf.5160d8da54529544d05a5dcfa5b8eef0.jpg":
+        ((0.15, 0.0, 1.0, 0.3),),
+    "395575430_1555055608597031_2831266986981485103_n_jpg.rf.5519472381786a291613fb3e1bae0254.jpg":
+        ((0.1, 0.0, 0.72, 0.36),),
+    "395886722_203909736061323_2828891804523793322_n_jpg.rf.d6d1af9ceaf80a1ad853fc9e0649db9c.jpg":
+        ((0.3, 0.0, 0.72, 0.34), (0.1, 0.0, 0.22, 0.08)),
+    "hand_009_jpg.rf.7913c35339bcb5d0d3f07016e129b014.jpg": ((0.35, 0.0, 1.0, 0.35),),
+    "387519660_760043225888461_3003236260871383171_n_jpg.rf.e4e26137258f5dda8a3810dd25343e68.jpg":
+        ((0.18, 0.0, 0.65, 0.28),),
+    "370280965_2015775748788044_2111708559817730528_n_jpg.rf.f1de4d65c922ba779be7a4220fea8141.jpg":
+        ((0.38, 0.08, 0.6, 0.25),),
+    "387471954_1282573685761619_5566297790876962704_n_jpg.rf.61df2c6c4333ba21361dc38ef7fbcafe.jpg":
+        ((0.18, 0.0, 0.6, 0.3),),
+    "395794817_2376513082523833_4038443797689914457_n_jpg.rf.c3b08eb983b05ca0aa6e5221282b42bf.jpg":
+        ((0.1, 0.0, 1.0, 0.26),),
+    "370216415_1595247967673442_2880924940207530598_n_jpg.rf.7cf9f90705d38b99ab26319953702932.jpg":
+        ((0.25, 0.0, 0.6, 0.3),),
+    "387463023_646617650955895_3268249314030450638_n_jpg.rf.22e7390c6be31edf7ab999d96989fb92.jpg":
+        ((0.4, 0.75, 1.0, 1.0),),
+    "395718530_2252314648305598_5544118639271367857_n_jpg.rf.5a075c7e89b3ee4b6d3e699a0d9a3972.jpg":
+        ((0.0, 0.0, 0.85, 0.23),),
+    "395983550_1465829734271701_3417836575134083219_n_jpg.rf.a71ec1e7c971ad5db6a895cf8d909b39.jpg":
+        ((0.25, 0.0, 0.8, 0.2),),
+}
 
 #: photo -> the tile it shows, where the published label names another
 CAMERASH_ERRATA: dict[str, str] = {"133.jpg": "8p", "350.jpg": "9p"}

@@ -40,6 +40,11 @@ PACKAGED_TILES = Path(__file__).resolve().parent / "models" / "photo_tiles.npz"
 #: of a 12-megapixel photo of a whole table is still ~40 px, and the decoding takes a third of the time
 READ_SIDE = 1600
 Box = tuple[int, int, int, int]
+#: similarity at which a box the finder took for a back is read as the face the embedding sees
+SURE_FACE = 0.9
+#: the gates (similarity, lead) for a box out of a tile's proportions, a picture squeezed out of shape: its
+#: tile is a few pixels across one way, and the usual gates let 6 % of such tiles be misread (roboflow valid)
+ODD_SHAPE_GATES = (0.75, 0.2)
 
 
 class FinderMissing(RuntimeError):
@@ -201,6 +206,32 @@ class PhotoReader:
         crop = image[int(max(0, y0 - my)):int(min(h, y1 + my)), int(max(0, x0 - mx)):int(min(w, x1 + mx))]
         return np.ascontiguousarray(crop)
 
+    def _second_look(self, image: np.ndarray, boxes: list[Box], sideways: list[bool],
+                     best: dict[int, tuple[str, float, float]]) -> None:  # fmt: skip
+        """Tiles the embedding is unsure of, read again from tighter cuts (:func:`_tighter`): a name that
+        at least two cuts give, each passing the gates, replaces the unsure one, unless it is the white
+        dragon (a cut inside any tile may show only its blank face). Boxes out of a tile's proportions (a
+        picture squeezed out of shape) are left unsure: their cuts are too few pixels across to agree on.
+        Only the unsure few pay for it."""
+        unsure = [i for i, got in best.items() if self.classifier.decide(*got)[0] is None and _in_shape(boxes[i])]
+        crops, owner = [], []
+        for i in unsure:
+            for b in _tighter(boxes[i]):
+                if b[2] - b[0] < 4 or b[3] - b[1] < 4:
+                    continue
+                crop = self._crop(image, b)
+                crops.append(cv2.rotate(crop, cv2.ROTATE_90_CLOCKWISE) if sideways[i] else crop)
+                owner.append(i)
+        if not crops:
+            return
+        votes: dict[tuple[int, str], list[tuple[str, float, float]]] = {}
+        for i, got in zip(owner, self.classifier.scores_many(crops), strict=True):
+            if got[0] != "P" and self.classifier.decide(*got)[0] is not None:
+                votes.setdefault((i, got[0]), []).append(got)
+        for (i, _), seen in sorted(votes.items(), key=lambda kv: len(kv[1])):
+            if len(seen) >= 2:
+                best[i] = max(seen, key=lambda g: g[1])
+
     def read(self, image: np.ndarray, photo: str = "", scale: float = 1.0) -> PhotoReading:
         """Every tile in ``image`` (BGR), named where sure, in reading order. ``scale``: pixels of the photo
         per pixel of ``image`` where it was decoded reduced (:data:`READ_SIDE`): boxes are given in the
@@ -211,12 +242,12 @@ class PhotoReader:
         found = [f for f in self.finder.find(image) if f.score >= self.min_score]
         boxes = [tuple(int(v) for v in f.box) for f in found]
         crops, owner, sideways = [], [], []
-        for i, f in enumerate(found):
+        for i in range(len(found)):
             x0, y0, x1, y1 = boxes[i]
             wide = (x1 - x0) > 1.25 * (y1 - y0)
             sideways.append(wide)
-            if not f.face_up or x1 - x0 < 4 or y1 - y0 < 4:
-                continue
+            if x1 - x0 < 4 or y1 - y0 < 4:
+                continue  # a back is read too: a blank white dragon looks like one to the finder
             crop = self._crop(image, boxes[i])
             crops.append(cv2.rotate(crop, cv2.ROTATE_90_CLOCKWISE) if wide else crop)
             owner.append(i)
@@ -228,6 +259,11 @@ class PhotoReader:
             for i, got in zip(owner, self.classifier.scores_many(crops), strict=True):
                 if i not in best or got[1] > best[i][1]:
                     best[i] = got
+        self._second_look(image, boxes, sideways, best)
+        # what the finder took for a back is a face where the embedding is sure of it (the blank white dragon
+        # of many sets); the embedding knows backs (its "not a tile" kinds), so a real back stays one
+        face_up = [f.face_up or (i in best and best[i][1] >= SURE_FACE and self.classifier.decide(*best[i])[0]
+                                 is not None) for i, f in enumerate(found)]  # fmt: skip
         layout = reading_order(boxes)
         group_of = {i: g for g, members in enumerate(layout.groups) for i in members}
         h, w = image.shape[:2]
@@ -237,15 +273,36 @@ class PhotoReader:
         for i in layout.order:
             if i in best:
                 name, conf = self.classifier.decide(*best[i])
+                if not _in_shape(boxes[i]) and (best[i][1] < ODD_SHAPE_GATES[0]
+                                                or best[i][1] - best[i][2] < ODD_SHAPE_GATES[1]):
+                    name = None
             else:
                 name, conf = None, 0.0
             box = boxes[i] if scale == 1.0 else _scaled(boxes[i], scale, w, h)
-            tiles.append(ReadTile(name, box, float(conf), bool(found[i].face_up), group_of[i], sideways[i]))
+            if not face_up[i]:
+                name = None
+            tiles.append(ReadTile(name, box, float(conf), face_up[i], group_of[i], sideways[i]))
         position = {i: k for k, i in enumerate(layout.order)}
         groups = [[position[i] for i in g] for g in layout.groups]
         ms = (time.perf_counter() - start) * 1000
         log.debug("%s: %d tiles, %d unknown, %.0f ms", photo, len(tiles), sum(t.tile is None for t in tiles), ms)
         return PhotoReading(photo, w, h, tiles, groups, ms)
+
+
+def _in_shape(box: Box) -> bool:
+    """A box of a tile's proportions (height/width 0.45-2.2: upright, sideways, standing, slanted)."""
+    return 0.45 <= (box[3] - box[1]) / max(1, box[2] - box[0]) <= 2.2
+
+
+def _tighter(box: Box) -> list[Box]:
+    """Boxes inside ``box`` where the face may lie: a finder's box around a standing tile holds its body
+    too (the face in its upper or lower part, or to one side), or some table around it."""
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
+    dx, dy = round(0.1 * w), round(0.1 * h)
+    kx, ky = round(0.2 * w), round(0.2 * h)
+    return [(x0 + dx, y0 + dy, x1 - dx, y1 - dy), (x0, y0, x1, y1 - ky), (x0, y0 + ky, x1, y1),
+            (x0, y0, x1 - kx, y1), (x0 + kx, y0, x1, y1)]  # fmt: skip
 
 
 def _scaled(box: Box, scale: float, w: int, h: int) -> Box:
