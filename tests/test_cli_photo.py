@@ -234,6 +234,41 @@ def test_annotated_copy_of_a_whole_read(capsys):
     assert cv2.imread(str(out)) is not None
 
 
+def test_a_photo_squeezed_out_of_shape_is_read_whole(capsys):
+    """A valid photo the publisher squeezed into a square (a column of sideways tiles, each ~12 times too
+    wide): the finder stretches it back; docs/vision.md shows the annotated copy (TABLESVC_SCREENSHOTS)."""
+    if not finder_installed():
+        pytest.skip("the tile finder is not installed yet")
+    from tests.web_support import screenshot_dir
+
+    src = photo("394280586")
+    out = screenshot_dir() / "photo-read-squeezed.jpg"
+    out.unlink(missing_ok=True)
+    assert main(["vision", "read", str(src), "--json", "--annotated", str(out)]) == 0
+    from vision.finder import match_boxes
+
+    tiles = json.loads(capsys.readouterr().out)["tiles"]
+    truth = labels(src)
+    h, w = cv2.imread(str(src)).shape[:2]
+    boxes = [((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h) for _, (cx, cy, bw, bh)
+             in truth]  # fmt: skip
+    m = match_boxes(boxes, [t["box"] for t in tiles])
+    assert m.found == len(truth) == 12 and m.extra == 0  # every tile found where it lies
+    named = [(truth[a][0], tiles[b]["tile"]) for a, b in m.pairs if tiles[b]["tile"]]
+    assert named and all(want == got.rstrip("r") for want, got in named)  # what is named is right; the rest "?"
+    assert cv2.imread(str(out)) is not None
+
+
+def test_an_unsure_box_beside_a_whole_hand_is_left_out(capsys):
+    """hand_015 read whole: the finder's box on the photo's left edge is unknown; the kokushi beside it is
+    the hand, and the score says the box was left out."""
+    if not finder_installed():
+        pytest.skip("the tile finder is not installed yet")
+    assert main(["score", "--photo", str(photo("hand_015")), "--win", "N"]) == 0
+    out = capsys.readouterr().out
+    assert "left out: 1 other tiles of the photo" in out and "Kokushi" in out
+
+
 def test_tiles_elsewhere_in_the_photo_are_left_out_when_the_hand_is_whole(tmp_path, capsys):
     """hand_005's labelled row and two boxes on the felt above it (nothing a tile): the row is the hand."""
     src = photo("hand_005")
