@@ -17,7 +17,8 @@ a hand or a table are then 15-150 px), padded to a multiple of 32 and run throug
 network (``training/train_finder.py``): per 4x4-pixel cell, how likely a tile's centre lies there (face
 up, face down), the box's width and height, and the centre's offset in the cell. Peaks of the heat map
 (local maxima over ``score_threshold``) become boxes, and boxes overlapping a better one by more than
-``nms_iou`` are dropped (cv2.dnn.NMSBoxes). A camera that sees the whole table at 1080p, where a tile is
+``nms_iou`` are dropped (cv2.dnn.NMSBoxes), as is a box lying mostly inside a surer one (:data:`INSIDE`).
+A camera that sees the whole table at 1080p, where a tile is
 ~30 px, gives a larger ``input_size`` (1280), so that a tile stays over ~15 px at the network.
 """
 
@@ -176,13 +177,12 @@ class TileFinder:
         rects = [[float(a), float(b), float(c - a), float(d - b)] for a, b, c, d in zip(x0, y0, x1, y1, strict=True)]
         keep = cv2.dnn.NMSBoxes(rects, scores.astype(float).tolist(), self.score_threshold, self.nms_iou)
         face = heat[0, ys, xs] >= heat[1, ys, xs]
-        out = []
-        for i in np.asarray(keep).reshape(-1):
+        out: list[FoundTile] = []
+        for i in sorted(np.asarray(keep).reshape(-1), key=lambda k: -scores[k]):
             box = (round(float(x0[i])), round(float(y0[i])), round(float(x1[i])), round(float(y1[i])))
-            if box[2] - box[0] < 2 or box[3] - box[1] < 2:
+            if box[2] - box[0] < 2 or box[3] - box[1] < 2 or _inside_surer(box, out):
                 continue
             out.append(FoundTile(box, float(scores[i]), bool(face[i])))
-        out.sort(key=lambda t: -t.score)
         return out
 
 
@@ -192,6 +192,21 @@ class TileFinder:
 OUT_OF_SHAPE = (0.45, 2.2)
 #: the factors tried to stretch such a picture back (a screenshot squeezed into a square can be 16 times)
 RESHAPE_FACTORS = (1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 11.0, 16.0)
+
+
+#: a box lying inside a surer one by more than this share of its own area is a part of that tile (its face
+#: print, its top seen from above), not a tile of its own: IoU alone misses a small box within a large one
+INSIDE = 0.6
+
+
+def _inside_surer(box: tuple[int, int, int, int], surer: Sequence[FoundTile]) -> bool:
+    area = max(1, (box[2] - box[0]) * (box[3] - box[1]))
+    for t in surer:
+        ix = min(box[2], t.box[2]) - max(box[0], t.box[0])
+        iy = min(box[3], t.box[3]) - max(box[1], t.box[1])
+        if ix > 0 and iy > 0 and ix * iy > INSIDE * area:
+            return True
+    return False
 
 
 def _median_ratio(tiles: Sequence[FoundTile]) -> float | None:
