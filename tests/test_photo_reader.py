@@ -164,9 +164,9 @@ def test_an_unknown_tile_beside_a_whole_hand_is_left_out_and_never_completes_one
     from tablesvc.photo_hand import laid_hand
 
     # hand_015 as the finder reads it: a box on the photo's edge (unknown) before a whole kokushi
-    row = _laid("? 1s 1s 9s 1m 9m 1p 9p P C F E S W N")
-    hand = laid_hand([row], win="N")
-    assert hand.left_out == 1 and sorted(hand.concealed) == sorted("1s 1s 9s 1m 9m 1p 9p P C F E S W N".split())
+    kokushi = "1s 1s 9s 1m 9m 1p 9p P C F E S W N"
+    hand = laid_hand([_laid("? " + kokushi)], win="N")
+    assert hand.left_out == 1 and sorted(hand.concealed) == sorted(kokushi.split())
     answer = score(ScoreRequest.from_mapping({**hand.mapping(), "rules": "ema2016"}))
     assert answer.value.han >= 13  # kokushi musou, a yakuman
     # an unknown tile inside a 14-tile row: the 13 read would make a hand only with a tile not seen: refused
