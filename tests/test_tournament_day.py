@@ -264,7 +264,10 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
             Select(form.find_element(By.NAME, "seat")).select_by_value("0")
             form.find_element(By.NAME, "points").send_keys("2000")
             form.find_element(By.NAME, "reason").send_keys("late")
-            form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+            button = form.find_element(By.CSS_SELECTOR, "button[type=submit]")
+            # the console grows while its feed arrives: bring the button to the middle of the screen first
+            browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+            button.click()
             late = r.seating.tables[2][0]
             answer = wait_js(browser, "(document.getElementById('tournament-answer') || {}).textContent")
             assert answer == f"Given: penalty 3 to {names[late]}, round 3, −2.0: late", answer
