@@ -261,8 +261,9 @@ def test_dashboard_times_device_health_and_alerts_come_from_the_feed(broker, bro
         viewport(browser, 1600, 1000)
         over, idle = ".table-card[data-table='over']", ".table-card[data-table='idle']"
         wait_js(browser, f"document.querySelector(\"{idle} .device[data-name='camera']\") && "
-                f"document.querySelector(\"{over} .hands b\")?.textContent === '{len(record.hands)}'", 15,
-                "(both tables and their devices)")
+                f"document.querySelector(\"{over} .hands b\")?.textContent === '{len(record.hands)}' && "
+                f"document.querySelector(\"{over} .elapsed b\")?.textContent !== '—'", 15,
+                "(both tables, their devices and the game's first events)")
         assert _texts(browser, f"{over} .since") == ["for 2 h 5 min"]  # not "for 0 s": its service's start
         assert _texts(browser, f"{idle} .since") == ["for 10 min"]
         assert _texts(browser, f"{over} .elapsed b") == ["20 min"]  # first entry to game over, not to now
