@@ -59,6 +59,7 @@ from vision.photo_data import (  # noqa: E402
     one_label_photos,
     roboflow_names,
 )
+from vision.photo_layout import tile_shaped  # noqa: E402
 
 DETECTOR_PYTHON = ROOT / ".venv-detector" / "bin" / "python"
 THEIR_NAMES = {"tou": "E", "nan": "S", "sha": "W", "pe": "N", "haku": "P", "hatsu": "F", "chun": "C"}
@@ -101,8 +102,8 @@ class Photo:
     named: bool = True  # its names are trusted (False: a labelling failure, left out of right/wrong)
     #: regions (pixels) of face-up tiles the publisher left unlabelled
     unlabelled: tuple[tuple[float, float, float, float], ...] = ()
-    #: stretched far beyond any camera's picture by the publisher (its median labelled tile is over 2.2 times
-    #: taller than wide, or under 0.45: a tile is 1.2-1.4, 0.7-0.8 lying sideways)
+    #: stretched far beyond any camera's picture by the publisher (its median labelled tile out of a tile's
+    #: proportions, :data:`vision.photo_layout.TILE_PROPORTIONS`)
     stretched: bool = False
 
 
@@ -137,7 +138,7 @@ def load_folder(images: Path, labels: Path, names: list[str | None], errata: boo
         ratio = float(np.median((b[:, 3] - b[:, 1]) / np.maximum(b[:, 2] - b[:, 0], 1e-6))) if len(b) else 1.3
         regions = tuple((x0 * w, y0 * h, x1 * w, y1 * h)
                         for x0, y0, x1, y1 in (ROBOFLOW_UNLABELLED.get(img_path.name, ()) if errata else ()))
-        out.append(Photo(img_path, b, tiles, unlabelled=regions, stretched=not 0.45 <= ratio <= 2.2))
+        out.append(Photo(img_path, b, tiles, unlabelled=regions, stretched=not tile_shaped(ratio, 1)))
     if errata:
         failed = one_label_photos({p.path.name: p.names for p in out})
         for p in out:

@@ -32,6 +32,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.photo_layout import TILE_PROPORTIONS, tile_shaped
+
 __all__ = ["FINDER_PATH", "BoxMatch", "FoundTile", "TileFinder", "box_iou", "load_finder", "match_boxes"]
 
 log = logging.getLogger(__name__)
@@ -122,21 +124,21 @@ class TileFinder:
         A picture scaled out of its proportions (a screenshot or an app's crop squeezed into a square) shows
         tiles many times wider or taller than a tile is; the network, trained on real proportions, then finds
         few of them. Where the tiles found are so out of shape (median height/width beyond
-        :data:`OUT_OF_SHAPE`), or where a picture is over twice as long as wide (a strip squeezed along its
-        length shrinks its tiles to a few pixels at the network's input, where their shape cannot be read),
-        the picture is stretched back by the factor, among :data:`RESHAPE_FACTORS`,
-        at which the finder is surest, and the boxes mapped back to the picture as given."""
+        :data:`~vision.photo_layout.TILE_PROPORTIONS`), or where a picture is over twice as long as wide (a
+        strip squeezed along its length shrinks its tiles to a few pixels at the network's input, where their
+        shape cannot be read), the picture is stretched back by the factor, among :data:`RESHAPE_FACTORS`, at
+        which the finder is surest, and the boxes mapped back to the picture as given."""
         img = self._as_bgr(image_bgr)
         if img is None:
             return []
         tiles = self._find(img, input_size)
         ratio = _median_ratio(tiles)
         h, w = img.shape[:2]
-        if max(h, w) > 2 * min(h, w) and (ratio is None or OUT_OF_SHAPE[0] <= ratio <= OUT_OF_SHAPE[1]):
+        if max(h, w) > 2 * min(h, w) and (ratio is None or tile_shaped(ratio, 1)):
             return self._reshaped(img, input_size, tiles, tall=h > w)  # a strip: its tiles may be tiny at the input
-        if ratio is None or OUT_OF_SHAPE[0] <= ratio <= OUT_OF_SHAPE[1]:
+        if ratio is None or tile_shaped(ratio, 1):
             return tiles
-        return self._reshaped(img, input_size, tiles, tall=ratio > OUT_OF_SHAPE[1])
+        return self._reshaped(img, input_size, tiles, tall=ratio > TILE_PROPORTIONS[1])
 
     def _reshaped(self, img: np.ndarray, input_size: int | None, plain: list[FoundTile],
                   tall: bool) -> list[FoundTile]:  # fmt: skip
@@ -186,10 +188,6 @@ class TileFinder:
         return out
 
 
-#: median height/width of the tiles found beyond which a picture is taken as scaled out of its proportions
-#: (an upright tile is 1.2-1.45, lying sideways 0.7-0.8, a standing one seen from above up to ~1.8, a
-#: sideways one seen at a slant down to ~0.5)
-OUT_OF_SHAPE = (0.45, 2.2)
 #: the factors tried to stretch such a picture back (a screenshot squeezed into a square can be 16 times)
 RESHAPE_FACTORS = (1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 11.0, 16.0)
 
@@ -220,8 +218,7 @@ def _mass(tiles: Sequence[FoundTile], k: tuple[float, float] = (1.0, 1.0)) -> fl
     was given (``k``: its scale to the original), has a tile's proportions."""
     total = 0.0
     for t in tiles:
-        r = (t.box[3] - t.box[1]) / k[1] / max(1e-6, (t.box[2] - t.box[0]) / k[0])
-        if t.face_up and OUT_OF_SHAPE[0] <= r <= OUT_OF_SHAPE[1]:
+        if t.face_up and tile_shaped((t.box[3] - t.box[1]) / k[1], (t.box[2] - t.box[0]) / k[0]):
             total += t.score
     return total
 

@@ -23,9 +23,19 @@ from itertools import pairwise
 
 import numpy as np
 
-__all__ = ["Layout", "reading_order", "row_angle"]
+__all__ = ["TILE_PROPORTIONS", "Layout", "reading_order", "row_angle", "tile_shaped"]
 
 Box = tuple[int, int, int, int]
+
+#: height/width a tile's box can have in a true picture: upright 1.2-1.45, lying sideways 0.7-0.8, standing
+#: seen from above up to ~1.8, sideways seen at a slant down to ~0.5. Beyond it a box is no tile, or the
+#: picture was scaled out of its proportions (a screenshot or an app's crop squeezed into a square).
+TILE_PROPORTIONS = (0.45, 2.2)
+
+
+def tile_shaped(height: float, width: float) -> bool:
+    """Whether a box ``height`` by ``width`` has a tile's proportions (:data:`TILE_PROPORTIONS`)."""
+    return TILE_PROPORTIONS[0] <= height / max(width, 1e-6) <= TILE_PROPORTIONS[1]
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,8 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
+from .photo_layout import reading_order, tile_shaped
+
 __all__ = ["PACKAGED_TILES", "READ_SIDE", "FinderMissing", "LabelBoxFinder", "PhotoReader", "PhotoReading", "ReadTile",
            "annotate", "load_finder", "load_tiles"]
 
@@ -236,8 +238,6 @@ class PhotoReader:
         """Every tile in ``image`` (BGR), named where sure, in reading order. ``scale``: pixels of the photo
         per pixel of ``image`` where it was decoded reduced (:data:`READ_SIDE`): boxes are given in the
         photo's pixels."""
-        from .photo_layout import reading_order
-
         start = time.perf_counter()
         found = [f for f in self.finder.find(image) if f.score >= self.min_score]
         boxes = [tuple(int(v) for v in f.box) for f in found]
@@ -290,8 +290,8 @@ class PhotoReader:
 
 
 def _in_shape(box: Box) -> bool:
-    """A box of a tile's proportions (height/width 0.45-2.2: upright, sideways, standing, slanted)."""
-    return 0.45 <= (box[3] - box[1]) / max(1, box[2] - box[0]) <= 2.2
+    """A box of a tile's proportions (:data:`~vision.photo_layout.TILE_PROPORTIONS`)."""
+    return tile_shaped(box[3] - box[1], max(1, box[2] - box[0]))
 
 
 def _tighter(box: Box) -> list[Box]:
