@@ -200,8 +200,12 @@ def laid_hand(groups: Sequence[Sequence[LaidTile]], win: str | None = None) -> P
 def _without_unknown(groups: list[list[LaidTile]], win: str | None) -> PhotoHand | None:
     """The hand the read tiles make by themselves, where unknown tiles lie beside a whole hand (a box on the
     photo's edge, a flower laid by the row): only when the rest holds all 14 tiles (a kan's fourth apart),
-    the winning tile among them, so that no tile the photo did not show is assumed; None otherwise."""
+    the winning tile among them, so that no tile the photo did not show is assumed; None otherwise. An
+    unknown tile within a meld keeps it unread (a kan whose fourth tile is unread is no pon)."""
+    row = max(range(len(groups)), key=lambda k: len(groups[k]), default=0)
     rest = [[t for t in g if t.tile is not None or not t.face_up] for g in groups]
+    if any(0 < len(kept) < len(g) for k, (g, kept) in enumerate(zip(groups, rest, strict=True)) if k != row):
+        return None
     rest = [g for g in rest if g]
     left = sum(map(len, groups)) - sum(map(len, rest))
     try:

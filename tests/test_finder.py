@@ -102,6 +102,24 @@ def test_a_photo_scaled_out_of_its_proportions_is_stretched_back(finder, stretch
 
 
 @pytest.mark.data
+def test_a_row_cropped_from_a_hand_photo_is_read_once(finder, mocker):
+    """A player's crop of their hand (a strip over six times as long as high): its tiles, touching, cover the
+    strip, so it is read as it is, in one pass of the network, not squeezed at every factor."""
+    if not VALID.is_dir():
+        pytest.skip(f"{VALID} not found")
+    path = next(VALID.glob("hand_012_*"))
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    labels = _labels(path, img.shape)
+    top, bottom = int(labels[:, 1].min()) - 5, int(labels[:, 3].max()) + 5
+    row = img[max(0, top):bottom]
+    assert row.shape[1] > 6 * row.shape[0]
+    passes = mocker.spy(finder, "_find")
+    m = match_boxes(labels - [0, max(0, top), 0, max(0, top)], [t.box for t in finder.find(row)])
+    assert passes.call_count == 1
+    assert m.found == len(labels) and m.extra == 0, (m.found, m.extra, len(labels))
+
+
+@pytest.mark.data
 def test_a_photo_the_publisher_squeezed_into_a_square_is_read(finder):
     """A real valid photo: a column of sideways tiles squeezed into 640x640 (each tile ~12 times too wide)."""
     if not VALID.is_dir():

@@ -175,6 +175,9 @@ def test_an_unknown_tile_beside_a_whole_hand_is_left_out_and_never_completes_one
     # with a concealed kan set apart, its fourth tile is not counted twice
     kan = laid_hand([_laid("? 1m 2m 3m 4m 5m 6m 7m 8m 9m 1p"), _laid("#C C C #C"), _laid("1p")])
     assert kan.left_out == 1 and kan.melds == ["ankan:CCCC"] and kan.win == "1p"
+    # a kan with its fourth tile unread is no pon: the unread tile in a meld is never left out
+    with pytest.raises(NotAHand, match="could not be read"):
+        laid_hand([_laid("1m 2m 3m 4m 5m 6m 7m 8m 9m 1p"), _laid("C C C ?"), _laid("1p")])
 
 
 # ------------------------------------------------------------------ the reader on real photos

@@ -45,7 +45,8 @@ def test_a_game_paid_right_raises_nothing_and_its_riichi_sticks_are_accounted_fo
     assert riichi, "the game played has a riichi (seed 3): its stick on the table is compared"
     assert any(m["riichi"] >= 1 and m["game"]["sticks"] >= 1 for m in riichi)
     # the service has handled every input; its last verdict may still be on its way through the broker
-    stick_table.wait_for(lambda: sticks[-1]["status"] != "waiting", 10)
+    assert stick_table.wait_for(lambda: sticks[-1]["status"] == "ok" and sticks[-1]["game"]["scores"] == list(
+        state.scores), 10), sticks[-1]
     assert sticks[-1]["status"] == "ok" and sticks[-1]["differences"] == []
     assert sticks[-1]["game"]["scores"] == list(state.scores)
     assert sum(sticks[-1]["trays"]) + 1000 * sticks[-1]["riichi"] == sum(state.scores) + 1000 * state.sticks

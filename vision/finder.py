@@ -124,10 +124,11 @@ class TileFinder:
         A picture scaled out of its proportions (a screenshot or an app's crop squeezed into a square) shows
         tiles many times wider or taller than a tile is; the network, trained on real proportions, then finds
         few of them. Where the tiles found are so out of shape (median height/width beyond
-        :data:`~vision.photo_layout.TILE_PROPORTIONS`), or where a picture is over twice as long as wide (a
-        strip squeezed along its length shrinks its tiles to a few pixels at the network's input, where their
-        shape cannot be read), the picture is stretched back by the factor, among :data:`RESHAPE_FACTORS`, at
-        which the finder is surest, and the boxes mapped back to the picture as given."""
+        :data:`~vision.photo_layout.TILE_PROPORTIONS`), or where in a picture over twice as long as wide they
+        cover less than :data:`COVERED` of its length (a strip stretched along its length, its tiles too thin
+        at the network's input to be found), the picture is squeezed back by the factor, among
+        :data:`RESHAPE_FACTORS`, at which the finder is surest, and the boxes mapped back to the picture as
+        given. Any other picture is read once."""
         img = self._as_bgr(image_bgr)
         if img is None:
             return []
@@ -135,7 +136,11 @@ class TileFinder:
         ratio = _median_ratio(tiles)
         h, w = img.shape[:2]
         if max(h, w) > 2 * min(h, w) and (ratio is None or tile_shaped(ratio, 1)):
-            return self._reshaped(img, input_size, tiles, tall=h > w)  # a strip: its tiles may be tiny at the input
+            # a strip: a row of a hand cropped from a photo, its tiles touching along its length, or a picture
+            # stretched along its length, its tiles too thin at the network's input to be found (a few are)
+            if _covered(tiles, h > w, max(h, w)) < COVERED:
+                return self._reshaped(img, input_size, tiles, tall=h > w)
+            return tiles
         if ratio is None or tile_shaped(ratio, 1):
             return tiles
         return self._reshaped(img, input_size, tiles, tall=ratio > TILE_PROPORTIONS[1])
@@ -188,6 +193,9 @@ class TileFinder:
         return out
 
 
+#: share of a strip's length the tiles found must cover for it to be read as it is (a row of a hand cropped
+#: from a photo: 0.85-0.96; a hand photo stretched 6-8 times along its length: 0.1-0.5)
+COVERED = 0.8
 #: the factors tried to stretch such a picture back (a screenshot squeezed into a square can be 16 times)
 RESHAPE_FACTORS = (1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 11.0, 16.0)
 
@@ -211,6 +219,16 @@ def _median_ratio(tiles: Sequence[FoundTile]) -> float | None:
     """Median height/width of the face-up tiles' boxes, or None with fewer than 3 of them."""
     r = [(t.box[3] - t.box[1]) / max(1, t.box[2] - t.box[0]) for t in tiles if t.face_up]
     return float(np.median(r)) if len(r) >= 3 else None
+
+
+def _covered(tiles: Sequence[FoundTile], tall: bool, length: int) -> float:
+    """Share of a picture's length (its height where ``tall``) that the face-up tiles' boxes span."""
+    spans = np.zeros(max(1, length), bool)
+    for t in tiles:
+        if t.face_up:
+            start, end = (t.box[1], t.box[3]) if tall else (t.box[0], t.box[2])
+            spans[max(0, start):max(0, end)] = True
+    return float(spans.mean())
 
 
 def _mass(tiles: Sequence[FoundTile], k: tuple[float, float] = (1.0, 1.0)) -> float:

@@ -209,13 +209,15 @@ class PhotoReader:
         return np.ascontiguousarray(crop)
 
     def _second_look(self, image: np.ndarray, boxes: list[Box], sideways: list[bool],
-                     best: dict[int, tuple[str, float, float]]) -> None:  # fmt: skip
+                     best: dict[int, tuple[str, float, float]], faces: list[bool]) -> None:  # fmt: skip
         """Tiles the embedding is unsure of, read again from tighter cuts (:func:`_tighter`): a name that
         at least two cuts give, each passing the gates, replaces the unsure one, unless it is the white
-        dragon (a cut inside any tile may show only its blank face). Boxes out of a tile's proportions (a
-        picture squeezed out of shape) are left unsure: their cuts are too few pixels across to agree on.
-        Only the unsure few pay for it."""
-        unsure = [i for i, got in best.items() if self.classifier.decide(*got)[0] is None and _in_shape(boxes[i])]
+        dragon (a cut inside any tile may show only its blank face), and unless two names have two cuts
+        each. Boxes out of a tile's proportions (a picture squeezed out of shape) are left unsure: their cuts
+        are too few pixels across to agree on, and so are backs (``faces`` false: the finder's flag; a wall of
+        them would pay five cuts each for nothing). Only the unsure faces pay for it."""
+        unsure = [i for i, got in best.items()
+                  if faces[i] and self.classifier.decide(*got)[0] is None and _in_shape(boxes[i])]
         crops, owner = [], []
         for i in unsure:
             for b in _tighter(boxes[i]):
@@ -226,13 +228,22 @@ class PhotoReader:
                 owner.append(i)
         if not crops:
             return
-        votes: dict[tuple[int, str], list[tuple[str, float, float]]] = {}
+        votes: dict[int, dict[str, list[tuple[str, float, float]]]] = {}
         for i, got in zip(owner, self.classifier.scores_many(crops), strict=True):
             if got[0] != "P" and self.classifier.decide(*got)[0] is not None:
-                votes.setdefault((i, got[0]), []).append(got)
-        for (i, _), seen in sorted(votes.items(), key=lambda kv: len(kv[1])):
-            if len(seen) >= 2:
-                best[i] = max(seen, key=lambda g: g[1])
+                votes.setdefault(i, {}).setdefault(got[0], []).append(got)
+        for i, names in votes.items():
+            agreed = [seen for seen in names.values() if len(seen) >= 2]
+            if len(agreed) == 1:  # two names with two cuts each: the tile stays unsure
+                best[i] = max(agreed[0], key=lambda g: g[1])
+
+    def _named(self, got: tuple[str, float, float], box: Box) -> tuple[str | None, float]:
+        """The embedding's answer for a box through the gates; a box out of a tile's proportions passes only
+        the stricter :data:`ODD_SHAPE_GATES` (the usual gates misread such squeezed tiles)."""
+        name, conf = self.classifier.decide(*got)
+        if not _in_shape(box) and (got[1] < ODD_SHAPE_GATES[0] or got[1] - got[2] < ODD_SHAPE_GATES[1]):
+            name = None
+        return name, conf
 
     def read(self, image: np.ndarray, photo: str = "", scale: float = 1.0) -> PhotoReading:
         """Every tile in ``image`` (BGR), named where sure, in reading order. ``scale``: pixels of the photo
@@ -259,11 +270,12 @@ class PhotoReader:
             for i, got in zip(owner, self.classifier.scores_many(crops), strict=True):
                 if i not in best or got[1] > best[i][1]:
                     best[i] = got
-        self._second_look(image, boxes, sideways, best)
+        self._second_look(image, boxes, sideways, best, [f.face_up for f in found])
+        named = {i: self._named(got, boxes[i]) for i, got in best.items()}
         # what the finder took for a back is a face where the embedding is sure of it (the blank white dragon
         # of many sets); the embedding knows backs (its "not a tile" kinds), so a real back stays one
-        face_up = [f.face_up or (i in best and best[i][1] >= SURE_FACE and self.classifier.decide(*best[i])[0]
-                                 is not None) for i, f in enumerate(found)]  # fmt: skip
+        face_up = [f.face_up or (i in best and best[i][1] >= SURE_FACE and named[i][0] is not None)
+                   for i, f in enumerate(found)]
         layout = reading_order(boxes)
         group_of = {i: g for g, members in enumerate(layout.groups) for i in members}
         h, w = image.shape[:2]
@@ -271,13 +283,7 @@ class PhotoReader:
             h, w = round(h * scale), round(w * scale)
         tiles = []
         for i in layout.order:
-            if i in best:
-                name, conf = self.classifier.decide(*best[i])
-                if not _in_shape(boxes[i]) and (best[i][1] < ODD_SHAPE_GATES[0]
-                                                or best[i][1] - best[i][2] < ODD_SHAPE_GATES[1]):
-                    name = None
-            else:
-                name, conf = None, 0.0
+            name, conf = named.get(i, (None, 0.0))
             box = boxes[i] if scale == 1.0 else _scaled(boxes[i], scale, w, h)
             if not face_up[i]:
                 name = None
