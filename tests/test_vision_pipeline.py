@@ -289,18 +289,22 @@ def finder() -> TileFinder:
     return TileFinder.load()
 
 
-@pytest.mark.parametrize(("seat", "pushed_mm", "pushed_deg"), [(0, (13.0, 8.0), 8.0), (2, (0.0, 17.0), -6.0)])
+@pytest.mark.parametrize(("seat", "pushed_mm", "pushed_deg", "size"),
+                         [(0, (13.0, 8.0), 8.0, (1920, 1080)), (2, (0.0, 17.0), -6.0, (1920, 1080)),
+                          (0, (13.0, 8.0), 8.0, (1280, 720)), (2, (0.0, 17.0), -6.0, (3840, 2160))])  # fmt: skip
 def test_a_discard_pushed_off_its_slot_is_found_by_the_finder(classifier: TileClassifier, finder: TileFinder,
                                                               seat: int, pushed_mm: tuple[float, float],
-                                                              pushed_deg: float) -> None:  # fmt: skip
+                                                              pushed_deg: float,
+                                                              size: tuple[int, int]) -> None:  # fmt: skip
     """A discard put down half a tile beside its slot, a little turned: the slot walk stops before it (the
-    tracker would wait for it); the finder, run only there, finds it and it is read as the next discard."""
+    tracker would wait for it); the finder, run only there, finds it and it is read as the next discard, from
+    a 720p, 1080p or 4K camera alike."""
     names = ("1m", "9p", "E", "3s", "2m", "4p")
     pond = (*(Discard(t) for t in names), Discard("7m", pushed_mm=pushed_mm, pushed_deg=pushed_deg))
     seats = [SeatView((Discard("2p"),))] * 4
     seats[seat] = SeatView(pond)
-    frame, _ = render(TableView(tuple(seats)), effects=Effects(noise_sigma=3.0, blur_sigma=0.6),
-                      rng=np.random.default_rng(5))  # fmt: skip
+    frame, _ = render(TableView(tuple(seats)), camera=CameraPose.overhead(image_size=size),
+                      effects=Effects(noise_sigma=3.0, blur_sigma=0.6), rng=np.random.default_rng(5))  # fmt: skip
     frame = decoded(frame, 85)
     alone = FramePipeline(calibrate(frame), None, classifier, confirm_frames=1).process(frame)
     assert [t.tile for t in alone.seats[seat].pond] == list(names)  # the pushed tile is not placed

@@ -218,6 +218,7 @@ class FramePipeline:
         assert finder is not None
         out: list[DetectedTile] = []
         kept_rects, self._loose_rects = self._loose_rects, {}  # only the places found again are kept
+        to_image = np.linalg.inv(det.calibration.homography)
         for seat in range(4):
             pond = [t for t in tiles if t.zone == "pond" and t.seat == seat]
             place = det.loose_pond_tile(seat, pond)
@@ -226,7 +227,6 @@ class FramePipeline:
             u0, u1, v0, v1 = place
             m = g.tile_w  # the finder sees the whole tile and some felt round it
             corners = local_to_table(seat, [[u0 - m, v0 - m], [u1 + m, v0 - m], [u1 + m, v1 + m], [u0 - m, v1 + m]])
-            to_image = np.linalg.inv(det.calibration.homography)
             px = cv2.perspectiveTransform(np.asarray(corners, np.float64).reshape(-1, 1, 2), to_image).reshape(-1, 2)
             x0, y0 = np.floor(px.min(axis=0)).astype(int).clip(0)
             x1, y1 = np.ceil(px.max(axis=0)).astype(int)
@@ -349,8 +349,9 @@ class FramePipeline:
 
 
 def _finder_size(w: int, h: int) -> int:
-    """The finder's input size for a cut of a 1080p frame: the scale at which it reads a whole frame
-    (1280 of 1920 px), so a tile is as large at the network as on the frames it was measured on."""
+    """The finder's input size for a cut of a frame: two thirds of its pixels, the scale at which it reads a
+    whole 1080p frame (1280 of 1920 px). A 720p camera's tiles come out smaller at the network and a 4K
+    camera's larger; both are found and read (``tests/test_vision_pipeline.py``)."""
     return max(64, round(max(w, h) * 1280 / 1920))
 
 
