@@ -16,7 +16,6 @@ Then the same hand photos read whole, the packaged tile finder giving the boxes 
 from __future__ import annotations
 
 import argparse
-import re
 import statistics
 import sys
 import time
@@ -27,8 +26,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, not bench/, comes first
 
-from tablesvc.photo_hand import LaidTile, NotAHand, hand_from_groups
+from tablesvc.photo_hand import LaidTile, hand_from_groups
 from tablesvc.scorecard import ScoreRequest, score
+from tablesvc.tiles import parse_tiles
 from vision.photo_data import ROBOFLOW, ROBOFLOW_ERRATA, one_label_photos, roboflow_names
 from vision.photo_reader import LabelBoxFinder, PhotoReader, load_tiles
 
@@ -52,7 +52,7 @@ def score_of(tiles: list[str | None]) -> tuple[int, int, int] | None:
     try:
         hand = hand_from_groups([[LaidTile(t) for t in tiles]], win=tiles[-1])
         return _value(hand.mapping())
-    except (NotAHand, ValueError):
+    except ValueError:
         return None
 
 
@@ -100,10 +100,10 @@ def with_finder(classifier, hands: list[Path], labels: dict[str, list[str | None
         try:
             hand = laid_hand(groups, want[-1])
             got = _value(hand.mapping())
-            in_melds = [t for m in hand.melds for t in re.findall(r"[1-9][mps]r?|[ESWNPFC]", m.split(":")[1])]
+            in_melds = [str(t) for m in hand.melds for t in parse_tiles(m.split(":")[1])]
             tiles = sorted(t.rstrip("r") for t in hand.concealed + in_melds)
             ok = got == expected and tiles == sorted(t for t in want if t)
-        except (NotAHand, ValueError) as exc:
+        except ValueError as exc:
             ok, got = False, str(exc)
         exact += ok
         beyond += ok and len(reading.tiles) > len(boxes)
