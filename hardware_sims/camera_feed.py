@@ -51,7 +51,7 @@ from hardware_sims.table import DirectOutputs, TableOutputs
 from hardware_sims.tile_art import TileSet, drawn_tile_set
 from vision.calibration import calibrate
 from vision.classifier import TileClassifier
-from vision.finder import TileFinder, load_finder
+from vision.finder import TileFinder, finder_or_none
 from vision.geometry import TableGeometry
 from vision.observations import (
     CameraObservation,
@@ -164,7 +164,7 @@ class CameraFeed:
         self._last_discarder: int | None = None
         first, _ = self._render()
         # the table camera's path: the packaged finder reads a tile pushed off its slot (False: none)
-        found = load_finder() if finder is True else finder or None
+        found = finder_or_none() if finder is True else finder or None
         self.pipeline = FramePipeline(calibrate(first), self.geometry, classifier, finder=found)
         self.tracker = ZoneTracker(camera=camera_name, stable_frames=frames_per_change)
 

@@ -34,7 +34,8 @@ import numpy as np
 
 from vision.photo_layout import TILE_PROPORTIONS, tile_shaped
 
-__all__ = ["FINDER_PATH", "BoxMatch", "FoundTile", "TileFinder", "box_iou", "load_finder", "match_boxes"]
+__all__ = ["FINDER_PATH", "LOAD_ERRORS", "BoxMatch", "FoundTile", "TileFinder", "box_iou", "finder_or_none",
+           "match_boxes"]
 
 log = logging.getLogger(__name__)
 
@@ -241,12 +242,16 @@ def _mass(tiles: Sequence[FoundTile], k: tuple[float, float] = (1.0, 1.0)) -> fl
     return total
 
 
-def load_finder(purpose: str = "a tile pushed off its slot is not read until it is put back") -> TileFinder | None:
+#: what loading the packaged model raises where it is missing, unreadable or not a model OpenCV can run
+LOAD_ERRORS = (NotImplementedError, OSError, ValueError, cv2.error)
+
+
+def finder_or_none(purpose: str = "a tile pushed off its slot is not read until it is put back") -> TileFinder | None:
     """The packaged finder, or None (logged, with what is lost: ``purpose``) where its model cannot be read:
     the table camera reads tiles in their slots without it."""
     try:
         return TileFinder.load()
-    except (FileNotFoundError, cv2.error) as exc:
+    except LOAD_ERRORS as exc:
         log.warning("tile finder not available (%s): %s", exc, purpose)
         return None
 

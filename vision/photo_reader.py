@@ -66,13 +66,13 @@ class Finder(Protocol):
 def load_finder() -> Finder:
     """The packaged tile finder; :class:`FinderMissing` when it is not installed or not usable."""
     try:
-        from vision.finder import TileFinder  # type: ignore[import-not-found,unused-ignore]
+        from vision.finder import LOAD_ERRORS, TileFinder  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         raise FinderMissing("the tile finder is not installed (vision/finder.py and its model): update "
                             "tablesvc; photos cannot be read without it") from None
     try:
         return TileFinder.load()
-    except (NotImplementedError, OSError, ValueError, cv2.error) as exc:
+    except LOAD_ERRORS as exc:
         raise FinderMissing(f"the tile finder's model is not installed or cannot be loaded ({exc}): reinstall "
                             "tablesvc; photos cannot be read without it") from None
 

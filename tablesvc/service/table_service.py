@@ -264,13 +264,13 @@ class TableService:
         from tablesvc.service.camera_reader import CameraReader
         from vision.calibration import Calibration
         from vision.classifier import TileClassifier
-        from vision.finder import load_finder
+        from vision.finder import finder_or_none
         from vision.pipeline import FramePipeline
         from vision.tracking import ZoneTracker
 
         classifier = TileClassifier.from_files(cam.model, cam.tiles)
         calibration = Calibration.load(cam.calibration)
-        pipeline = FramePipeline(calibration, None, classifier, finder=load_finder())
+        pipeline = FramePipeline(calibration, None, classifier, finder=finder_or_none())
         snapshots = self.camera_snapshots(cam.name, calibration, pipeline.geometry, cam.snapshot_interval)
         return CameraReader(pipeline, ZoneTracker(cam.name), self.observe,
                             on_read=snapshots.frame if snapshots is not None else None)
