@@ -27,6 +27,7 @@ import socket
 import subprocess
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -299,6 +300,7 @@ def test_sigkills_while_devices_play_journal_each_device_event_once(mosquitto, p
             how = kills.get(i)
             if how == "in flight":
                 os.kill(proc.pid, signal.SIGSTOP)  # the event goes out while the service cannot read it
+                assert _stopped(proc.pid), "the service did not stop"
             device, seq = send(kind, args)
             if how is None:
                 assert device.wait_acked(seq, 30), f"step {i} not acknowledged"
@@ -327,6 +329,24 @@ def test_sigkills_while_devices_play_journal_each_device_event_once(mosquitto, p
     for e in sub.of("events"):
         assert firsts.setdefault(e["seq"], e) == e  # a duplicate is the same event under the same seq
     sub.close()
+
+
+def _stopped(pid: int, timeout: float = 10.0) -> bool:
+    """Wait until every thread of ``pid`` has stopped. ``kill`` returns once SIGSTOP is pending, and Linux wakes
+    one thread to take it, which then stops the others: on a busy machine the serial reader can still read
+    and acknowledge an event before that thread gets the CPU (seen under four test workers on two cores)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        states = []
+        for stat in (Path("/proc") / str(pid) / "task").glob("*/stat"):
+            try:
+                states.append(stat.read_text().rsplit(")", 1)[1].split()[0])
+            except (OSError, IndexError):
+                continue  # a thread that ended meanwhile
+        if states and all(s in "tT" for s in states):
+            return True
+        time.sleep(0.002)
+    return False
 
 
 def test_a_device_event_journalled_but_not_acknowledged_before_a_restart_is_journalled_once(mosquitto, pty_device,
