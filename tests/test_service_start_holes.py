@@ -294,3 +294,50 @@ def test_a_service_with_another_tables_account_says_the_broker_refused_its_write
     assert proc.stderr.count("refused a message") <= 2  # it stopped, not reconnecting for ever
     assert "Traceback" not in proc.stderr
     assert time.monotonic() - started < 60
+
+
+def test_a_refusal_lost_with_the_connection_still_stops_a_link_on_another_tables_account(
+        deployed_broker, mocker):  # noqa: F811
+    """Mosquitto closes the connection as it refuses a write, and on a busy machine the refusal can be lost with
+    it (seen under four test workers: the service reconnected every second for ever). Only the first refusal
+    reaches the link here; the connections the broker closes after it, writes outstanding and none accepted,
+    are refusals too."""
+    import threading
+
+    from tablesvc.mqtt.link import WRITES_REFUSED, BrokerURL, MqttLink
+    from tests.test_deploy_acl import PASSWORD
+
+    real = MqttLink._published
+    delivered: list[object] = []
+
+    def first_refusal_only(self, client, userdata, mid, reason, props):  # the boundary: paho's PUBACK callback
+        if getattr(reason, "is_failure", False):
+            if delivered:
+                return  # lost with the connection
+            delivered.append(reason)
+        real(self, client, userdata, mid, reason, props)
+
+    mocker.patch.object(MqttLink, "_published", first_refusal_only)
+    said: list[str] = []
+    stopped = threading.Event()
+    url = BrokerURL.parse(f"mqtt://club-a%2Ftable-2:{PASSWORD}@127.0.0.1:{deployed_broker.port}")
+    link: MqttLink | None = None
+
+    def connected() -> None:
+        assert link is not None
+        for leaf in ("status", "state"):
+            link.publish(f"tablesvc/club-a/table-1/{leaf}", b"{}", qos=1, retain=True)
+
+    link = MqttLink(url, client_id="refusal-lost", on_connected=connected, protocol="5",
+                    on_writes_refused=lambda message: (said.append(message), stopped.set()))
+    link.start()
+    try:
+        assert stopped.wait(30), f"still reconnecting after {link.connects} connections"
+        connects = link.connects
+        time.sleep(2.5)  # paho would have reconnected twice by now
+        assert link.connects == connects
+    finally:
+        link.stop()
+    assert len(delivered) == 1 and WRITES_REFUSED == 2
+    assert "refused the writes of the account club-a/table-2" in said[0]
+    assert "tablesvc/club-a/table-1/" in said[0]

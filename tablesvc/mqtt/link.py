@@ -246,7 +246,10 @@ class MqttLink:
         acknowledged by :meth:`ack`, not on receipt. ``on_writes_refused``: the broker refused
         :data:`WRITES_REFUSED` publishes in a row as not authorised (MQTT 5), so the account may not write what
         this link writes (another table's account): the link says so, stops reconnecting, and calls it with the
-        message (else paho would reconnect every second for ever, each time refused again)."""
+        message (else paho would reconnect every second for ever, each time refused again). Mosquitto closes
+        the connection as it refuses a write, and on a busy machine its refusal can be lost with the
+        connection: once one refusal is seen, a connection closed with writes outstanding and none of them
+        accepted counts as one more."""
         self.url = url
         self._retain_as_published = retain_as_published
         self._client_id = client_id
@@ -277,6 +280,8 @@ class MqttLink:
         self._live = False  # counted in _Said.live
         self._on_writes_refused = on_writes_refused
         self._refusals_in_a_row = 0
+        # on this connection: a write refused as not authorised, a write accepted
+        self._refused_here = self._accepted_here = False
         self._topics: dict[int, str] = {}  # message id -> topic, until the broker answers (with on_writes_refused)
         # its own lock, never held while paho is called: paho calls _published holding its outgoing-message lock,
         # which a publish under self._lock waits for
@@ -448,6 +453,7 @@ class MqttLink:
             return
         self._ever_connected = True
         self.connects += 1
+        self._refused_here = self._accepted_here = False
         self.subscribed.clear()
         with _Said.lock:
             _Said.failure.pop(self._broker, None)  # reachable: its next failure is news
@@ -528,6 +534,8 @@ class MqttLink:
             self._unacked_subscriptions.clear()
         if self._stopping:
             return
+        if was and self._closed_on_a_refused_account():
+            return
         if self._on_disconnected is not None:
             try:
                 self._on_disconnected()
@@ -583,7 +591,12 @@ class MqttLink:
         if self._on_writes_refused is not None:
             with self._topics_lock:
                 topic = self._topics.pop(mid, None)
-            self._refusals_in_a_row = self._refusals_in_a_row + 1 if refused and _not_authorised(reason) else 0
+            if refused and _not_authorised(reason):
+                self._refusals_in_a_row += 1
+                self._refused_here = True
+            else:
+                self._refusals_in_a_row = 0
+                self._accepted_here = True
             if self._refusals_in_a_row == WRITES_REFUSED and self.writes_refused is None:
                 self._writes_refused(topic)
                 return
@@ -592,6 +605,24 @@ class MqttLink:
                 self._on_refused(mid, str(reason))
             except Exception:
                 log.exception("error while recording a refused message")
+
+    def _closed_on_a_refused_account(self) -> bool:
+        """A connection closed after a refusal with writes outstanding and none accepted is the broker refusing
+        them again (Mosquitto closes the connection as it refuses, and its refusal can be lost with it): counted
+        as one more refusal; True when that makes :data:`WRITES_REFUSED` and the link stopped."""
+        if self._on_writes_refused is None or self._refusals_in_a_row == 0:
+            return False
+        if self._refused_here or self._accepted_here:
+            return False
+        with self._topics_lock:
+            outstanding = list(self._topics.values())
+        if not outstanding:
+            return False
+        self._refusals_in_a_row += 1
+        if self._refusals_in_a_row == WRITES_REFUSED and self.writes_refused is None:
+            self._writes_refused(outstanding[-1])
+            return True
+        return False
 
     def _writes_refused(self, topic: str | None) -> None:
         account = f"the account {self.url.username}" if self.url.username else "this connection (no account)"
@@ -603,6 +634,10 @@ class MqttLink:
         log.error("%s", self.writes_refused)
         self._stopping = True
         self._client.disconnect()
+        if not self.connected.is_set():
+            # called as the connection closed: paho marks it lost after this callback and would reconnect; its
+            # loop is ended from another thread (paho's own thread cannot wait for itself)
+            threading.Thread(target=self._client.loop_stop, daemon=True).start()
         try:
             self._on_writes_refused(self.writes_refused)
         except Exception:
