@@ -300,6 +300,34 @@ def test_state_messages_that_cannot_be_read_are_passed_over_and_their_names_neve
     store.close()
 
 
+def test_the_state_of_a_table_on_the_clock_gives_its_names(tmp_path, caplog):
+    """A tournament table's ``state`` carries its clock, whose remaining seconds are a fraction: the names are
+    still taken, and nothing is logged (a table publishes its state at every change)."""
+    from tablesvc.engine.clock import Clock
+    from tablesvc.mqtt.link import IncomingMessage
+    from tablesvc.mqtt.payloads import clock_payload
+
+    store = RecordsStore(str(tmp_path / "records.sqlite3"))
+    collector = Collector(store, "mqtt://127.0.0.1:1", client_id="records-clock")
+    clock = clock_payload(Clock(deadline=1_800_000_000.0, minutes=75), 1_799_995_539.905)
+    assert isinstance(clock["remaining_s"], float) and not clock["remaining_s"].is_integer()
+    state = {"seats": [{"seat": i, "name": n} for i, n in enumerate(["Bob", "Eve", "Ann", "Cat"])], "clock": clock}
+    with caplog.at_level(logging.WARNING, logger="tablesvc.records"):
+        collector.handle(IncomingMessage("tablesvc/club/t2/state", json.dumps(state).encode()))
+    assert not caplog.records
+    hand, final = copy.deepcopy(HAND), copy.deepcopy(FINAL)
+    for p in (hand, final):
+        del p["game"]["players"], p["players"]
+    for row in final["ranking"]:
+        del row["name"]
+    for p in (hand, final):
+        collector.handle(IncomingMessage("tablesvc/club/t2/results", json.dumps(p).encode()))
+    (game,) = store.games()
+    assert [s.name for s in game.seats] == ["Bob", "Eve", "Ann", "Cat"]
+    assert collector.rejected == 0 and collector.written == 2
+    store.close()
+
+
 def test_merge_refuses_a_name_that_is_not_text_naming_it(tmp_path, capsys):
     """A command line in a terminal that is not UTF-8 hands Python lone surrogates (surrogateescape)."""
     db = str(tmp_path / "records.sqlite3")

@@ -29,7 +29,7 @@ from typing import Any
 from tablesvc.text import find_invalid_text
 
 __all__ = ["INT_MAX", "INT_MIN", "MAX_DEPTH", "MAX_GAME_ID", "MAX_NAME", "MAX_PAYLOAD", "Refused", "check_payload",
-           "check_result", "check_text", "parse"]
+           "check_result", "check_text", "parse", "parse_object"]
 
 MAX_PAYLOAD = 1_000_000  # bytes: a whole game of results_replaced is about 60 kB
 MAX_DEPTH = 12  # the feed nests 6 deep (results_replaced > results > wins > melds > tiles)
@@ -50,7 +50,17 @@ def _constant(name: str) -> Any:
 
 
 def parse(raw: bytes) -> dict[str, Any]:
-    """The payload as a JSON object, or :class:`Refused` saying why it cannot be one."""
+    """The payload as a JSON object, or :class:`Refused` saying why it cannot be one, its every number whole
+    and its every text valid (:func:`_walk`)."""
+    value = parse_object(raw)
+    _walk(value, "", 1)
+    return value
+
+
+def parse_object(raw: bytes) -> dict[str, Any]:
+    """The payload as a JSON object, its values unchecked: for a message of which the records keep a few
+    values, each checked where it is read (a table's ``state`` holds fractions, such as its clock's
+    remaining seconds, that no result holds)."""
     if len(raw) > MAX_PAYLOAD:
         raise Refused(f"the message is {len(raw):,} bytes; a result is at most {MAX_PAYLOAD:,}")
     try:
@@ -63,7 +73,6 @@ def parse(raw: bytes) -> dict[str, Any]:
         raise Refused(f"not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     if not isinstance(value, dict):
         raise Refused(f"not a JSON object but {type(value).__name__}")
-    _walk(value, "", 1)
     return value
 
 

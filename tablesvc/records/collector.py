@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tablesvc.mqtt.link import BrokerURL, IncomingMessage, MqttLink
-from tablesvc.records.checks import MAX_NAME, Refused, check_result, parse
+from tablesvc.records.checks import MAX_NAME, Refused, check_result, parse, parse_object
 from tablesvc.records.store import GameInfo, RecordsError, RecordsStore, RefusedByDatabase
 from tablesvc.text import is_valid_text
 
@@ -96,7 +96,7 @@ class Collector:
         site, table, kind = parts[1], parts[2], parts[3]
         if kind == "state":  # QoS 0, only for the names: one that cannot be read is passed over
             try:
-                self._state(site, table, parse(msg.payload))
+                self._state(site, table, parse_object(msg.payload))
             except Refused as exc:
                 log.warning("records: passed over a state message from %s/%s (%s)", site, table, exc)
             return
