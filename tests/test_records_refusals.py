@@ -270,6 +270,23 @@ def test_import_skips_a_game_it_cannot_keep_says_which_and_why_and_exits_1(tmp_p
         assert [[s.name for s in g.seats] for g in store.games()] == [["Bob", "Eve", "Ann", "Cat"]]
 
 
+def _results_named_by_the_state(collector: Collector, store: RecordsStore, names: list[str]) -> None:
+    """A hand and a final that name no players, handed to ``collector``: the game is kept under ``names``, the
+    ones the table's ``state`` gave."""
+    from tablesvc.mqtt.link import IncomingMessage
+
+    hand, final = copy.deepcopy(HAND), copy.deepcopy(FINAL)
+    for p in (hand, final):
+        del p["game"]["players"], p["players"]
+    for row in final["ranking"]:
+        del row["name"]
+    for p in (hand, final):
+        collector.handle(IncomingMessage("tablesvc/club/t2/results", json.dumps(p).encode()))
+    (game,) = store.games()
+    assert [s.name for s in game.seats] == names
+    assert collector.rejected == 0 and collector.written == 2
+
+
 def test_state_messages_that_cannot_be_read_are_passed_over_and_their_names_never_kept(tmp_path):
     """``state`` (QoS 0) gives the names of results that carry none: a broken one leaves the last good names.
     The link is not started: messages are handed to the collector."""
@@ -287,16 +304,7 @@ def test_state_messages_that_cannot_be_read_are_passed_over_and_their_names_neve
     ]
     for payload in [json.dumps(good).encode(), *broken]:
         collector.handle(IncomingMessage("tablesvc/club/t2/state", payload))
-    hand, final = copy.deepcopy(HAND), copy.deepcopy(FINAL)
-    for p in (hand, final):
-        del p["game"]["players"], p["players"]
-    for row in final["ranking"]:
-        del row["name"]
-    for p in (hand, final):
-        collector.handle(IncomingMessage("tablesvc/club/t2/results", json.dumps(p).encode()))
-    (game,) = store.games()
-    assert [s.name for s in game.seats] == ["Bob", "Eve", "Ann", "Cat"]
-    assert collector.rejected == 0 and collector.written == 2
+    _results_named_by_the_state(collector, store, ["Bob", "Eve", "Ann", "Cat"])
     store.close()
 
 
@@ -315,16 +323,7 @@ def test_the_state_of_a_table_on_the_clock_gives_its_names(tmp_path, caplog):
     with caplog.at_level(logging.WARNING, logger="tablesvc.records"):
         collector.handle(IncomingMessage("tablesvc/club/t2/state", json.dumps(state).encode()))
     assert not caplog.records
-    hand, final = copy.deepcopy(HAND), copy.deepcopy(FINAL)
-    for p in (hand, final):
-        del p["game"]["players"], p["players"]
-    for row in final["ranking"]:
-        del row["name"]
-    for p in (hand, final):
-        collector.handle(IncomingMessage("tablesvc/club/t2/results", json.dumps(p).encode()))
-    (game,) = store.games()
-    assert [s.name for s in game.seats] == ["Bob", "Eve", "Ann", "Cat"]
-    assert collector.rejected == 0 and collector.written == 2
+    _results_named_by_the_state(collector, store, ["Bob", "Eve", "Ann", "Cat"])
     store.close()
 
 
