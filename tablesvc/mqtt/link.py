@@ -280,8 +280,7 @@ class MqttLink:
         self._live = False  # counted in _Said.live
         self._on_writes_refused = on_writes_refused
         self._refusals_in_a_row = 0
-        # on this connection: a write refused as not authorised, a write accepted
-        self._refused_here = self._accepted_here = False
+        self._refused_here = False  # a write refused as not authorised on this connection
         self._topics: dict[int, str] = {}  # message id -> topic, until the broker answers (with on_writes_refused)
         # its own lock, never held while paho is called: paho calls _published holding its outgoing-message lock,
         # which a publish under self._lock waits for
@@ -453,7 +452,7 @@ class MqttLink:
             return
         self._ever_connected = True
         self.connects += 1
-        self._refused_here = self._accepted_here = False
+        self._refused_here = False
         self.subscribed.clear()
         with _Said.lock:
             _Said.failure.pop(self._broker, None)  # reachable: its next failure is news
@@ -592,14 +591,11 @@ class MqttLink:
             with self._topics_lock:
                 topic = self._topics.pop(mid, None)
             if refused and _not_authorised(reason):
-                self._refusals_in_a_row += 1
                 self._refused_here = True
+                if self._one_more_refusal(topic):
+                    return
             else:
                 self._refusals_in_a_row = 0
-                self._accepted_here = True
-            if self._refusals_in_a_row == WRITES_REFUSED and self.writes_refused is None:
-                self._writes_refused(topic)
-                return
         if refused and self._on_refused is not None:
             try:
                 self._on_refused(mid, str(reason))
@@ -609,18 +605,19 @@ class MqttLink:
     def _closed_on_a_refused_account(self) -> bool:
         """A connection closed after a refusal with writes outstanding and none accepted is the broker refusing
         them again (Mosquitto closes the connection as it refuses, and its refusal can be lost with it): counted
-        as one more refusal; True when that makes :data:`WRITES_REFUSED` and the link stopped."""
-        if self._on_writes_refused is None or self._refusals_in_a_row == 0:
-            return False
-        if self._refused_here or self._accepted_here:
+        as one more refusal; True when that makes :data:`WRITES_REFUSED` and the link stopped. (A write accepted
+        since the last refusal has set the count back to 0.)"""
+        if self._on_writes_refused is None or self._refusals_in_a_row == 0 or self._refused_here:
             return False
         with self._topics_lock:
             outstanding = list(self._topics.values())
-        if not outstanding:
-            return False
+        return bool(outstanding) and self._one_more_refusal(outstanding[-1])
+
+    def _one_more_refusal(self, topic: str | None) -> bool:
+        """Count a refusal; True when it is the :data:`WRITES_REFUSED`-th in a row and the link stopped."""
         self._refusals_in_a_row += 1
         if self._refusals_in_a_row == WRITES_REFUSED and self.writes_refused is None:
-            self._writes_refused(outstanding[-1])
+            self._writes_refused(topic)
             return True
         return False
 
