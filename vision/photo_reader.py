@@ -33,7 +33,7 @@ import numpy as np
 from .photo_layout import reading_order, tile_shaped
 
 __all__ = ["PACKAGED_TILES", "READ_SIDE", "FinderMissing", "LabelBoxFinder", "PhotoReader", "PhotoReading", "ReadTile",
-           "annotate", "load_finder", "load_tiles"]
+           "annotate", "is_tile", "load_finder", "load_tiles"]
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +47,15 @@ SURE_FACE = 0.9
 #: the gates (similarity, lead) for a box out of a tile's proportions, a picture squeezed out of shape: its
 #: tile is a few pixels across one way, and the usual gates let 6 % of such tiles be misread (roboflow valid)
 ODD_SHAPE_GATES = (0.75, 0.2)
+#: the gates (similarity, lead) a name must pass to be shown as sure (``training/calibrate_sure.py``: chosen on sets
+#: held out so that at most 0.3 % of sure names are wrong on the set left out); a name short of them is shown unsure
+#: with its best guesses
+SURE_GATES = (0.80, 0.20)
+#: how many best guesses an unsure tile shows
+GUESSES = 3
+#: what keeps a finder's box (:func:`is_tile`): the finder's score at which its box is kept whatever it holds, and the
+#: embedding's similarity below which a face (to its best kind) or a back (to a kind or a back) is no tile
+NOT_A_TILE = {"finder_sure": 0.6, "face_similarity": 0.5, "back_similarity": 0.5}
 
 
 class FinderMissing(RuntimeError):
@@ -144,10 +153,17 @@ class ReadTile:
     face_up: bool
     group: int = 0
     sideways: bool = False
+    #: the name is sure (:meth:`PhotoReader.is_sure`): shown as read; otherwise shown unsure with ``guesses``
+    sure: bool = False
+    #: the most similar kinds, best first, with their similarity (an unsure tile's best guesses)
+    guesses: tuple[tuple[str, float], ...] = ()
+    lead: float = 0.0
+    finder_score: float = 1.0
+    not_tile: float = -2.0
 
     def to_json(self) -> dict[str, Any]:
         return {"tile": self.tile, "box": list(self.box), "confidence": round(self.confidence, 3),
-                "face_up": self.face_up}
+                "face_up": self.face_up, "sure": self.sure, "guesses": [k for k, _ in self.guesses]}
 
 
 @dataclass(frozen=True)
@@ -160,6 +176,8 @@ class PhotoReading:
     tiles: list[ReadTile]
     groups: list[list[int]]
     ms: float = 0.0
+    #: boxes of the finder dropped as no tile (:func:`is_tile`)
+    dropped: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {"photo": self.photo, "tiles": [t.to_json() for t in self.tiles]}
@@ -177,9 +195,16 @@ class PhotoReading:
         return None
 
     def text(self) -> str:
-        """The tiles group by group, ``?`` for unknown, ``#`` for a back, ``*`` for a sideways tile."""
+        """The tiles group by group, ``?`` for unknown, ``5p?`` for a name not sure (its best guess), ``#`` for a
+        back, ``*`` for a sideways tile."""
         def name(t: ReadTile) -> str:
-            return ("#" if not t.face_up else t.tile or "?") + ("*" if t.sideways else "")
+            if not t.face_up:
+                shown = "#"
+            elif t.tile is None:
+                shown = "?"
+            else:
+                shown = t.tile if t.sure else f"{t.tile}?"
+            return shown + ("*" if t.sideways else "")
 
         return "  ".join(" ".join(name(self.tiles[i]) for i in g) for g in self.groups) or "-"
 
@@ -194,6 +219,8 @@ class PhotoReader:
     min_score: float = 0.3
     margin: float = 0.06
     both_ways: bool = False
+    #: keep every box of the finder, even those :func:`is_tile` drops (to measure the rule itself)
+    keep_all: bool = False
 
     @classmethod
     def load(cls, model: str | Path | None = None, finder: Finder | None = None) -> PhotoReader:
@@ -245,10 +272,18 @@ class PhotoReader:
             name = None
         return name, conf
 
+    def _ranked(self, crops: list[np.ndarray]) -> list[tuple[tuple[str, float, float], float, list[tuple[str, float]]]]:
+        """Each crop's (kind, similarity, runner-up), its similarity to "not a tile" and its best guesses: the
+        embedding gives all three in one pass; another classifier (the LDA) its one answer."""
+        if hasattr(self.classifier, "ranked_many"):
+            return self.classifier.ranked_many(crops, GUESSES)
+        return [(got, -2.0, [(got[0], got[1])]) for got in self.classifier.scores_many(crops)]
+
     def read(self, image: np.ndarray, photo: str = "", scale: float = 1.0) -> PhotoReading:
         """Every tile in ``image`` (BGR), named where sure, in reading order. ``scale``: pixels of the photo
         per pixel of ``image`` where it was decoded reduced (:data:`READ_SIDE`): boxes are given in the
-        photo's pixels."""
+        photo's pixels. A box the embedding sees as no tile (:func:`is_tile`) is dropped, counted in
+        :attr:`PhotoReading.dropped`."""
         start = time.perf_counter()
         found = [f for f in self.finder.find(image) if f.score >= self.min_score]
         boxes = [tuple(int(v) for v in f.box) for f in found]
@@ -266,33 +301,76 @@ class PhotoReader:
                 crops.append(crop if wide else cv2.rotate(crop, cv2.ROTATE_90_CLOCKWISE))
                 owner.append(i)
         best: dict[int, tuple[str, float, float]] = {}
+        not_tile: dict[int, float] = {}
+        guesses: dict[int, list[tuple[str, float]]] = {}
         if crops:
-            for i, got in zip(owner, self.classifier.scores_many(crops), strict=True):
+            for i, (got, nt, ranked) in zip(owner, self._ranked(crops), strict=True):
                 if i not in best or got[1] > best[i][1]:
-                    best[i] = got
+                    best[i], not_tile[i], guesses[i] = got, nt, ranked
+        first = dict(best)
         self._second_look(image, boxes, sideways, best, [f.face_up for f in found])
+        for i, got in best.items():
+            if got != first[i]:  # a second look's name leads the guesses
+                guesses[i] = [(got[0], got[1]), *((k, v) for k, v in guesses[i] if k != got[0])][:GUESSES]
+        kept = [i for i, f in enumerate(found)
+                if self.keep_all or is_tile(f.score, f.face_up, best.get(i), not_tile.get(i, -2.0))]
         named = {i: self._named(got, boxes[i]) for i, got in best.items()}
         # what the finder took for a back is a face where the embedding is sure of it (the blank white dragon
         # of many sets); the embedding knows backs (its "not a tile" kinds), so a real back stays one
         face_up = [f.face_up or (i in best and best[i][1] >= SURE_FACE and named[i][0] is not None)
                    for i, f in enumerate(found)]
-        layout = reading_order(boxes)
-        group_of = {i: g for g, members in enumerate(layout.groups) for i in members}
+        layout = reading_order([boxes[i] for i in kept])
+        group_of = {kept[i]: g for g, members in enumerate(layout.groups) for i in members}
         h, w = image.shape[:2]
         if scale != 1.0:
             h, w = round(h * scale), round(w * scale)
         tiles = []
-        for i in layout.order:
+        for i in (kept[k] for k in layout.order):
             name, conf = named.get(i, (None, 0.0))
             box = boxes[i] if scale == 1.0 else _scaled(boxes[i], scale, w, h)
             if not face_up[i]:
                 name = None
-            tiles.append(ReadTile(name, box, float(conf), face_up[i], group_of[i], sideways[i]))
-        position = {i: k for k, i in enumerate(layout.order)}
-        groups = [[position[i] for i in g] for g in layout.groups]
+            got = best.get(i)
+            lead = got[1] - got[2] if got else 0.0
+            sure = name is not None and self.is_sure(got, boxes[i])
+            shown = tuple(guesses.get(i, ())) if face_up[i] else ()
+            tiles.append(ReadTile(name, box, float(conf), face_up[i], group_of[i], sideways[i], sure,
+                                  tuple((k, round(v, 3)) for k, v in shown), float(lead), float(found[i].score),
+                                  float(not_tile.get(i, -2.0))))  # fmt: skip
+        groups = _positions(layout.groups)
         ms = (time.perf_counter() - start) * 1000
-        log.debug("%s: %d tiles, %d unknown, %.0f ms", photo, len(tiles), sum(t.tile is None for t in tiles), ms)
-        return PhotoReading(photo, w, h, tiles, groups, ms)
+        log.debug("%s: %d tiles, %d unknown, %d dropped, %.0f ms", photo, len(tiles),
+                  sum(t.tile is None for t in tiles), len(found) - len(kept), ms)  # fmt: skip
+        return PhotoReading(photo, w, h, tiles, groups, ms, len(found) - len(kept))
+
+    def is_sure(self, got: tuple[str, float, float] | None, box: Box) -> bool:
+        """A name shown as sure: past :data:`SURE_GATES` (similarity, lead), calibrated on sets held out
+        (``training/calibrate_sure.py``), and never on a box out of a tile's proportions. A club's enrolled set
+        keeps its own gates where they are stricter."""
+        if got is None or not _in_shape(box):
+            return False
+        sim_gate = max(SURE_GATES[0], getattr(self.classifier, "min_similarity", 0.0))
+        lead_gate = max(SURE_GATES[1], getattr(self.classifier, "min_margin", 0.0))
+        return got[1] >= sim_gate and got[1] - got[2] >= lead_gate
+
+
+def _positions(groups: list[list[int]]) -> list[list[int]]:
+    """Groups of indices into the kept boxes -> groups of positions in reading order."""
+    position = {i: k for k, i in enumerate(i for g in groups for i in g)}
+    return [[position[i] for i in g] for g in groups]
+
+
+def is_tile(score: float, face_up: bool, got: tuple[str, float, float] | None, not_tile: float) -> bool:
+    """Whether a finder's box holds a tile, or something else the finder took for one (a printed sign, a book's
+    spine, a coin, a dark slot): chosen on clutter photos and the training photos (``training/calibrate_sure.py``,
+    :data:`NOT_A_TILE`). A sure finder keeps its box; below that, the embedding must see a tile or a back in it."""
+    if score >= NOT_A_TILE["finder_sure"]:
+        return True
+    if got is None:
+        return False
+    if not face_up:
+        return max(got[1], not_tile) >= NOT_A_TILE["back_similarity"]
+    return got[1] >= NOT_A_TILE["face_similarity"]
 
 
 def _in_shape(box: Box) -> bool:
