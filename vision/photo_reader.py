@@ -178,6 +178,8 @@ class PhotoReading:
     ms: float = 0.0
     #: boxes of the finder dropped as no tile (:func:`is_tile`)
     dropped: int = 0
+    #: the row of each group (0 = the top row): a photo of a whole table has several
+    rows: list[int] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"photo": self.photo, "tiles": [t.to_json() for t in self.tiles]}
@@ -221,6 +223,8 @@ class PhotoReader:
     both_ways: bool = False
     #: keep every box of the finder, even those :func:`is_tile` drops (to measure the rule itself)
     keep_all: bool = False
+    #: (similarity, lead) a name must pass to be shown sure (:data:`SURE_GATES`)
+    sure_gates: tuple[float, float] = SURE_GATES
 
     @classmethod
     def load(cls, model: str | Path | None = None, finder: Finder | None = None) -> PhotoReader:
@@ -341,16 +345,16 @@ class PhotoReader:
         ms = (time.perf_counter() - start) * 1000
         log.debug("%s: %d tiles, %d unknown, %d dropped, %.0f ms", photo, len(tiles),
                   sum(t.tile is None for t in tiles), len(found) - len(kept), ms)  # fmt: skip
-        return PhotoReading(photo, w, h, tiles, groups, ms, len(found) - len(kept))
+        return PhotoReading(photo, w, h, tiles, groups, ms, len(found) - len(kept), list(layout.rows))
 
     def is_sure(self, got: tuple[str, float, float] | None, box: Box) -> bool:
-        """A name shown as sure: past :data:`SURE_GATES` (similarity, lead), calibrated on sets held out
-        (``training/calibrate_sure.py``), and never on a box out of a tile's proportions. A club's enrolled set
+        """A name shown as sure: past :attr:`sure_gates` (similarity, lead; :data:`SURE_GATES`), calibrated on sets
+        held out (``training/calibrate_sure.py``), and never on a box out of a tile's proportions. A club's enrolled set
         keeps its own gates where they are stricter."""
         if got is None or not _in_shape(box):
             return False
-        sim_gate = max(SURE_GATES[0], getattr(self.classifier, "min_similarity", 0.0))
-        lead_gate = max(SURE_GATES[1], getattr(self.classifier, "min_margin", 0.0))
+        sim_gate = max(self.sure_gates[0], getattr(self.classifier, "min_similarity", 0.0))
+        lead_gate = max(self.sure_gates[1], getattr(self.classifier, "min_margin", 0.0))
         return got[1] >= sim_gate and got[1] - got[2] >= lead_gate
 
 
