@@ -7,7 +7,8 @@ then says what is wrong with the numbers as printed, each correction independent
 - ``add TILE`` or ``add TILE@N``: a tile the reader missed, at the end of the concealed part (the largest group)
   or right after tile N in its group;
 - ``remove N``: tile N is no tile of the hand (a box on something else, a tile of the wall);
-- ``apart N`` or ``apart N-M``: tiles N..M lie apart as a group of their own: a meld set apart, or the winning tile.
+- ``apart N`` or ``apart N-M``: tiles N..M lie apart as a group of their own: a meld set apart, or the winning tile;
+- ``join N``: the group of tile N joins the group before it (a gap where the reader missed a tile split the hand).
 
 A tile the player fixed or added is sure; a tile whose name the reader was not sure of keeps its best guess
 unless fixed. Everything here is pure: no I/O; the CLI asks on a terminal and parses the options into these.
@@ -65,9 +66,10 @@ class Corrections:
     adds: list[tuple[str, int | None]] = field(default_factory=list)
     removes: set[int] = field(default_factory=set)
     aparts: list[tuple[int, int]] = field(default_factory=list)
+    joins: list[int] = field(default_factory=list)
 
     def __bool__(self) -> bool:
-        return bool(self.fixes or self.adds or self.removes or self.aparts)
+        return bool(self.fixes or self.adds or self.removes or self.aparts or self.joins)
 
     def add(self, text: str) -> None:
         """One correction in words (``fix 5=9s``, ``add 7p``, ``add 7p@3``, ``remove 14``, ``apart 12-14``)."""
@@ -80,6 +82,8 @@ class Corrections:
             self.adds.append((_tile_name(name, text), _number(after, text) if after else None))
         elif kind == "remove":
             self.removes.update(_numbers(what, text))
+        elif kind == "join":
+            self.joins.append(_number(what, text))
         else:
             first, _, last = what.partition("-")
             a = _number(first, text)
@@ -92,7 +96,7 @@ class Corrections:
         """The groups as corrected: numbers are those of the tiles as read (1 = the first in reading order)."""
         numbered = [(n, t) for n, t in enumerate((t for g in groups for t in g), 1)]
         count = len(numbered)
-        used = [*self.fixes, *self.removes, *(n for a in self.aparts for n in range(a[0], a[1] + 1)),
+        used = [*self.fixes, *self.removes, *self.joins, *(n for a in self.aparts for n in range(a[0], a[1] + 1)),
                 *(n for _, n in self.adds if n is not None)]
         for n in used:
             if not 1 <= n <= count:
@@ -114,6 +118,11 @@ class Corrections:
             at = next(k for k, g in enumerate(out) if a in g)
             out = [[m for m in g if m not in moving] for g in out]
             out.insert(at + 1, list(range(a, b + 1)))
+        for n in self.joins:
+            at = next(k for k, g in enumerate(out) if n in g)
+            if at == 0:
+                raise BadCorrection(f"join {n}: tile {n} lies in the first group, there is none before it")
+            out[at - 1].extend(out.pop(at))
         added: dict[int, list[tuple[int, Tile]]] = {}
         extra = count
         largest = max(range(len(out)), key=lambda k: len(out[k])) if out else None
@@ -151,7 +160,7 @@ class Corrections:
         return "  |  ".join(parts)
 
 
-_WORDS = ("fix", "add", "remove", "apart")
+_WORDS = ("fix", "add", "remove", "apart", "join")
 
 
 def parse_correction(text: str) -> tuple[str, str]:
@@ -164,7 +173,7 @@ def parse_correction(text: str) -> tuple[str, str]:
         return "fix", text
     if re.fullmatch(r"-\d+", text):
         return "remove", text[1:]
-    raise BadCorrection(f"{text!r}: say fix N=TILE, add TILE (or add TILE@N), remove N or apart N-M")
+    raise BadCorrection(f"{text!r}: say fix N=TILE, add TILE (or add TILE@N), remove N, apart N-M or join N")
 
 
 def _number(text: str, where: str) -> int:

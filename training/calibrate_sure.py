@@ -198,7 +198,7 @@ def report(d: dict[str, np.ndarray], target: float) -> tuple[float, float]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--target", type=float, default=0.002, help="wrong among sure allowed on the sets chosen on")
+    ap.add_argument("--target", type=float, default=0.001, help="wrong among sure allowed on the sets chosen on")
     ap.add_argument("--cache", type=Path, default=Path("/tmp/tablesvc-sure.npz"))
     args = ap.parse_args()
     cv2.setNumThreads(1)

@@ -50,7 +50,7 @@ ODD_SHAPE_GATES = (0.75, 0.2)
 #: the gates (similarity, lead) a name must pass to be shown as sure (``training/calibrate_sure.py``: chosen on sets
 #: held out so that at most 0.3 % of sure names are wrong on the set left out); a name short of them is shown unsure
 #: with its best guesses
-SURE_GATES = (0.80, 0.20)
+SURE_GATES = (0.87, 0.0)
 #: how many best guesses an unsure tile shows
 GUESSES = 3
 #: what keeps a finder's box (:func:`is_tile`): the finder's score at which its box is kept whatever it holds, and the

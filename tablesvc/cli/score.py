@@ -34,15 +34,17 @@ object per line out, {"error": ...} for a line that cannot be scored.
 --photo: the tiles are read from a photo of the hand as laid (tablesvc vision read): the
 largest group is the concealed part, groups of 3 or 4 set apart are melds (pon, chi, kan; a
 concealed kan shows two backs), the tile set apart alone is the winning tile (or give --win).
-What was read is printed first, each tile numbered (1, 2, ... in reading order; 5p? a tile
-the reader is not sure of, taken as its best guess unless corrected; ? unknown; # a back);
+What was read is printed first, then each tile numbered (1, 2, ... in reading order; 5p? a
+tile the reader is not sure of, taken as its best guess unless corrected; ? unknown; # a back);
 a photo without a valid hand prints what it read and why. Corrections use those numbers:
   --fix 5=9s        tile 5 is a 9s (repeat, or --fix 5=9s,7=E)
   --add 7p          a tile the reader missed, in the concealed part (--add 7p@12: after tile 12)
   --remove 14       tile 14 is no tile of the hand (repeat, or --remove 14,15)
   --apart 12-14     tiles 12..14 lie apart: a meld set apart, or --apart 14 the winning tile
+  --join 7          tile 7's group joins the one before (a gap the reader took for a meld's)
 On a terminal, each tile not sure is asked for (Enter takes the best guess), then any other
-correction in the same words (fix 5=9s, add 7p, remove 14, apart 12-14); --no-ask never asks.
+correction in the same words (fix 5=9s, add 7p, remove 14, apart 12-14, join 7); --no-ask never
+asks.
 
 exit status: 0 scored, 1 the hand is invalid or not a win under the rules (the message says
 why), 2 bad command line, or a photo that holds no hand to score, 3 the tile finder (--photo)
@@ -85,6 +87,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--remove", action="append", metavar="N", help="with --photo: tile N is no tile of the hand")
     p.add_argument("--apart", action="append", metavar="N[-M]", help="with --photo: tiles N..M lie apart (a meld, "
                    "or the winning tile)")
+    p.add_argument("--join", action="append", metavar="N", help="with --photo: tile N's group joins the one before it")
     p.add_argument("--no-ask", action="store_true", help="with --photo: never ask on a terminal")
     from tablesvc.cli.vision import _photo_options
 
@@ -153,7 +156,8 @@ def _corrections(args: argparse.Namespace):
     from tablesvc.photo_fix import Corrections
 
     fixes = Corrections()
-    for word, values in (("fix", args.fix), ("add", args.add), ("remove", args.remove), ("apart", args.apart)):
+    for word, values in (("fix", args.fix), ("add", args.add), ("remove", args.remove), ("apart", args.apart),
+                         ("join", args.join)):
         for value in values or ():
             for part in value.split(",") if word in ("fix", "remove") else [value]:
                 if part.strip():
@@ -196,7 +200,7 @@ def _ask(groups, stdin: TextIO, stdout: TextIO):
     kept = [g for g in kept if g]
     while True:
         stdout.write(f"now: {Corrections.numbered(kept)}\nanything else? (fix 5=9s, add 7p, remove 14, "
-                     "apart 12-14; Enter to score) ")
+                     "apart 12-14, join 7; Enter to score) ")
         stdout.flush()
         answer = stdin.readline().strip()
         if not answer:
@@ -234,7 +238,8 @@ def run_photo(args: argparse.Namespace) -> int:
                   reading.tiles[i].face_up, tuple(k for k, _ in reading.tiles[i].guesses)) for i in g]
             for g in reading.groups]  # fmt: skip
     if not args.json:
-        print(f"read: {Corrections.numbered(read)}")
+        print(f"read: {reading.text()}")
+        print(f"  numbered: {Corrections.numbered(read)}")
         if reading.dropped:
             print(f"  ({reading.dropped} boxes on things that are no tile dropped)")
     problem = reading.problem()
