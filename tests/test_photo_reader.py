@@ -232,7 +232,7 @@ def test_flowers_are_unknown_and_the_annotated_copy_marks_each_tile(tiles):
         edge = out[y0 + (y1 - y0) // 2, x0].astype(int)
         assert (edge[1] > 150 and edge[2] < 100) if t.tile else (edge[2] > 200 and edge[1] < 100)
     js = reading.to_json()
-    assert set(js) == {"photo", "tiles"} and set(js["tiles"][0]) == {"tile", "box", "confidence", "face_up"}
+    assert set(js) == {"photo", "tiles"} and set(js["tiles"][0]) == {"tile", "box", "confidence", "face_up", "sure", "guesses"}
 
 
 def test_no_tiles_and_only_backs_are_told_apart(tiles):
