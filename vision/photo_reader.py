@@ -395,11 +395,12 @@ def _scaled(box: Box, scale: float, w: int, h: int) -> Box:
     return (max(0, round(x0 * scale)), max(0, round(y0 * scale)), min(w, round(x1 * scale)), min(h, round(y1 * scale)))
 
 
-_GREEN, _RED, _GREY = (40, 190, 40), (40, 40, 230), (150, 150, 150)
+_GREEN, _AMBER, _RED, _GREY = (40, 190, 40), (30, 160, 245), (40, 40, 230), (150, 150, 150)
 
 
 def annotate(image: np.ndarray, reading: PhotoReading) -> np.ndarray:
-    """A copy of the photo with each tile's box and name (green: named, red: unknown, grey: a back); ``image``
+    """A copy of the photo with each tile's box and name (green: sure, amber: a best guess not sure, shown ``5p?``;
+    red: unknown; grey: a back); ``image``
     may be the photo decoded reduced: the boxes are scaled to it."""
     out = image.copy()
     k = image.shape[1] / reading.width if reading.width else 1.0
@@ -407,9 +408,9 @@ def annotate(image: np.ndarray, reading: PhotoReading) -> np.ndarray:
     thick = max(1, round(scale * 2))
     for t in reading.tiles:
         x0, y0, x1, y1 = (round(v * k) for v in t.box)
-        colour = _GREY if not t.face_up else (_GREEN if t.tile else _RED)
+        colour = _GREY if not t.face_up else (_RED if not t.tile else _GREEN if t.sure else _AMBER)
         cv2.rectangle(out, (x0, y0), (x1, y1), colour, thick)
-        label = "back" if not t.face_up else (t.tile or "?")
+        label = "back" if not t.face_up else (t.tile or "?") + ("" if t.sure or not t.tile else "?")
         (tw, th), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
         ty = y0 - 3 if y0 - th - 6 > 0 else y1 + th + 3
         cv2.rectangle(out, (x0, ty - th - 3), (x0 + tw + 4, ty + base), colour, -1)
