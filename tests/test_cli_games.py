@@ -12,8 +12,8 @@ from hardware_sims.generator import generate_game
 from tablesvc.archive import list_games
 from tablesvc.cli import main
 from tablesvc.engine.events import Event
-from tablesvc.service.journal import Journal
-from tablesvc.service.table import Table
+from tablesvc.storage.journal import Journal
+from tablesvc.storage.table import Table
 from tests.club_games import game_one, game_two
 
 

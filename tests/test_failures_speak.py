@@ -21,7 +21,8 @@ from drivers.observations import DiceRolled
 from drivers.protocol import HostProtocol, encode
 from drivers.serial_driver import SerialDriver
 from tablesvc.config import parse_config
-from tablesvc.mqtt.link import BrokerURL, MqttLink
+from tablesvc.mqtt.link import MqttLink
+from tablesvc.mqtt.url import BrokerURL
 from tablesvc.service import TableService
 from tests.conftest import Mosquitto, _free_port
 from tests.test_service_mqtt import Subscriber, config_text

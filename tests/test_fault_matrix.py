@@ -37,7 +37,7 @@ from tablesvc.config import parse_config
 from tablesvc.engine.events import DiceRolled, to_dict
 from tablesvc.mqtt.link import IncomingMessage
 from tablesvc.service import TableService
-from tablesvc.service.journal import Journal
+from tablesvc.storage.journal import Journal
 from tests.test_service_mqtt import _RUN, Subscriber, config_text, send_command
 
 

@@ -19,8 +19,8 @@ import pytest
 from tablesvc.config import parse_config
 from tablesvc.engine.events import DiceRolled
 from tablesvc.service import JournalMissing, TableService
-from tablesvc.service.journal import Journal, JournalDamaged, JournalForeign
-from tablesvc.service.table import Table
+from tablesvc.storage.journal import Journal, JournalDamaged, JournalForeign
+from tablesvc.storage.table import Table
 from tests.test_service_mqtt import Subscriber, config_text, send_command
 
 _RUN = [sys.executable, "-m", "tablesvc", "run", "--config"]

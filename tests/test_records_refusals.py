@@ -249,8 +249,8 @@ def test_import_skips_a_game_it_cannot_keep_says_which_and_why_and_exits_1(tmp_p
     other games, names the file and the field of the one it leaves out, and exits 1 at the end."""
     from dataclasses import replace
 
-    from tablesvc.service.journal import Journal
-    from tablesvc.service.table import Table
+    from tablesvc.storage.journal import Journal
+    from tablesvc.storage.table import Table
 
     data = tmp_path / "data"
     for n, events in enumerate((game_one(), game_two())):

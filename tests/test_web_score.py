@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web extra is not installed (pip install -e '.[test]')")
 
-from tablesvc.mqtt.link import BrokerURL
+from tablesvc.mqtt.url import BrokerURL
 from tablesvc.web.app import WebSettings
 from tablesvc.web.server import WebServer
 from tests import web_support

@@ -119,7 +119,7 @@ def test_without_a_records_database_the_api_and_page_say_how_to_set_one_up(broke
 def test_records_db_comes_from_the_command_line_or_the_web_section(tmp_path):
     from tablesvc.cli.web import make_server
     from tablesvc.config import load_web_config
-    from tablesvc.mqtt.link import BrokerURL
+    from tablesvc.mqtt.url import BrokerURL
 
     path = tmp_path / "web.toml"
     path.write_text('[web]\nrecords_db = "postgresql://records@db/club"\n')

@@ -24,7 +24,8 @@ from hardware_sims.generator import generate_game
 from hardware_sims.table import DirectOutputs, TableSimulator
 from tablesvc.config import parse_config
 from tablesvc.engine.events import GameStart
-from tablesvc.mqtt.link import BrokerURL, IncomingMessage
+from tablesvc.mqtt.link import IncomingMessage
+from tablesvc.mqtt.url import BrokerURL
 from tablesvc.service import TableService
 from tablesvc.web.app import WebSettings
 from tablesvc.web.auth import hash_password

@@ -208,7 +208,7 @@ def _import(args: argparse.Namespace) -> int:
     from tablesvc.archive import list_games
     from tablesvc.records.backfill import import_games
     from tablesvc.records.store import RecordsError
-    from tablesvc.service.journal import JournalError
+    from tablesvc.storage.journal import JournalError
 
     if args.config:
         from tablesvc.config import ConfigError, load_config

@@ -47,8 +47,8 @@ def add_run(sub: argparse._SubParsersAction) -> None:
 def run_service(args: argparse.Namespace) -> int:
     from tablesvc.config import ConfigError, load_config
     from tablesvc.service import TableService
-    from tablesvc.service.journal import JournalError
     from tablesvc.service.lock import TableLocked
+    from tablesvc.storage.journal import JournalError
 
     try:
         config = load_config(args.config)
@@ -177,7 +177,7 @@ def add_demo(sub: argparse._SubParsersAction) -> None:
 
 def run_demo(args: argparse.Namespace) -> int:
     from tablesvc.broker import EmbeddedBroker
-    from tablesvc.mqtt.link import BrokerURL
+    from tablesvc.mqtt.url import BrokerURL
 
     record = None
     if args.game:
@@ -221,10 +221,11 @@ def _demo(args: argparse.Namespace, record: RecordedGame | None, url: str, broke
     from hardware_sims.generator import GeneratorOptions, generate_game
     from hardware_sims.table import DeviceOutputs, TableSimulator
     from tablesvc.config import parse_config
-    from tablesvc.mqtt.link import BrokerURL, IncomingMessage, MqttLink
+    from tablesvc.mqtt.link import IncomingMessage, MqttLink
+    from tablesvc.mqtt.url import BrokerURL
     from tablesvc.service import TableService
-    from tablesvc.service.journal import JournalError
     from tablesvc.service.lock import TableLocked
+    from tablesvc.storage.journal import JournalError
     from tablesvc.watch import Watcher
 
     data_dir = args.data_dir or work / "data"
@@ -396,7 +397,7 @@ def _demo_web(args: argparse.Namespace, url: str, prefix: str, protocol: str):
 
     from tablesvc.cli.web import make_server
     from tablesvc.config import WebConfig
-    from tablesvc.mqtt.link import BrokerURL
+    from tablesvc.mqtt.url import BrokerURL
     from tablesvc.web.auth import hash_password
     from tablesvc.web.server import parse_listen
 
@@ -526,7 +527,8 @@ def add_watch(sub: argparse._SubParsersAction) -> None:
 
 
 def run_watch(args: argparse.Namespace) -> int:
-    from tablesvc.mqtt.link import BrokerURL, IncomingMessage, MqttLink
+    from tablesvc.mqtt.link import IncomingMessage, MqttLink
+    from tablesvc.mqtt.url import BrokerURL
     from tablesvc.watch import Watcher
 
     try:

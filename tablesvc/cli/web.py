@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
 
     from tablesvc.config import ConfigError, WebConfig, load_web_config
-    from tablesvc.mqtt.link import BrokerURL
+    from tablesvc.mqtt.url import BrokerURL
 
     try:
         from tablesvc.web.server import parse_listen  # uvicorn, and Starlette through the app

@@ -226,7 +226,8 @@ class MqttHall:
 
     def __init__(self, url: Any, *, prefix: str = "tablesvc", ca_file: str | None = None,
                  client_id: str | None = None) -> None:
-        from tablesvc.mqtt.link import BrokerURL, MqttLink
+        from tablesvc.mqtt.link import MqttLink
+        from tablesvc.mqtt.url import BrokerURL
 
         self.prefix = prefix
         self.url = url if isinstance(url, BrokerURL) else BrokerURL.parse(url)

@@ -26,7 +26,8 @@ from typing import Any
 
 import uvicorn
 
-from tablesvc.mqtt.link import BrokerURL, IncomingMessage, MqttLink
+from tablesvc.mqtt.link import IncomingMessage, MqttLink
+from tablesvc.mqtt.url import BrokerURL
 from tablesvc.web.app import WebSettings, build_app
 from tablesvc.web.store import Store
 
