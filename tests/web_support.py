@@ -27,9 +27,9 @@ from tablesvc.engine.events import GameStart
 from tablesvc.mqtt.link import IncomingMessage
 from tablesvc.mqtt.url import BrokerURL
 from tablesvc.service import TableService
-from tablesvc.web.app import WebSettings
 from tablesvc.web.auth import hash_password
 from tablesvc.web.server import WebServer
+from tablesvc.web.settings import WebSettings
 from tests.conftest import Mosquitto
 
 REFEREE_PASSWORD = "correct horse battery"

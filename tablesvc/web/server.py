@@ -28,7 +28,8 @@ import uvicorn
 
 from tablesvc.mqtt.link import IncomingMessage, MqttLink
 from tablesvc.mqtt.url import BrokerURL
-from tablesvc.web.app import WebSettings, build_app
+from tablesvc.web.app import build_app
+from tablesvc.web.settings import WebSettings
 from tablesvc.web.store import Store
 
 __all__ = ["WebServer", "parse_listen"]

@@ -267,7 +267,7 @@ def tournament_routes(feed: TournamentFeed, store: Store, publish: Callable[[str
                       page: Callable[[str], Any], keepalive: float, referee_token: str | None,
                       current: Callable[[Request], Any], streams: Any = None) -> list[Route]:
     """The tournament's pages and calls; ``current(request)`` is the signed-in referee's session, or None;
-    ``streams`` (:class:`~tablesvc.web.app.Streams`) counts the open event streams against the server's bound."""
+    ``streams`` (:class:`~tablesvc.web.streams.Streams`) counts the open event streams against the server's bound."""
     async def stream(request: Request) -> Response:
         if streams is not None and streams.full():
             return streams.refusal()
