@@ -54,12 +54,12 @@ from bench.web import free_port, wait_port
 from hardware_sims.generator import GeneratorOptions, generate_game
 from hardware_sims.table import DirectOutputs, TableSimulator
 from tablesvc.config import parse_config
-from tablesvc.records.store import RecordsStore
+from tablesvc.records.records_db import RecordsStore
 from tablesvc.service import TableService
 from tablesvc.tournament.hall import MqttHall, start_round
 from tablesvc.tournament.model import SeatingMethod, Tournament
 from tablesvc.tournament.seating import shuffled
-from tablesvc.tournament.store import NewPlayer, TournamentStore
+from tablesvc.tournament.tournament_db import NewPlayer, TournamentStore
 
 RULES = "ema2012"  # the simulator deals red fives
 REPO = Path(__file__).resolve().parents[1]

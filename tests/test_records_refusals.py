@@ -30,8 +30,8 @@ from sqlalchemy import insert, select, update
 from tablesvc.cli import main
 from tablesvc.records.checks import MAX_PAYLOAD, Refused, check_result, parse
 from tablesvc.records.collector import Collector
+from tablesvc.records.records_db import GameInfo, RecordsStore, RefusedByDatabase
 from tablesvc.records.schema import game_players, games, hands
-from tablesvc.records.store import GameInfo, RecordsStore, RefusedByDatabase
 from tests import web_support
 from tests.club_games import game_one, game_two
 from tests.feed_schemas import validate

@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("sqlalchemy", reason="the records extra is not installed (pip install -e '.[test]')")
 
-from tablesvc.records.store import RecordsStore
+from tablesvc.records.records_db import RecordsStore
 from tests import web_support
 from tests.test_records_store import NIGHT, club_night
 from tests.web_support import shot, start_web, viewport, wait_js

@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from tablesvc.tournament.model import HallTable, PlayerStatus, Round, RoundStatus, Tournament, TournamentError
-from tablesvc.tournament.store import TournamentStore
+from tablesvc.tournament.tournament_db import TournamentStore
 
 __all__ = ["Hall", "MqttHall", "StartReport", "clock_field", "start_command", "start_round", "table_clock"]
 

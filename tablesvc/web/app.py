@@ -38,13 +38,13 @@ from starlette.staticfiles import StaticFiles
 from tablesvc.web.console import referee_console
 from tablesvc.web.dashboard_routes import dashboard_routes
 from tablesvc.web.feed_routes import feed_routes
+from tablesvc.web.feed_store import Store
 from tablesvc.web.limits import LimitBodies
 from tablesvc.web.pages import STATIC, page
 from tablesvc.web.proxy import TrustedProxies
 from tablesvc.web.score_page import ScorePage
 from tablesvc.web.settings import WebSettings
 from tablesvc.web.standings import StandingsReader
-from tablesvc.web.store import Store
 from tablesvc.web.streams import Streams
 from tablesvc.web.tournament import TournamentFeed, tournament_routes
 

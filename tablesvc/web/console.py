@@ -26,13 +26,13 @@ from starlette.routing import Route
 
 from tablesvc.text import find_invalid_text, is_valid_text
 from tablesvc.web.auth import hash_password, same_token, verify_password
+from tablesvc.web.feed_store import Store
 from tablesvc.web.guard import Guard
 from tablesvc.web.pages import NAME_SEGMENT, STATIC, private
 from tablesvc.web.proxy import TrustedProxies
 from tablesvc.web.sessions import Session, SessionStore, form_token, form_token_valid
 from tablesvc.web.settings import WebSettings
 from tablesvc.web.signin import duration, login_html, read_form, safe_target, scrypt_cost
-from tablesvc.web.store import Store
 
 __all__ = ["COMMANDS", "MAX_WAITING_CHECKS", "Console", "referee_console"]
 

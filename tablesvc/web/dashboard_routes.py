@@ -13,10 +13,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from tablesvc.web.feed_store import Store, sse
 from tablesvc.web.pages import NAME_SEGMENT, page
 from tablesvc.web.settings import WebSettings
 from tablesvc.web.standings import StandingsReader
-from tablesvc.web.store import Store, sse
 from tablesvc.web.streams import Streams, end_on_disconnect, follow
 
 __all__ = ["dashboard_routes"]

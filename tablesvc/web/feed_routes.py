@@ -11,9 +11,9 @@ from starlette.responses import PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from tablesvc.web.downloads import DownloadError, export_game
+from tablesvc.web.feed_store import Store, sse
 from tablesvc.web.pages import NAME_SEGMENT, page
 from tablesvc.web.settings import WebSettings
-from tablesvc.web.store import Store, sse
 from tablesvc.web.streams import Streams, end_on_disconnect, follow
 from tablesvc.web.tiles import back_svg, face_svg
 

@@ -12,7 +12,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from tablesvc.web.store import Pushed
+from tablesvc.web.feed_store import Pushed
 
 __all__ = ["MAX_STREAMS", "Streams", "end_on_disconnect", "follow"]
 
