@@ -1,4 +1,4 @@
-"""The fault matrix (issue 11), bounded in time.
+"""The fault matrix, bounded in time.
 
 (1) Over three seeds, a generated game is entered into a real `tablesvc run` process while it is SIGKILLed
 at random points (commands in flight) and the broker is stopped and started: the journal holds the game
