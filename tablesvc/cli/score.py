@@ -138,7 +138,7 @@ def run_photo(args: argparse.Namespace) -> int:
     """Read the hand from ``--photo``, then score it as a typed one (exit 2 with what was read and why not)."""
     from tablesvc.cli.vision import FINDER_MISSING, read_photo
     from tablesvc.photo_hand import LaidTile, NotAHand, laid_hand
-    from vision.photo_reader import FinderMissing
+    from vision.photos.reader import FinderMissing
 
     try:
         reading, image = read_photo(args, args.photo)

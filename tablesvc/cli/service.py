@@ -124,8 +124,8 @@ def _check_camera(cam: CameraConfig | None) -> str:
     but is no calibration or model is found now, not at the next start)."""
     if cam is None or cam.calibration is None:
         return ""
-    from vision.calibration import Calibration
-    from vision.classifier import TileClassifier
+    from vision.naming.classifier import TileClassifier
+    from vision.table.calibration import Calibration
 
     calibration = Calibration.load(cam.calibration)
     text = f", camera {cam.name}: calibrated to {calibration.error_mm:.2f} mm"
@@ -453,7 +453,7 @@ def _camera_feed(device: object, observe: Callable[[object], None], seed: int) -
     from hardware_sims.camera_feed import CameraFeed
     from hardware_sims.camera_render import Effects
     from hardware_sims.tile_art import drawn_tile_set
-    from vision.classifier import TileClassifier
+    from vision.naming.classifier import TileClassifier
 
     t0 = time.perf_counter()
     tiles = drawn_tile_set()
@@ -474,7 +474,7 @@ def _camera_feed(device: object, observe: Callable[[object], None], seed: int) -
 
 def describe_observation(o: object) -> str:
     """One line for what the camera reported (the demo prints every one)."""
-    from vision.observations import (
+    from vision.table.observations import (
         DoraIndicatorSeen,
         HandRevealed,
         KanAdded,
