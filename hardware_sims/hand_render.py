@@ -179,14 +179,14 @@ def render_hand(view: HandView, tiles: TileSet, pose: SeatPose | None = None, ef
     frame[:] = ROOM
     felt = FELTS.get(e.felt, FELTS["green"])
     # the table: from its far edge (600 mm behind the row) to just in front of the camera
-    k, rot, centre = pose.camera()
+    _, _, centre = pose.camera()
     near = max(-300.0, centre[1] + 40.0)
     _poly(frame, pose.project(np.array([[-900, near, 0], [900, near, 0], [900, 600, 0], [-900, 600, 0]])), felt)
     # the rack behind the row
     rack = np.array([[-STRIP_W / 2 - 20, TILE_D + 4, 18], [STRIP_W / 2 + 20, TILE_D + 4, 18],
                      [STRIP_W / 2 + 20, TILE_D + 4, 0], [-STRIP_W / 2 - 20, TILE_D + 4, 0]])  # fmt: skip
     rack_top = rack[:2].copy()
-    rack_top = np.vstack([rack_top + [0, 30, 0], rack_top[::-1]])
+    rack_top = np.vstack([rack_top + np.array([0, 30, 0]), rack_top[::-1]])
     _poly(frame, pose.project(rack_top), tuple(int(c * 0.8) for c in RACK))
     _poly(frame, pose.project(rack), RACK)
     lean = math.radians(e.lean_deg)

@@ -88,14 +88,15 @@ class SeatCams:
         self.frames_per_state = frames_per_state
         self.hand_rate = hand_rate
         self.felt = felt or str(self.rng.choice(list(FELTS)))
-        self.poses = [SeatPose(elevation_deg=float(self.rng.uniform(20, 70)), distance_mm=float(self.rng.uniform(330, 600)),
-                               offset_mm=float(self.rng.uniform(-40, 40)), roll_deg=float(self.rng.uniform(-3, 3)))
-                      for _ in range(4)]  # fmt: skip
+        u = self.rng.uniform
+        self.poses = [SeatPose(elevation_deg=float(u(20, 70)), distance_mm=float(u(330, 600)),
+                               offset_mm=float(u(-40, 40)), roll_deg=float(u(-3, 3))) for _ in range(4)]
         self.squeeze = [(640, 640) if squeeze and i % 2 else None for i in range(4)]
         self.readers: list[SeatReader] = []
         self.consensus = [HandConsensus(seat) for seat in range(4)]
         self.stats = [CamStats() for _ in range(4)]
         self._t = 0
+        self._lean = [0.0] * 4  # how far the row leans back: the player's, from state to state
         for seat, pose in enumerate(self.poses):
             cal = SeatCalibration.of(pose.strip_quad(), STRIP_W, pose.image_size)
             namer = EmbeddingClassifier(half_turn=False)
@@ -111,7 +112,7 @@ class SeatCams:
         over = float(self.rng.uniform(40, 330)) if hand and self.rng.random() < self.hand_rate else None
         return HandEffects(felt=self.felt, light=drift, tint=tint, noise_sigma=float(self.rng.uniform(2, 5)),
                            blur_sigma=float(self.rng.uniform(0.3, 0.9)), jpeg_quality=int(self.rng.integers(65, 90)),
-                           hand_over=over, squeeze_to=self.squeeze[seat], lean_deg=float(self.rng.uniform(0, 6)))
+                           hand_over=over, squeeze_to=self.squeeze[seat], lean_deg=self._lean[seat])
 
     def frame(self, seat: int, view: HandView, hand: bool = True) -> tuple[np.ndarray, object]:
         return render_hand(view, self.tiles, self.poses[seat], self.effects(seat, hand), self.rng)
@@ -122,16 +123,17 @@ class SeatCams:
         cons = self.consensus[seat]
         cons.feed(None, know)
         view = HandView(truth.tiles, truth.drawn, start_mm=float(self.rng.uniform(3, 12)))
+        self._lean[seat] = float(self.rng.uniform(0, 6))
         n = 0
         for _ in range(self.frames_per_state):
             image, _ = self.frame(seat, view)
-            t0 = time.perf_counter()
+            t0 = time.thread_time()
             seen = self.readers[seat].read(image)
             reading = cons.feed(seen, know)
             st = self.stats[seat]
             st.frames += 1
             st.read_crops += seen.read
-            st.ms.append((time.perf_counter() - t0) * 1000)
+            st.ms.append((time.thread_time() - t0) * 1000)
             n += 1
         reading = cons.reading
         truth_all = Counter(truth.tiles) + (Counter([truth.drawn]) if truth.drawn else Counter())

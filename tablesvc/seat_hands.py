@@ -34,8 +34,16 @@ def knowledge_of(state: Any, seat: int, hand_id: str = "") -> SeatKnowledge:
         if m.called is not None and m.called in own:
             own.remove(m.called)
         gone += [t.mjai for t in own]
-    visible = tuple(int(n) for n in hand.visible) if len(hand.visible) == 34 else (0,) * 34
-    red = frozenset(suit for i, suit in enumerate("mps") if hand.visible_red >> i & 1)
+    # what lies face up on the table: every pond (a called tile once, in its meld), every meld, the dora
+    # indicators; not the engine's own count of known tiles, which holds the hands it was told
+    out = [p.tile for other in hand.seats for p in other.pond if not p.called]
+    out += [t for other in hand.seats for m in other.melds for t in m.tiles]
+    out += list(hand.dora)
+    counts = [0] * 34
+    for t in out:
+        counts[t.kind] += 1
+    red = frozenset(t.mjai[1] for t in out if t.red)
+    visible = tuple(counts)
     return SeatKnowledge(holds=s.count, visible=visible, red_out=red, gone=tuple(gone), hand_id=hand_id)
 
 

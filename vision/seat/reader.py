@@ -24,6 +24,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Protocol
 
 import cv2
@@ -81,17 +82,19 @@ class SeatReader:
     """Reads a seat camera's frames with ``namer`` (the club's reader) and the camera's calibration.
 
     ``match_below``: a crop whose signature is this near (Euclidean, unit vectors) to one of the last
-    frame's tiles keeps that tile's name; ``sure_above``: a name the reader gives below this
+    frame's tiles keeps that tile's name, if it was read with at least ``keep_above``; ``sure_above``: a name the reader gives below this
     confidence is unknown. ``occupied``: the share of a column's pixels that must be tile body.
     """
 
     def __init__(self, namer: Namer, calibration: SeatCalibration, px_per_mm: float = 2.0,
-                 match_below: float = 0.22, sure_above: float = 0.0, occupied: float = 0.15) -> None:
+                 match_below: float = 0.22, keep_above: float = 0.9, sure_above: float = 0.0,
+                 occupied: float = 0.15) -> None:
         self.namer = namer
         self.calibration = calibration
         self.px_per_mm = px_per_mm
         self.match_below = match_below
         self.sure_above = sure_above
+        self.keep_above = keep_above
         self.occupied = occupied
         self._size = (round(calibration.strip_mm * px_per_mm), round(TILE_H_MM * px_per_mm))
         self._warp: tuple[tuple[int, int], np.ndarray] | None = None
@@ -153,7 +156,7 @@ class SeatReader:
         start, end = runs[0][0], runs[-1][1]
         n = (end - start) / tile_px
         k = max(1, round(n))
-        whole = abs(n - k) <= 0.3 and all(c - b < tile_px / 2 for (_, b), (c, _) in zip(runs, runs[1:], strict=False))
+        whole = abs(n - k) <= 0.3 and all(c - b < tile_px / 2 for (_, b), (c, _) in pairwise(runs))
         step = (end - start) / k
         places = [(round(start + j * step), round(start + (j + 1) * step)) for j in range(k)]
         if drawn_at is not None:
@@ -163,19 +166,17 @@ class SeatReader:
     # ---------------------------------------------------------------- a frame
     def read(self, frame: np.ndarray) -> SeatFrame:
         """The row in ``frame`` (BGR), named; see the module's docstring."""
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         strip = self.strip(frame)
-        tile_px = TILE_W_MM * self.px_per_mm
         places, drawn_at, whole = self.places(self.runs(strip))
         crops = [cv2.resize(strip[:, a:b], (52, 70), interpolation=cv2.INTER_LINEAR) for a, b in places]
         sigs = [_signature(c) for c in crops]
         names: list[tuple[str | None, float]] = [(None, 0.0)] * len(crops)
         todo: list[int] = []
         last = self._last
-        if last:
-            bank = np.stack([s for s, _, _ in last])
+        bank = np.stack([s for s, _, _ in last]) if last else None
         for i, s in enumerate(sigs):
-            if last:
+            if bank is not None:
                 d = np.linalg.norm(bank - s, axis=1)
                 j = int(np.argmin(d))
                 if d[j] < self.match_below:
@@ -186,11 +187,13 @@ class SeatReader:
             for i, got in zip(todo, self.namer.scores_many([crops[i] for i in todo]), strict=True):
                 tile, conf = self.namer.decide(*got)
                 names[i] = (tile if conf >= self.sure_above else None, conf)
-        self._last = [(s, n, c) for s, (n, c) in zip(sigs, names, strict=True)]
+        # only sure names are kept for the next frame: an unsure tile is read again, so that frames agreeing
+        # on it are frames that each read it
+        self._last = [(s, n, c) for s, (n, c) in zip(sigs, names, strict=True) if n is not None and c >= self.keep_above]
         seen = [SeenTile(n, c, (a / self.px_per_mm, b / self.px_per_mm))
                 for (n, c), (a, b) in zip(names, places, strict=True)]
         drawn = seen.pop() if drawn_at is not None else None
-        return SeatFrame(tuple(seen), drawn, whole, len(todo), (time.perf_counter() - t0) * 1000)
+        return SeatFrame(tuple(seen), drawn, whole, len(todo), (time.thread_time() - t0) * 1000)
 
     def crops(self, frame: np.ndarray) -> list[np.ndarray]:
         """The tiles' crops of ``frame`` left to right (the drawn one last), as the reader names them."""
