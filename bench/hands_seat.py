@@ -88,7 +88,8 @@ def run_seat_bench(args: argparse.Namespace) -> dict[str, dict[str, float]]:
             tot["wrong"] += wrong
         figures[name] = {"states": tot["states"], "exact_pct": 100 * tot["exact"] / max(1, tot["states"]),
                          "wrong": tot["wrong"]}
-        print(f"{name:8} {'all':>4} {int(tot['states']):>6} {figures[name]['exact_pct']:>6.1f}% {int(tot['wrong']):>5}")
+        pct = figures[name]["exact_pct"]
+        print(f"{name:8} {'all':>4} {int(tot['states']):>6} {pct:>6.1f}% {int(tot['wrong']):>5}")
     seat_mean = float(np.mean(all_ms))
     table = table_camera_ms(5 if quick else 20)
     five = 4 * seat_mean + table

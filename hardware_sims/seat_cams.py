@@ -54,6 +54,7 @@ class StateResult:
     exact: bool
     wrong: int  # published sure tiles the seat does not hold
     frames: int
+    hand_id: str = ""
 
 
 @dataclass
@@ -140,7 +141,7 @@ class SeatCams:
         published = Counter(reading.tiles) + (Counter([reading.drawn]) if reading.drawn else Counter())
         wrong = sum((published - truth_all).values())
         exact = reading.complete and published == truth_all and reading.drawn == truth.drawn
-        return StateResult(seat, truth, reading, exact, wrong, n)
+        return StateResult(seat, truth, reading, exact, wrong, n, hand_id)
 
     def play(self, game: RecordedGame, max_hands: int | None = None) -> Iterator[StateResult]:
         """Every state of every seat whose hand an event changed, in order, after its frames."""

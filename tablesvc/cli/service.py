@@ -172,10 +172,17 @@ def add_demo(sub: argparse._SubParsersAction) -> None:
                    "dashboard, table page and console)")
     p.add_argument("--mispay", type=int, nargs="?", const=2, metavar="HAND",
                    help="with --sticks (implied): hand HAND (default 2) is paid 1,000 short, to show the alert")
+    from tablesvc.cli.hand_cams import add_hand_cams
+
+    add_hand_cams(p)
     p.set_defaults(run=run_demo)
 
 
 def run_demo(args: argparse.Namespace) -> int:
+    if getattr(args, "hand_cams", False):
+        from tablesvc.cli.hand_cams import run_hand_cams
+
+        return run_hand_cams(args)
     from tablesvc.broker import EmbeddedBroker
     from tablesvc.mqtt.link import BrokerURL
 

@@ -41,7 +41,8 @@ class SeatCalibration:
         if self.strip_mm < 4 * TILE_W_MM:
             raise SeatCalibrationError(f"the strip is {self.strip_mm:g} mm long: it must hold a hand "
                                        f"(14 tiles are {14 * TILE_W_MM:g} mm)")
-        area = 0.5 * abs(np.cross(quad[2] - quad[0], quad[3] - quad[1]))
+        a, b = quad[2] - quad[0], quad[3] - quad[1]
+        area = 0.5 * abs(a[0] * b[1] - a[1] * b[0])
         if area < 200:
             raise SeatCalibrationError("the row's corners enclose almost nothing: give them in the order TL, TR, "
                                        "BR, BL around the row")

@@ -82,8 +82,8 @@ class SeatReader:
     """Reads a seat camera's frames with ``namer`` (the club's reader) and the camera's calibration.
 
     ``match_below``: a crop whose signature is this near (Euclidean, unit vectors) to one of the last
-    frame's tiles keeps that tile's name, if it was read with at least ``keep_above``; ``sure_above``: a name the reader gives below this
-    confidence is unknown. ``occupied``: the share of a column's pixels that must be tile body.
+    frame's tiles keeps that tile's name, if it was read with at least ``keep_above``; ``sure_above``: a
+    name the reader gives below this confidence is unknown. ``occupied``: the share of a column's pixels that must be tile body.
     """
 
     def __init__(self, namer: Namer, calibration: SeatCalibration, px_per_mm: float = 2.0,
@@ -189,7 +189,8 @@ class SeatReader:
                 names[i] = (tile if conf >= self.sure_above else None, conf)
         # only sure names are kept for the next frame: an unsure tile is read again, so that frames agreeing
         # on it are frames that each read it
-        self._last = [(s, n, c) for s, (n, c) in zip(sigs, names, strict=True) if n is not None and c >= self.keep_above]
+        self._last = [(s, n, c) for s, (n, c) in zip(sigs, names, strict=True)
+                      if n is not None and c >= self.keep_above]
         seen = [SeenTile(n, c, (a / self.px_per_mm, b / self.px_per_mm))
                 for (n, c), (a, b) in zip(names, places, strict=True)]
         drawn = seen.pop() if drawn_at is not None else None
