@@ -82,7 +82,8 @@ def run_seat_bench(args: argparse.Namespace) -> dict[str, dict[str, float]]:
             all_ms += ms
             elev = " ".join(f"{p.elevation_deg:.0f}" for p in cams.poses)
             print(f"{name:8} {seed:>4} {states:>6} {100 * exact / max(1, states):>6.1f}% {wrong:>5} "
-                  f"{unknown / max(1, states):>13.2f} {np.median(ms):>12.1f} {np.mean(ms):>6.1f} {crops:>16.2f}  {elev}")
+                  f"{unknown / max(1, states):>13.2f} {np.median(ms):>12.1f} {np.mean(ms):>6.1f} {crops:>16.2f}"
+                  f"  {elev}")
             tot["states"] += states
             tot["exact"] += exact
             tot["wrong"] += wrong

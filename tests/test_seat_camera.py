@@ -123,7 +123,7 @@ def test_a_rendered_row_is_read_tile_for_tile_with_the_drawn_tile_apart(enrolled
 
 
 def test_enrollment_refuses_a_row_that_does_not_hold_the_named_tiles(enrolled):
-    tiles, pose, cal, namer = enrolled
+    tiles, pose, cal, _ = enrolled
     image, _ = render_hand(HandView(HAND[:5]), tiles, pose)
     with pytest.raises(ValueError, match="5 tiles stand in the row but 6 are named"):
         enroll_from_rows(EmbeddingClassifier(), cal, [(image, list(HAND[:6]))])

@@ -83,7 +83,8 @@ class SeatReader:
 
     ``match_below``: a crop whose signature is this near (Euclidean, unit vectors) to one of the last
     frame's tiles keeps that tile's name, if it was read with at least ``keep_above``; ``sure_above``: a
-    name the reader gives below this confidence is unknown. ``occupied``: the share of a column's pixels that must be tile body.
+    name the reader gives below this confidence is unknown. ``occupied``: the share of a column's pixels
+    that must be tile body.
     """
 
     def __init__(self, namer: Namer, calibration: SeatCalibration, px_per_mm: float = 2.0,
