@@ -3,12 +3,17 @@ where frames agree and the game allows it (a tile not yet sure stays unknown).""
 
 from __future__ import annotations
 
+import threading
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
 from hardware_sims.hand_render import STRIP_W, HandEffects, HandView, SeatPose, render_hand
 from hardware_sims.seat_cams import ENROLL_ROWS
 from hardware_sims.tile_art import drawn_tile_set
+from tablesvc.seat_hands import PrivateHands
+from tablesvc.service.seat_reader import SeatCameraReader
 from vision.naming.embedding import EmbeddingClassifier
 from vision.seat.calibration import SeatCalibration, SeatCalibrationError
 from vision.seat.consensus import HandConsensus, SeatKnowledge
@@ -140,3 +145,42 @@ def test_a_bad_calibration_file_says_what_is_wrong(tmp_path):
     good.save(bad)
     assert SeatCalibration.load(bad) == good
     assert np.allclose(good.quad_for((640, 640))[1], [600, 20 * 640 / 480])
+
+
+# ---------------------------------------------------------------- the service's reader thread
+def test_the_seat_camera_thread_publishes_the_private_hand_and_folds_a_discard_at_once(enrolled):
+    tiles, pose, cal, namer = enrolled
+    hands = PrivateHands()
+    changed = threading.Condition()
+    seen: list = []
+
+    def on_change(reading) -> None:
+        with changed:
+            seen.append(reading)
+            changed.notify_all()
+
+    def wait_reading(predicate, what: str) -> None:
+        with changed:
+            assert changed.wait_for(lambda: any(predicate(r) for r in seen), timeout=60), \
+                f"no reading {what}; got {seen[-1:] or 'none'}"
+
+    hands.subscribe(on_change)
+    know = [SeatKnowledge(holds=14, hand_id="h1")]
+    thread = SeatCameraReader(0, SeatReader(namer, cal), lambda: know[0], hands.update, agree=2)
+    thread.start()
+    try:
+        rng = np.random.default_rng(12)
+        for _ in range(3):
+            image, _ = render_hand(HandView(HAND, "4p"), tiles, pose, HandEffects(noise_sigma=3), rng)
+            before = thread.frames
+            thread.frame(SimpleNamespace(image=image))
+            with changed:
+                changed.wait_for(lambda b=before: thread.frames > b, timeout=60)
+        wait_reading(lambda r: r.drawn == "4p" and len(r.tiles) + r.unknown == 13, "with the drawn 4p apart")
+        know[0] = SeatKnowledge(holds=13, gone=("9s",), hand_id="h1")
+        thread.knowledge_changed()
+        wait_reading(lambda r: r.drawn is None and r.holds == 13, "after the 9s was discarded")
+        final = hands.hands()[0]
+        assert final.tiles.count("9s") <= 1 and thread.errors == 0
+    finally:
+        thread.stop()
