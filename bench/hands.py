@@ -46,9 +46,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=None, help="seat cameras: generated games per tile set")
     parser.add_argument("--seed", type=int, default=1, help="seat cameras: the first game's seed")
     parser.add_argument("--only", choices=("seats", "photos"), default=None, help="run one part only")
+    parser.add_argument("--annotate", type=Path, metavar="PNG",
+                        help="write one annotated frame of each seat camera mid-game here and stop "
+                        "(docs/img/seat-cameras.png)")
     args = parser.parse_args(argv)
     with contextlib.suppress(OSError):
         os.nice(10)
+    if args.annotate is not None:
+        from bench.hands_seat import annotated_frames
+
+        annotated_frames(args.annotate)
+        return 0
     if args.only in (None, "seats"):
         seat_cameras(args)
     if args.only in (None, "photos"):

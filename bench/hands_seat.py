@@ -62,7 +62,7 @@ def run_seat_bench(args: argparse.Namespace) -> dict[str, dict[str, float]]:
         sets["fluffy"] = load_tile_set(FLUFFY)
     print("seat cameras: rendered games, four seats (640x480, two squeezed to 640x640), 20-70 degrees up")
     print(f"{'set':8} {'game':>4} {'states':>6} {'exact':>7} {'wrong':>5} {'unknown/state':>13} "
-          f"{'ms/frame med':>12} {'mean':>6} {'crops read/frame':>16}  elevations")
+          f"{'ms/frame med':>12} {'mean':>6} {'crops read/frame':>16}  each seat: degrees up:exact")
     figures: dict[str, dict[str, float]] = {}
     all_ms: list[float] = []
     for name, tiles in sets.items():
@@ -72,15 +72,19 @@ def run_seat_bench(args: argparse.Namespace) -> dict[str, dict[str, float]]:
             cams = SeatCams(tiles, seed=seed, squeeze=True)
             game = generate_game(seed)
             states = exact = wrong = unknown = 0
+            by_seat = defaultdict(lambda: [0, 0])
             for r in cams.play(game, max_hands=max_hands):
                 states += 1
                 exact += r.exact
+                by_seat[r.seat][0] += 1
+                by_seat[r.seat][1] += r.exact
                 wrong += r.wrong
                 unknown += r.reading.unknown + r.reading.drawn_unknown
             ms = [m for st in cams.stats for m in st.ms]
             crops = sum(st.read_crops for st in cams.stats) / max(1, sum(st.frames for st in cams.stats))
             all_ms += ms
-            elev = " ".join(f"{p.elevation_deg:.0f}" for p in cams.poses)
+            elev = " ".join(f"{p.elevation_deg:.0f}:{100 * by_seat[i][1] / max(1, by_seat[i][0]):.0f}%"
+                            for i, p in enumerate(cams.poses))
             print(f"{name:8} {seed:>4} {states:>6} {100 * exact / max(1, states):>6.1f}% {wrong:>5} "
                   f"{unknown / max(1, states):>13.2f} {np.median(ms):>12.1f} {np.mean(ms):>6.1f} {crops:>16.2f}"
                   f"  {elev}")
@@ -98,3 +102,38 @@ def run_seat_bench(args: argparse.Namespace) -> dict[str, dict[str, float]]:
           f"median) = {five:.1f} ms per round of frames -> {1000 / five:.1f} frames/s each (target >= 4)")
     figures["cost"] = {"seat_mean_ms": seat_mean, "table_ms": table, "fps_each": 1000 / five}
     return figures
+
+
+def annotated_frames(path: Path, seed: int = 5) -> None:
+    """docs/img/seat-cameras.png: one frame of each seat camera mid-game, annotated, the truth beside it."""
+    import cv2
+
+    from hardware_sims.generator import generate_game
+    from hardware_sims.hand_render import HandView
+    from hardware_sims.seat_cams import SeatCams
+    from hardware_sims.tile_art import drawn_tile_set
+    from vision.seat.annotation import annotate_seat
+
+    cams = SeatCams(drawn_tile_set(), seed=seed, squeeze=True, hand_rate=0.0)
+    last = {}
+    for n, r in enumerate(cams.play(generate_game(seed), max_hands=1)):
+        last[r.seat] = r
+        if n >= 40 and len(last) == 4:
+            break
+    panels = []
+    for seat in range(4):
+        r = last[seat]
+        view = HandView(r.truth.tiles, r.truth.drawn, start_mm=6.0)
+        hand = seat == 1  # one camera shows a hand reaching in over the row
+        cams.hand_rate = 1.0 if hand else 0.0
+        image, _ = cams.frame(seat, view)
+        seen = cams.readers[seat].read(image)
+        truth = " ".join(r.truth.tiles) + (f" +{r.truth.drawn}" if r.truth.drawn else "")
+        pose = cams.poses[seat]
+        caption = f"seat {'ESWN'[seat]}, {pose.elevation_deg:.0f} deg up; truth: {truth}"
+        panel = annotate_seat(image, cams.readers[seat], seen, cams.consensus[seat].reading, caption)
+        panels.append(cv2.resize(panel, (640, 480), interpolation=cv2.INTER_AREA))
+    grid = np.vstack([np.hstack(panels[:2]), np.hstack(panels[2:])])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(path), grid)
+    print(f"annotated seat-camera frames written to {path}")

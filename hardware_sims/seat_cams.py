@@ -5,7 +5,8 @@ Used by ``tablesvc demo --hand-cams`` and ``bench/hands.py``. Each seat camera h
 degrees above the table, close or far, a little off centre and tilted), the table one felt colour, the
 room's light drifting from frame to frame; a hand reaches in over the row on some frames (those frames are
 not whole, as on a real table). The club's set is enrolled from each seat camera itself: the 37 kinds
-stood in three rows once, before the game (``vision.seat.enroll_from_rows``).
+stood in three rows before the game, each row upright and then tilted back a little
+(``vision.seat.enroll_from_rows``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from vision.seat.reader import SeatReader, enroll_from_rows
 __all__ = ["SeatCams", "SeatState", "StateResult"]
 
 ENROLL_ROWS = (TILES[0:13], TILES[13:26], TILES[26:37])
+ENROLL_LEANS = (0.0, 5.0)  # degrees the enrollment rows lean back: upright, then as players tilt them
 
 
 @dataclass(frozen=True)
@@ -101,7 +103,10 @@ class SeatCams:
         for seat, pose in enumerate(self.poses):
             cal = SeatCalibration.of(pose.strip_quad(), STRIP_W, pose.image_size)
             namer = EmbeddingClassifier(half_turn=False)
-            rows = [(self.frame(seat, HandView(tuple(r)), hand=False)[0], list(r)) for r in ENROLL_ROWS]
+            rows = []
+            for lean in ENROLL_LEANS:  # each row stood up, then tilted back a little, as players hold them
+                self._lean[seat] = lean
+                rows += [(self.frame(seat, HandView(tuple(r)), hand=False)[0], list(r)) for r in ENROLL_ROWS]
             enroll_from_rows(namer, cal, rows)
             self.readers.append(SeatReader(namer, cal))
 
