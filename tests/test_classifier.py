@@ -16,8 +16,8 @@ import pytest
 
 from hardware_sims.camera_render import CameraPose, Discard, Effects, SeatView, TableView, render
 from hardware_sims.tile_art import drawn_tile_set
-from vision.classifier import DEFAULT_GRID, FLUFFY_NAMES, TILES, GridLayout, TileClassifier
-from vision.features import Augmenter, CameraAugmenter, compose_on_body, photo_label_to_tile
+from vision.naming.classifier import DEFAULT_GRID, FLUFFY_NAMES, TILES, GridLayout, TileClassifier
+from vision.naming.features import Augmenter, CameraAugmenter, compose_on_body, photo_label_to_tile
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 FLUFFY = DATA / "tiles-fluffystuff"

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tablesvc.cli import main
-from vision.photo_reader import FinderMissing, load_finder
+from vision.photos.reader import FinderMissing, load_finder
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "tiles-photos-roboflow"
 LABELS = DATA / "labels" / "valid"
@@ -202,7 +202,7 @@ def test_a_large_photo_is_decoded_reduced_and_its_boxes_are_in_its_own_pixels(tm
 
 def test_a_clubs_enrolled_set_is_used_when_given(tmp_path, capsys):
     from hardware_sims.tile_art import drawn_tile_set
-    from vision.classifier import TileClassifier
+    from vision.naming.classifier import TileClassifier
 
     path = photo("hand_005")
     missing = tmp_path / "none.npz"
@@ -246,7 +246,7 @@ def test_a_photo_squeezed_out_of_shape_is_read_whole(capsys):
     out = screenshot_dir() / "photo-read-squeezed.jpg"
     out.unlink(missing_ok=True)
     assert main(["vision", "read", str(src), "--json", "--annotated", str(out)]) == 0
-    from vision.finder import match_boxes
+    from vision.photos.finder import match_boxes
 
     tiles = json.loads(capsys.readouterr().out)["tiles"]
     truth = labels(src)

@@ -12,9 +12,9 @@ import pytest
 
 from tablesvc.photo_hand import LaidTile, NotAHand, hand_from_groups
 from tablesvc.scorecard import ScoreRequest, score
-from vision.photo_input import MAX_BYTES, BadPhoto, decode_photo, load_photo, read_header
-from vision.photo_layout import reading_order, row_angle
-from vision.photo_reader import FinderMissing, LabelBox, LabelBoxFinder, PhotoReader, annotate, load_finder, load_tiles
+from vision.photos.input import MAX_BYTES, BadPhoto, decode_photo, load_photo, read_header
+from vision.photos.layout import reading_order, row_angle
+from vision.photos.reader import FinderMissing, LabelBox, LabelBoxFinder, PhotoReader, annotate, load_finder, load_tiles
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "tiles-photos-roboflow"
 needs_photos = pytest.mark.skipif(not DATA.is_dir(), reason=f"needs the shared photos in {DATA}")

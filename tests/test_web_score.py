@@ -21,7 +21,7 @@ from tablesvc.web.server import WebServer
 from tablesvc.web.settings import WebSettings
 from tests import web_support
 from tests.web_support import shot, viewport, wait_js
-from vision.photo_reader import FinderMissing, LabelBoxFinder, PhotoReader, load_finder, load_tiles
+from vision.photos.reader import FinderMissing, LabelBoxFinder, PhotoReader, load_finder, load_tiles
 
 broker, browser = web_support.broker, web_support.browser
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "tiles-photos-roboflow"

@@ -2,7 +2,7 @@
 
 Needs the ``train`` extra (``pip install -e ".[train]"``: torch, CPU build) and ``../shared/data``.
 The product never imports this: it runs the exported ONNX file with OpenCV's dnn module
-(:mod:`vision.finder` decodes the output and suppresses overlaps with numpy and cv2).
+(:mod:`vision.photos.finder` decodes the output and suppresses overlaps with numpy and cv2).
 
 Data (see docs/vision.md for the figures and the attribution); the ``valid`` split is only measured:
 
@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from hardware_sims.tile_art import drawn_tile_set, load_tile_set, random_back  # noqa: E402
-from vision.photo_data import DATA, ROBOFLOW, roboflow_crops  # noqa: E402
+from vision.photos.data import DATA, ROBOFLOW, roboflow_crops  # noqa: E402
 
 OUT = ROOT / "vision" / "models" / "tile_finder.onnx"
 STRIDE = 4
@@ -599,7 +599,7 @@ def export(net: FinderNet, path: Path) -> None:
 
 def quick_valid(path: Path, photos: list, limit: int = 80) -> str:
     """Found / extra on the first ``limit`` valid photos with the exported file (the product's decoder)."""
-    from vision.finder import TileFinder, match_boxes
+    from vision.photos.finder import TileFinder, match_boxes
 
     finder = TileFinder(path)
     found = labelled = extra = 0

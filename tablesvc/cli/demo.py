@@ -58,10 +58,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "dashboard, table page and console)")
     p.add_argument("--mispay", type=int, nargs="?", const=2, metavar="HAND",
                    help="with --sticks (implied): hand HAND (default 2) is paid 1,000 short, to show the alert")
+    from tablesvc.cli.hand_cams import add_hand_cams
+
+    add_hand_cams(p)
     p.set_defaults(run=run_demo)
 
 
 def run_demo(args: argparse.Namespace) -> int:
+    if getattr(args, "hand_cams", False):
+        from tablesvc.cli.hand_cams import run_hand_cams
+
+        return run_hand_cams(args)
     from tablesvc.broker import EmbeddedBroker
     from tablesvc.mqtt.url import BrokerURL
 
@@ -340,7 +347,7 @@ def _camera_feed(device: object, observe: Callable[[object], None], seed: int) -
     from hardware_sims.camera_feed import CameraFeed
     from hardware_sims.camera_render import Effects
     from hardware_sims.tile_art import drawn_tile_set
-    from vision.classifier import TileClassifier
+    from vision.naming.classifier import TileClassifier
 
     t0 = time.perf_counter()
     tiles = drawn_tile_set()
@@ -361,7 +368,7 @@ def _camera_feed(device: object, observe: Callable[[object], None], seed: int) -
 
 def describe_observation(o: object) -> str:
     """One line for what the camera reported (the demo prints every one)."""
-    from vision.observations import (
+    from vision.table.observations import (
         DoraIndicatorSeen,
         HandRevealed,
         KanAdded,

@@ -219,7 +219,7 @@ def run_photo(args: argparse.Namespace) -> int:
     from tablesvc.cli.vision import FINDER_MISSING, read_photo
     from tablesvc.photo_fix import BadCorrection, Corrections, Tile
     from tablesvc.photo_hand import LaidTile, NotAHand, laid_hand
-    from vision.photo_reader import FinderMissing
+    from vision.photos.reader import FinderMissing
 
     try:
         fixes = _corrections(args)

@@ -30,10 +30,10 @@ from .model_file import EMBED_FORMAT, LDA_FORMAT, read_model
 from .tile_set import DEFAULT_GRID, FLUFFY_NAMES, TILES, GridLayout, read_tile_directory
 from .tile_set import rotate as _rotate
 
-#: re-exported: the tile set is :mod:`vision.tile_set`
+#: re-exported: the tile set is :mod:`vision.naming.tile_set`
 __all__ = ["DEFAULT_GRID", "FLUFFY_NAMES", "TILES", "GridLayout", "TileClassifier", "read_tile_directory"]
 
-#: what ``save`` writes (:mod:`vision.model_file`)
+#: what ``save`` writes (:mod:`vision.naming.model_file`)
 MODEL_FORMAT = LDA_FORMAT
 
 
@@ -42,7 +42,7 @@ class TileClassifier:
     """Enroll a tile set, then classify upright tile crops of any size.
 
     Each enrolled image becomes ``augment_per_image`` copies as a table camera would crop it
-    (:class:`~vision.features.CameraAugmenter`); their features give a discriminant metric (the
+    (:class:`~vision.naming.features.CameraAugmenter`); their features give a discriminant metric (the
     within-kind scatter of the copies whitened, projected on the directions that separate the
     kinds, LDA) in which a crop goes to the nearest kind mean. Similarities come from distances
     in that space (:meth:`scores`); two gates make an answer ``None``:
@@ -271,7 +271,7 @@ class TileClassifier:
     @classmethod
     def load(cls, path: str | Path) -> TileClassifier:
         """Read a model written by :meth:`save` (or by :meth:`EmbeddingClassifier.save
-        <vision.embedding.EmbeddingClassifier.save>`, which is returned as such: the file says which
+        <vision.naming.embedding.EmbeddingClassifier.save>`, which is returned as such: the file says which
         method enrolled it); answers are identical to the saved classifier's.
 
         Raises ``ValueError`` naming the file when it is no model, one of an older format, or a set

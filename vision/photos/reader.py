@@ -1,8 +1,8 @@
 """Read the tiles in a real photo: where they lie (the tile finder), what each is (the tile embedding).
 
-The finder (:mod:`vision.finder`, a network of its own) gives a box per tile with a face/back flag; each
+The finder (:mod:`vision.photos.finder`, a network of its own) gives a box per tile with a face/back flag; each
 face-up box is cut out (a little margin, a sideways box turned upright) and named by the learnt
-embedding (:mod:`vision.embedding`) against a set of prototypes:
+embedding (:mod:`vision.naming.embedding`) against a set of prototypes:
 
 - by default the **packaged set** (``vision/models/photo_tiles.npz``, made by
   ``training/photo_prototypes.py`` from the artwork of two Japanese sets and the most typical real crops
@@ -11,7 +11,7 @@ embedding (:mod:`vision.embedding`) against a set of prototypes:
 
 An answer the embedding is not sure of (its calibrated similarity and lead gates) is ``None``: the tile
 is reported as unknown, never guessed. Flowers, seasons and backs are unknown too: they are no tile of
-a riichi hand. The tiles come in reading order with their groups (:mod:`vision.photo_layout`).
+a riichi hand. The tiles come in reading order with their groups (:mod:`vision.photos.layout`).
 
 Anything that can find boxes serves as the finder (``find(image) -> [objects with box, score, face_up]``):
 :class:`LabelBoxFinder` gives the labelled boxes of a YOLO-labelled photo, which measures the naming
@@ -30,14 +30,14 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
-from .photo_layout import reading_order, tile_shaped
+from .layout import reading_order, tile_shaped
 
 __all__ = ["PACKAGED_TILES", "READ_SIDE", "FinderMissing", "LabelBoxFinder", "PhotoReader", "PhotoReading", "ReadTile",
            "annotate", "is_tile", "load_finder", "load_tiles"]
 
 log = logging.getLogger(__name__)
 
-PACKAGED_TILES = Path(__file__).resolve().parent / "models" / "photo_tiles.npz"
+PACKAGED_TILES = Path(__file__).resolve().parents[1] / "models" / "photo_tiles.npz"
 #: a photo is decoded at a half, a quarter or an eighth where its long side stays at least this long: a tile
 #: of a 12-megapixel photo of a whole table is still ~40 px, and the decoding takes a third of the time
 READ_SIDE = 1600
@@ -75,7 +75,7 @@ class Finder(Protocol):
 def load_finder() -> Finder:
     """The packaged tile finder; :class:`FinderMissing` when it is not installed or not usable."""
     try:
-        from vision.finder import LOAD_ERRORS, TileFinder  # type: ignore[import-not-found,unused-ignore]
+        from vision.photos.finder import LOAD_ERRORS, TileFinder  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         raise FinderMissing("the tile finder is not installed (vision/finder.py and its model): update "
                             "tablesvc; photos cannot be read without it") from None
@@ -88,7 +88,7 @@ def load_finder() -> Finder:
 
 def load_tiles(model: str | Path | None = None) -> Any:
     """A club's saved tile set (``tablesvc vision enroll``), or the packaged photo set when ``model`` is None."""
-    from .classifier import TileClassifier
+    from vision.naming.classifier import TileClassifier
 
     path = Path(model) if model else PACKAGED_TILES
     if not path.is_file():
@@ -375,7 +375,7 @@ def is_tile(score: float, photo_median: float) -> bool:
 
 
 def _in_shape(box: Box) -> bool:
-    """A box of a tile's proportions (:data:`~vision.photo_layout.TILE_PROPORTIONS`)."""
+    """A box of a tile's proportions (:data:`~vision.photos.layout.TILE_PROPORTIONS`)."""
     return tile_shaped(box[3] - box[1], max(1, box[2] - box[0]))
 
 
