@@ -20,7 +20,7 @@ from tablesvc.web.app import WebSettings
 from tablesvc.web.server import WebServer
 from tests import web_support
 from tests.web_support import shot, viewport, wait_js
-from vision.photo_reader import SURE_GATES, LabelBoxFinder, PhotoReader, load_tiles
+from vision.photos.reader import SURE_GATES, LabelBoxFinder, PhotoReader, load_tiles
 
 broker, browser = web_support.broker, web_support.browser
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "tiles-photos-roboflow"

@@ -14,7 +14,7 @@ nothing (a set of tiles, a photographer, a kind of view):
 
 For each set left out, gates (similarity, lead) are chosen on the others: the pair that shows the most tiles as
 sure while at most ``--target`` of those are wrong; then the set left out is read with them. The gates kept
-(:data:`vision.photo_reader.SURE_GATES`) are chosen on all sets together, the same way. Prints, per set: tiles,
+(:data:`vision.photos.reader.SURE_GATES`) are chosen on all sets together, the same way. Prints, per set: tiles,
 sure, wrong among sure (with the gates chosen without it), and the gates. Readings are cached in ``--cache``.
 """
 
@@ -31,9 +31,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vision.finder import match_boxes  # noqa: E402
-from vision.photo_data import DATA, ROBOFLOW, camerash_photos, camerash_split, roboflow_names  # noqa: E402
-from vision.photo_reader import LabelBoxFinder, PhotoReader, _in_shape  # noqa: E402
+from vision.photos.data import DATA, ROBOFLOW, camerash_photos, camerash_split, roboflow_names  # noqa: E402
+from vision.photos.finder import match_boxes  # noqa: E402
+from vision.photos.reader import LabelBoxFinder, PhotoReader, _in_shape  # noqa: E402
 
 SIMS = np.round(np.arange(0.50, 0.96, 0.01), 2)
 LEADS = np.round(np.arange(0.00, 0.41, 0.01), 2)
@@ -49,7 +49,7 @@ def photo_set(name: str) -> str:
 
 def read_roboflow(reader: PhotoReader) -> list[tuple[str, str, str | None, float, float, bool]]:
     """(set, truth, name, similarity, lead, in shape) for every labelled riichi tile the finder found."""
-    from vision.photo_data import ROBOFLOW_ERRATA, one_label_photos
+    from vision.photos.data import ROBOFLOW_ERRATA, one_label_photos
 
     names = roboflow_names()
     errata = {(p, line): seen for p, line, _, seen in ROBOFLOW_ERRATA}
@@ -92,7 +92,7 @@ def read_crops(reader: PhotoReader, set_name: str, crops: list[tuple[str, np.nda
 
 class _WholeBox:
     def find(self, image: np.ndarray) -> list:
-        from vision.photo_reader import LabelBox
+        from vision.photos.reader import LabelBox
 
         h, w = image.shape[:2]
         m = 0.05
@@ -192,7 +192,7 @@ def report(d: dict[str, np.ndarray], target: float) -> tuple[float, float]:
     print(f"{'all, each left out':<26} {len(right):>6} {100 * total_sure / len(right):>6.1f}% "
           f"{total_wrong:>5} = {100 * total_wrong / max(1, total_sure):5.2f} %")
     gates = choose(d, np.ones(len(right), bool), target)
-    print(f"gates chosen on all sets (vision.photo_reader.SURE_GATES): sim >= {gates[0]:.2f}, lead >= {gates[1]:.2f}")
+    print(f"gates chosen on all sets (vision.photos.reader.SURE_GATES): sim >= {gates[0]:.2f}, lead >= {gates[1]:.2f}")
     return gates
 
 
