@@ -162,6 +162,7 @@ def test_a_whole_table_photo_asks_for_the_hands_row_first(web, boxes, browser):
     assert browser.execute_script("return document.body.dataset.state") == "pick"
     assert "tap a tile of the hand" in browser.find_element("id", "status").text
     assert sizes(browser, "#row button.tile") == []  # nothing to correct before the hand is chosen
+    assert not browser.find_element("id", "conditions").is_displayed()
     shot(browser, "score-phone-pick-row")
     rows = browser.execute_script("return [...document.querySelectorAll('#boxes .box')].map(b => "
                                   "b.getBoundingClientRect().top)")
@@ -171,6 +172,7 @@ def test_a_whole_table_photo_asks_for_the_hands_row_first(web, boxes, browser):
     kept = len(sizes(browser, "#row button.tile"))
     assert kept == 14, f"the top row holds 14 tiles, {kept} kept"
     assert len(sizes(browser, "#boxes .box")) == 14
+    assert browser.find_element("id", "conditions").is_displayed()
 
 
 def test_tiles_not_sure_are_amber_with_their_guesses_never_as_read(web, boxes, reader, browser):

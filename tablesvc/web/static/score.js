@@ -139,6 +139,7 @@ function pickRow(index) {
   const r = reading.tiles[index].row;
   keepOnly((i) => reading.tiles[i].row === r);
   picking = false;
+  $("conditions").hidden = false;
   render();
   document.body.dataset.state = "read";
 }
@@ -261,7 +262,7 @@ async function readPhoto(file) {
   picking = needsPick(reading);
   render();
   if (answer.problem) showError(answer.problem);
-  $("conditions").hidden = !answer.tiles.length;
+  $("conditions").hidden = !answer.tiles.length || picking;
   if (!picking) document.body.dataset.state = "read";
 }
 
@@ -321,7 +322,12 @@ async function scoreHand(event) {
 $("photo").addEventListener("change", (e) => { if (e.target.files.length) readPhoto(e.target.files[0]); });
 $("win-form").addEventListener("submit", scoreHand);
 $("win").addEventListener("change", () => { winChosen = true; });
-$("use-all").addEventListener("click", () => { picking = false; render(); document.body.dataset.state = "read"; });
+$("use-all").addEventListener("click", () => {
+  picking = false;
+  $("conditions").hidden = false;
+  render();
+  document.body.dataset.state = "read";
+});
 $("add-dora").addEventListener("click", () => openPicker((name) => {
   const dora = $("dora");
   dora.value = [dora.value.trim(), name].filter(Boolean).join(" ");
