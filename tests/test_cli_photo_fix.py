@@ -112,6 +112,8 @@ def test_a_bad_correction_is_one_line_and_exit_2(capsys):
     assert "there is no tile 20" in err and "Traceback" not in err
     assert main(["score", "--photo", str(photo("hand_005")), "--boxes", str(LABELS), "--add", "9x"]) == 2
     assert "not a tile" in capsys.readouterr().err
+    assert main(["score", "123m456p789s99s11z", "--win", "1z", "--remove", "3"]) == 2
+    assert "give --photo PHOTO" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------------------------------------- asked on a terminal

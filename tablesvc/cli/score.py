@@ -137,6 +137,10 @@ def run(args: argparse.Namespace) -> int:
             print("tablesvc score: give either a hand or --batch FILE, not both", file=sys.stderr)
             return 2
         return run_batch(args.batch, args.rules, sys.stdout)
+    if not args.photo and (args.fix or args.add or args.remove or args.apart or args.join):
+        print("tablesvc score: --fix, --add, --remove, --apart and --join correct a photo's tiles: give --photo PHOTO",
+              file=sys.stderr)
+        return 2
     if args.photo:
         if args.hand:
             print("tablesvc score: give either a hand or --photo PHOTO, not both", file=sys.stderr)
