@@ -951,6 +951,7 @@ class Engine:
             hand_number=st.hand_number, round=h.round, honba=h.honba, sticks=st.sticks, dealer=h.dealer, kind=kind,
             deltas=settlement.deltas, scores=_four(st.scores), deposits=tuple(h.deposits), wins=wins, draw=draw,
             tenpai=tenpai, chombo=chombo, dealer_continues=dealer_continues, dora=tuple(h.dora), ura=tuple(ura),
+            opened=tuple(s.is_open for s in h.seats),
         )
         st.results.append(result)
         st.hand = None

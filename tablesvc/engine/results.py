@@ -95,6 +95,8 @@ class HandResult(Output):
     """The dora indicators turned over when the hand ended."""
     ura: tuple[Tile, ...] = ()
     """The ura dora indicators turned over for a riichi winner (empty when none was shown)."""
+    opened: tuple[bool, ...] = ()
+    """Per seat: it had called a tile into an open meld when the hand ended (the records' call rate)."""
 
     @property
     def round_name(self) -> str:
