@@ -98,6 +98,8 @@ class WebSettings:
     session_idle: float = 3600.0  # a referee's session ends after this long without a request
     https: bool = False  # pages are served over TLS: cookies are Secure
     trusted_proxies: tuple[str, ...] = ()  # addresses/networks whose X-Forwarded-For and -Proto are believed
+    broadcast_key: str | None = field(default=None, repr=False)  # the broadcast scenes' ?key= (None: no scenes)
+    broadcast_broker: str | None = field(default=None, repr=False)  # the broadcast account's broker URL
 
     @property
     def all_accounts(self) -> dict[str, str]:
@@ -427,7 +429,16 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
     if tournament is not None:
         routes[-1:-1] = tournament_routes(tournament, store, publish, _page, settings.keepalive,
                                           settings.referee_token, current, streams)
+    from tablesvc.web.broadcast import BroadcastFeed, BroadcastRecords, broadcast_routes
+
+    broadcast = BroadcastFeed(store.prefix)  # the private hands: only the scenes behind the broadcast key see them
+    scenes_records = BroadcastRecords(settings.records_db, settings.tournament) if settings.records_db else None
+    if settings.broadcast_key:
+        routes[-1:-1] = broadcast_routes(broadcast, store, settings.broadcast_key, STATIC, records=scenes_records,
+                                         keepalive=settings.keepalive, streams=streams, followed=followed,
+                                         name_ok=lambda n: _NAME_SEGMENT.fullmatch(n) is not None)
     app = Starlette(routes=routes)
+    app.state.broadcast, app.state.broadcast_records = broadcast, scenes_records
     app.state.tournament = tournament
     app.state.standings = reader  # closed by WebServer.stop
     app.state.hashing = hashing  # shut down by WebServer.stop

@@ -63,6 +63,13 @@ class WebServer:
             on_connected=lambda: None, on_message=self._message, subscriptions=(f"{prefix}/{site}/+/#",),
             protocol=protocol)
         self.app = build_app(self.store, self.settings, self._publish, photo_reader, clock=clock)
+        self.broadcast_link = None  # the hands' own connection, with the broadcast account (broadcast.py)
+        if self.settings.broadcast_key:
+            from tablesvc.web.broadcast import broadcast_link
+
+            url = BrokerURL.parse(self.settings.broadcast_broker) if self.settings.broadcast_broker else broker
+            self.broadcast_link = broadcast_link(url, self.app.state.broadcast, site=self.settings.site,
+                                                 protocol=protocol)
         self.host, self.port = listen
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
@@ -91,6 +98,8 @@ class WebServer:
     def start(self, timeout: float = 10.0) -> None:
         """Connect and listen in the background; returns once the listener is up (port 0 picks a free one)."""
         self.link.start()
+        if self.broadcast_link is not None:
+            self.broadcast_link.start()
         sock = socket.socket(socket.AF_INET6 if ":" in self.host else socket.AF_INET)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
@@ -98,6 +107,8 @@ class WebServer:
         except OSError as exc:
             sock.close()
             self.link.stop()
+            if self.broadcast_link is not None:
+                self.broadcast_link.stop()
             raise OSError(f"cannot listen on {self.host}:{self.port}: {exc.strerror}") from None
         self.port = sock.getsockname()[1]
         self._server = self._uvicorn()
@@ -113,6 +124,7 @@ class WebServer:
 
     def stop(self) -> None:
         self.store.close_all()  # SSE streams end on their own, so the shutdown need not cancel them
+        self.app.state.broadcast.close_all()
         if getattr(self.app.state, "tournament", None) is not None:
             self.app.state.tournament.end_streams()
         time.sleep(0.05)
@@ -125,6 +137,10 @@ class WebServer:
         if getattr(self.app.state, "tournament", None) is not None:
             self.app.state.tournament.close()
         self.app.state.hashing.shutdown(wait=False)
+        if self.app.state.broadcast_records is not None:
+            self.app.state.broadcast_records.close()
+        if self.broadcast_link is not None:
+            self.broadcast_link.stop()
         self.link.stop()
 
     def serve_forever(self, stop: threading.Event) -> None:
