@@ -186,6 +186,8 @@ def hands_payload(seq: int, *, scores=(25000, 25000, 25000, 25000), ann_riichi=F
                 drawn="3p", shanten=2, ukeire={"3p": 2, "4p": 3, "7p": 2, "3s": 4},
                 deal_in={"1m": [{"seat": "E", "points": 8000}], "4m": [{"seat": "E", "points": 12000}],
                          "3p": [{"seat": "S", "points": 2000}]})
+    for seat, wind in zip((ann, bob, cat, dan), "NESW", strict=True):  # E2: Bob (seat S) deals
+        seat["wind"] = wind
     return {"schema": 1, "ts": time.time(), "seq": seq, "hand_id": "E2-1#3", "delay_s": delay, "round": "E2",
             "honba": 1, "sticks": 1 if ann_riichi else 0, "wall": 41, "dora": ["3m"], "turn": turn,
             "seats": [ann, bob, cat, dan]}
@@ -273,6 +275,11 @@ def smallest_text(driver) -> tuple[float, str]:
         "return low;"))
 
 
+def still(driver) -> None:
+    """Wait until every animation on the page has finished (entrances, score changes, the riichi call)."""
+    wait_js(driver, "document.getAnimations().every(a => a.playState === 'finished')", 10, "(animations)")
+
+
 def texts(driver, css: str) -> list[str]:
     return driver.execute_script(f"return [...document.querySelectorAll({css!r})].map(e => e.textContent)")
 
@@ -325,6 +332,8 @@ def test_every_scene_from_the_feed(broker, web, publisher, browser):
     assert browser.execute_script("return [document.documentElement, document.body].map(e => "
                                   "getComputedStyle(e).backgroundColor)") == ["rgba(0, 0, 0, 0)"] * 2
     assert texts(browser, ".nameplate .name") == ["Ann", "Bob", "Cat", "Dan"]
+    assert texts(browser, ".nameplate .wind") == ["N", "E", "S", "W"]  # each seat's wind in E2, Bob deals
+    assert attrs(browser, ".nameplate .wind.dealer", "title") == ["East wind"]
     assert attrs(browser, ".seat-row[data-seat='E'] .concealed .tile", "data-tile") == \
         ["2m", "3m", "4m", "5mr", "6m", "7m", "8m", "2p", "3p", "4p", "5s", "5s", "5s"]
     assert attrs(browser, ".seat-row[data-seat='N'] .drawn .tile", "data-tile") == ["3p"]
@@ -387,7 +396,7 @@ def test_every_scene_from_the_feed(broker, web, publisher, browser):
     assert cards == [["yellow", "Bob", "Warning · slow play", ""], ["red", "Dan", "Penalty · tiles shown · E1-0",
                                                                         "−1,000"],
                      ["red", "Cat", "Chombo · E2-1", "−12,000"]]
-    time.sleep(1.0)  # the cards' entrance (0.8 s) is over: the picture shows them in place
+    still(browser)  # the cards' entrance is over: the picture shows them in place
     check_layout(browser, 1920, 1080)
     shot(browser, "broadcast-hands-cards-1080", backdrop=True)
 
@@ -395,7 +404,9 @@ def test_every_scene_from_the_feed(broker, web, publisher, browser):
     viewport(browser, 1280, 720)
     browser.get(scene(web, "hands"))
     wait_js(browser, "document.body.dataset.hands === '12' && document.body.dataset.cards === '3'")
-    time.sleep(1.0)
+    assert texts(browser, ".riichi-call") == [] and len(boxes(browser, ".nameplate[data-seat='E'] .riichi-stick")) == 1
+    # what a page finds on opening stands still: no entrance, no riichi call, no score counting
+    assert browser.execute_script("return document.getAnimations().filter(a => a.playState === 'running').length") == 0
     check_layout(browser, 1280, 720)
     size, text = smallest_text(browser)
     assert size >= 12, f"{text!r} is {size} px high at 720p"
@@ -414,7 +425,7 @@ def test_every_scene_from_the_feed(broker, web, publisher, browser):
     # ---- the cards alone
     browser.get(scene(web, "cards"))
     wait_js(browser, "document.body.dataset.cards === '3'")
-    time.sleep(1.0)
+    still(browser)
     found = boxes(browser, ".card")
     assert len(found) == 3
     none_overlap(found, "card")
@@ -425,7 +436,7 @@ def test_every_scene_from_the_feed(broker, web, publisher, browser):
     # ---- the players' intro cards: clubs and countries from the tournament, figures from every game on record
     browser.get(scene(web, "intro"))
     wait_js(browser, "document.body.dataset.players === 'yes'")
-    time.sleep(1.2)
+    still(browser)
     assert texts(browser, ".intro-name") == ["Ann", "Bob", "Cat", "Dan"]
     assert texts(browser, ".intro-where") == ["Riichi Club A · DE", "Tile Town · FR", "Riichi Club A · DE", "NL"]
     assert texts(browser, ".intro-score") == ["33,300", "25,000", "25,000", "16,700"]

@@ -327,19 +327,23 @@ def broadcast_routes(feed: BroadcastFeed, store: Store, key: str, static: Any, *
                         cards = table_cards()
                         loop.call_later(feed.delay(where), show_cards, cards)
 
+            async def penalties_now() -> None:
+                t = store.table(*where)
+                names = _names(feed.hands.get(where), t.state if t is not None else None)
+                if records is None or not names:
+                    return
+                try:
+                    shown["penalties"] = await run_in_threadpool(records.penalties, names)
+                except RuntimeError as exc:
+                    log.warning("broadcast cards: %s", exc)
+                except Exception:
+                    log.exception("broadcast cards: reading the penalties failed")
+
             async def read_penalties() -> None:
                 while records is not None:
-                    t = store.table(*where)
-                    names = _names(feed.hands.get(where), t.state if t is not None else None)
-                    if names:
-                        try:
-                            shown["penalties"] = await run_in_threadpool(records.penalties, names)
-                        except RuntimeError as exc:
-                            log.warning("broadcast cards: %s", exc)
-                        except Exception:
-                            log.exception("broadcast cards: reading the penalties failed")
-                        show_cards(table_cards())
                     await asyncio.sleep(CARDS_REFRESH)
+                    await penalties_now()
+                    show_cards(table_cards())
 
             async def disconnect() -> None:
                 while (await request.receive())["type"] != "http.disconnect":
@@ -351,6 +355,7 @@ def broadcast_routes(feed: BroadcastFeed, store: Store, key: str, static: Any, *
                 yield sse("hello", {"site": where[0], "table": where[1], "records": records is not None})
                 if latest is not None:
                     yield sse("hands", latest)
+                await penalties_now()  # the first cards are whole: a page shows what it finds at rest
                 t = store.table(*where)
                 shown["cards"] = sse("cards", {"cards": table_cards()})
                 yield shown["cards"]

@@ -89,11 +89,13 @@ function running(node, elapsed, cls) { // a CSS animation that goes on where it 
 // ------------------------------------------------------------------ pieces
 
 function nameplate(s, hands) {
-  const dealer = hands && hands.round && s.seat === SEATS[(Number(hands.round.slice(1)) - 1) % 4];
+  // the seat's wind in this hand (the payload's "wind"; else from the round: seat E deals E1, S deals E2 ...)
+  const wind = s.wind || (hands && hands.round ? SEATS[(SEATS.indexOf(s.seat) - Number(hands.round.slice(1)) + 1 + 8) % 4] : s.seat);
+  const dealer = wind === "E";
   const shown = typeof s.score === "number" ? scoreNow(s.seat, s.score) : null;
   const a = anim.scores[s.seat];
   const box = el("div", { class: `nameplate${hands && hands.turn === s.seat ? " turn" : ""}`, "data-seat": s.seat },
-    el("span", { class: `wind${dealer ? " dealer" : ""}`, text: s.seat, title: WIND_NAMES[s.seat] }),
+    el("span", { class: `wind${dealer ? " dealer" : ""}`, text: wind, title: `${WIND_NAMES[wind]} wind` }),
     el("span", { class: "name", text: s.name || WIND_NAMES[s.seat] }),
     el("span", { class: "score", text: fmt(shown) }));
   if (a && a.delta && performance.now() - a.start < 4000) {
@@ -338,9 +340,22 @@ const on = (name, f) => source.addEventListener(name, (ev) => {
   readPlayers();
 });
 on("hello", (d) => { model.records = !!d.records; });
-on("hands", (d) => { model.hands = d; });
+function settled(map, ids) { // what the page finds on opening is shown at rest: no entrance, no riichi call
+  for (const id of ids) if (map[id] === undefined) map[id] = -1e9;
+}
+on("hands", (d) => {
+  if (!model.hands && Array.isArray(d.seats)) {
+    settled(anim.riichi, d.seats.filter((s) => s && s.riichi).flatMap((s) => [s.seat, `row-${s.seat}`]));
+  }
+  model.hands = d;
+});
 on("state", (d) => { model.state = d; });
-on("cards", (d) => { model.cards = Array.isArray(d.cards) ? d.cards : []; });
+let cardsSeen = false;
+on("cards", (d) => {
+  model.cards = Array.isArray(d.cards) ? d.cards : [];
+  if (!cardsSeen) settled(anim.cards, model.cards.map((c) => c.id));
+  cardsSeen = true;
+});
 source.onopen = () => { document.body.dataset.connected = "yes"; };
 source.onerror = () => { document.body.dataset.connected = "no"; };
 window.tablesvcBroadcast = { model, source };
