@@ -44,8 +44,10 @@ def seat_json(a: SeatAnalysis | None) -> dict[str, Any]:
 
 
 def hands_payload(state: GameState, hands: Sequence[Sequence[Tile] | None], analysis: Sequence[SeatAnalysis | None],
-                  *, seq: int, ts: float, delay_s: float) -> dict[str, Any] | None:
-    """The payload after journal entry ``seq`` (at unix time ``ts``); None outside a hand."""
+                  *, seq: int, ts: float, delay_s: float, drawn: Sequence[Tile | None] | None = None
+                  ) -> dict[str, Any] | None:
+    """The payload after journal entry ``seq`` (at unix time ``ts``); None outside a hand. ``drawn``: each
+    seat's drawn tile where the state does not know it."""
     h = state.hand
     if h is None:
         return None
@@ -53,10 +55,12 @@ def hands_payload(state: GameState, hands: Sequence[Sequence[Tile] | None], anal
     for seat in range(4):
         s = h.seats[seat]
         hand = hands[seat]
-        drawn = s.drawn if hand is not None and s.drawn is not None and s.drawn in hand else None
+        tile = drawn[seat] if drawn is not None else s.drawn
+        if hand is None or tile is None or tile not in hand or len(hand) % 3 != 2:
+            tile = None
         concealed = list(hand) if hand is not None else []
-        if drawn is not None:
-            concealed.remove(drawn)
+        if tile is not None:
+            concealed.remove(tile)
         seats.append({
             "seat": SEAT_LETTERS[seat],
             "wind": SEAT_LETTERS[(seat - h.dealer) % 4],
@@ -64,7 +68,7 @@ def hands_payload(state: GameState, hands: Sequence[Sequence[Tile] | None], anal
             "score": state.scores[seat],
             "riichi": s.riichi,
             "concealed": _sorted(concealed) if hand is not None else None,
-            "drawn": drawn.mjai if drawn is not None else None,
+            "drawn": tile.mjai if tile is not None else None,
             "melds": [{"kind": _MELD_KINDS[m.kind], "tiles": [t.mjai for t in m.tiles],
                        "called": m.called.mjai if m.called is not None else None,
                        "from": SEAT_LETTERS[m.from_seat] if m.from_seat is not None else None} for m in s.melds],

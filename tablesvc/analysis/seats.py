@@ -144,9 +144,10 @@ class Analyst:
         self._values: dict[tuple, int | None] = {}
         self.recomputed = 0  # seats whose shape was computed afresh (the rest came from the last event)
 
-    def analyse(self, state: GameState, hands: Sequence[Sequence[Tile] | None] | None = None
-                ) -> list[SeatAnalysis | None]:
-        """Every seat's analysis (None where its hand is unknown, and outside a hand)."""
+    def analyse(self, state: GameState, hands: Sequence[Sequence[Tile] | None] | None = None,
+                drawn: Sequence[Tile | None] | None = None) -> list[SeatAnalysis | None]:
+        """Every seat's analysis (None where its hand is unknown, and outside a hand). ``hands`` and
+        ``drawn`` (each seat's drawn tile) default to what the state knows."""
         h = state.hand
         if h is None:
             return [None] * 4
@@ -154,6 +155,8 @@ class Analyst:
             self.rules = get_ruleset(state.rules)
         if hands is None:
             hands = [s.hand for s in h.seats]
+        if drawn is None:
+            drawn = [s.drawn for s in h.seats]
         out_of_wall, public = table_counts(h, hands)
         result: list[SeatAnalysis | None] = []
         for seat in range(4):
@@ -161,7 +164,7 @@ class Analyst:
             if hand is None:
                 result.append(None)
                 continue
-            result.append(self._seat(h, seat, hand, out_of_wall, public))
+            result.append(self._seat(h, seat, hand, drawn[seat], out_of_wall, public))
         if h.step is Step.DISCARD:
             actor = result[h.turn]
             hand = hands[h.turn]
@@ -169,12 +172,12 @@ class Analyst:
                 actor.deal_in = self._deal_in(h, h.turn, hand, result, hands)
         return result
 
-    def _seat(self, h: HandState, seat: int, hand: Sequence[Tile], out_of_wall: list[int],
+    def _seat(self, h: HandState, seat: int, hand: Sequence[Tile], drawn: Tile | None, out_of_wall: list[int],
               public: list[int]) -> SeatAnalysis:
         s = h.seats[seat]
         tiles = list(hand)
-        if s.drawn is not None and len(tiles) % 3 == 2 and s.drawn in tiles:
-            tiles.remove(s.drawn)
+        if drawn is not None and len(tiles) % 3 == 2 and drawn in tiles:
+            tiles.remove(drawn)
         counts = [0] * 34
         for t in tiles:
             counts[t.kind] += 1
