@@ -26,11 +26,11 @@ import json
 import logging
 import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tablesvc.analysis.broadcast import hands_payload
+from tablesvc.analysis.follow import HandsSeen
 from tablesvc.analysis.seats import Analyst
 from tablesvc.engine.state import GameState
 from tablesvc.tiles import Tile
@@ -38,15 +38,6 @@ from tablesvc.tiles import Tile
 __all__ = ["Broadcast", "HandsSeen", "hands_agree"]
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class HandsSeen:
-    """What a full-information source sees: each seat's concealed tiles (drawn tile included) and the drawn
-    tile, seat 0 first; None for a seat it cannot see."""
-
-    hands: tuple[tuple[Tile, ...] | None, ...]
-    drawn: tuple[Tile | None, ...] = (None, None, None, None)
 
 
 def hands_agree(state: GameState, hands: Sequence[Sequence[Tile] | None]) -> bool:
