@@ -145,9 +145,11 @@ class Analyst:
         self.recomputed = 0  # seats whose shape was computed afresh (the rest came from the last event)
 
     def analyse(self, state: GameState, hands: Sequence[Sequence[Tile] | None] | None = None,
-                drawn: Sequence[Tile | None] | None = None) -> list[SeatAnalysis | None]:
+                drawn: Sequence[Tile | None] | None = None, *, only: Sequence[int] | None = None
+                ) -> list[SeatAnalysis | None]:
         """Every seat's analysis (None where its hand is unknown, and outside a hand). ``hands`` and
-        ``drawn`` (each seat's drawn tile) default to what the state knows."""
+        ``drawn`` (each seat's drawn tile) default to what the state knows; ``only``: these seats alone
+        (the others None, and no deal-in)."""
         h = state.hand
         if h is None:
             return [None] * 4
@@ -161,11 +163,11 @@ class Analyst:
         result: list[SeatAnalysis | None] = []
         for seat in range(4):
             hand = hands[seat]
-            if hand is None:
+            if hand is None or (only is not None and seat not in only):
                 result.append(None)
                 continue
             result.append(self._seat(h, seat, hand, drawn[seat], out_of_wall, public))
-        if h.step is Step.DISCARD:
+        if h.step is Step.DISCARD and only is None:
             actor = result[h.turn]
             hand = hands[h.turn]
             if actor is not None and hand is not None:
