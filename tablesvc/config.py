@@ -113,6 +113,8 @@ class Config:
     source: str = "<config>"
     start: dict[str, Any] = field(default_factory=dict)
     """``[start]``: the situation a ``start_game`` without one takes the game up in (GameStart's fields)."""
+    broadcast_delay: float = 0.0
+    """``[broadcast] delay_s``: how long ``broadcast/hands`` is held back (a tournament stream runs behind)."""
 
     @property
     def topics(self) -> TopicTree:
@@ -126,6 +128,7 @@ _SECTIONS = {
     "camera": {"name", "source", "calibration", "tiles", "model", "snapshot_interval"},
     "commands": {"tokens"},
     "start": {"round", "honba", "sticks", "scores", "dealer"},
+    "broadcast": {"delay_s"},
     "web": {"listen", "site", "referee_password", "secret_key", "referee_token", "idle_alert",
             "records_db", "rules", "photo_model", "referees", "session_idle", "https", "trusted_proxies",
             "broadcast_key", "broadcast_broker"},
@@ -343,8 +346,14 @@ def parse_config(text: str, path: str = "<config>", *, base: Path | None = None)
         raise c.fail("start", "scores", '"sticks" takes the scores from the stick tray reader: configure it as a '
                      '[[serial]] link with kind = "sticks"')
     web = _web(c, data["web"]) if "web" in data else None
+    delay = 0.0
+    if "broadcast" in data:
+        c.known(data["broadcast"], "broadcast")
+        delay = c.get(data["broadcast"], "broadcast", "delay_s", (int, float), 0)
+        if isinstance(delay, bool) or not 0 <= delay <= 3600:
+            raise c.fail("broadcast", "delay_s", f"seconds from 0 to 3600, not {delay!r}")
     return Config(table=table, mqtt=mqtt, serial=tuple(serial), camera=camera, command_tokens=tokens, web=web,
-                  source=path, start=start)
+                  source=path, start=start, broadcast_delay=float(delay))
 
 
 def _start(c: _Checker, data: Any, rules: str) -> dict[str, Any]:
@@ -464,7 +473,7 @@ def load_web_config(path: str | Path) -> tuple[WebConfig, str | None, str | None
         raise ConfigError(f"{p}: not valid TOML: {exc}") from None
     c = _Checker(str(p), text)
     for section in data:
-        if section not in ("web", "mqtt", "table", "serial", "camera", "commands", "start"):
+        if section not in ("web", "mqtt", "table", "serial", "camera", "commands", "start", "broadcast"):
             raise c.fail(section, None, "unknown section (the web server reads [web] and [mqtt])")
     web = _web(c, data.get("web", {}))
     m = data.get("mqtt", {})

@@ -46,6 +46,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rules", type=rules_argument,
                    help="rule set to play under (default: the record's own, else ema2012)")
     p.add_argument("--json", action="store_true", help="one JSON object per hand, then the final result")
+    p.add_argument("--analysis", action="store_true",
+                   help="with --json: each win's waits and tiles left, each ready seat's at an exhaustive draw, "
+                   "and every state's analysis as a line of its own (docs/engine.md)")
     p.add_argument("--strict", action="store_true",
                    help="compare each hand with the record's own deltas and stop at the first difference")
     p.add_argument("--export", nargs=2, metavar=("FORMAT", "OUT"), help="also write the game as mjai or tenhou6")
@@ -53,6 +56,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.analysis and not args.json:
+        print("tablesvc replay: --analysis writes JSON lines: give --json too", file=sys.stderr)
+        return 2
     try:
         record = load_record(args.game_file, args.format)
         report = replay(record, strict=args.strict, rules=args.rules)
@@ -66,8 +72,11 @@ def run(args: argparse.Namespace) -> int:
     rules, origin = _rules_played(report, record.rules, args.rules)
     print(json.dumps({"rules": rules, "rules_from": origin}) if args.json else
           f"rules: {rules} ({_ORIGIN[origin]})")
-    for hand in report.hands:
-        print(json.dumps(_hand_json(hand)) if args.json else _hand_line(hand, players))
+    if args.analysis:
+        _print_analysis(record, args.rules)
+    else:
+        for hand in report.hands:
+            print(json.dumps(_hand_json(hand)) if args.json else _hand_line(hand, players))
     if report.final is not None:
         print(json.dumps(_final_json(report.final)) if args.json else _final_text(report.final, players))
     for message in report.mismatches:
@@ -77,6 +86,23 @@ def run(args: argparse.Namespace) -> int:
     if args.export:
         return _export(args.export[0], Path(args.export[1]), report)
     return 0
+
+
+def _print_analysis(record, rules: str | None) -> None:
+    """The hands with their waits, each after the lines of its states (the record has been replayed)."""
+    from tablesvc.analysis.replay import AnalysedHand, analyse_record
+
+    seats = "ESWN"
+    for item in analyse_record(record, rules=rules, lines=True):
+        if isinstance(item, AnalysedHand):
+            data = _hand_json(item.result)
+            for win, result in zip(data["wins"], item.result.wins, strict=True):
+                win["waits"] = item.win_waits.get(result.seat, {})
+            if item.tenpai is not None:
+                data["tenpai"] = {seats[seat]: waits for seat, waits in item.tenpai.items()}
+            print(json.dumps(data))
+        else:
+            print(json.dumps({"state": item.index, "event": item.event, "analysis": item.data}))
 
 
 _ORIGIN = {"option": "--rules", "record": "the record's own",

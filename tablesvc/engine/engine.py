@@ -18,10 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from mahjong.agari import Agari
-from mahjong.hand_calculating.divider import HandDivider
-from mahjong.shanten import Shanten
-
 from tablesvc.engine.clock import Clock, ClockError
 from tablesvc.engine.events import (
     AbortiveDraw,
@@ -73,12 +69,10 @@ from tablesvc.rules.payments import (
 )
 from tablesvc.rules.ruleset import Nagashi, Renhou, RuleSet, UnknownRuleSetError, get_ruleset
 from tablesvc.rules.scoring import HandValue, score_hand
+from tablesvc.rules.shape import divide_counts, is_tenpai, waits
 from tablesvc.tiles import Tile, TileCountError, assign_ids, tiles_to_34
 
 __all__ = ["Engine", "Rejected", "apply", "implied_draw"]
-
-_SHANTEN = Shanten()
-_DIVIDER = HandDivider()
 
 
 # events that a seat can only make holding a drawn tile: their draw may be inferred
@@ -1035,33 +1029,15 @@ def _riichi_kan_keeps_hand(before: Sequence[Tile], kind: int) -> bool:
     counts = tiles_to_34(before)
     for wait in waits:
         counts[wait] += 1
-        readings = _DIVIDER.divide_hand(counts)
+        readings = divide_counts(counts)
         counts[wait] -= 1
         if not readings or any([kind, kind, kind] not in reading for reading in readings):
             return False
     return True
 
 
-def _waits(tiles: Sequence[Tile]) -> frozenset[int]:
-    """Kinds that complete these concealed tiles into sets and a pair, seven pairs or thirteen orphans."""
-    counts = tiles_to_34(tiles)
-    waits = set()
-    for kind in range(34):
-        if counts[kind] >= 4:  # a fifth copy is no wait
-            continue
-        counts[kind] += 1
-        if Agari.is_agari(counts):
-            waits.add(kind)
-        counts[kind] -= 1
-    return frozenset(waits)
-
-
-def _tenpai(tiles: Sequence[Tile]) -> bool:
-    """Ready: one tile from winning, on a tile that can still come (3.4.2: not only on one's own fourth)."""
-    counts = tiles_to_34(tiles)
-    if _SHANTEN.calculate_shanten(counts) != 0:
-        return False
-    return 4 not in counts or bool(_waits(tiles))
+_waits = waits
+_tenpai = is_tenpai
 
 
 def _sort_key(t: Tile) -> tuple[int, bool]:
