@@ -17,6 +17,10 @@ from __future__ import annotations
 import http.client
 import itertools
 import json
+import re
+import signal
+import subprocess
+import sys
 import time
 from datetime import UTC, datetime
 
@@ -495,3 +499,40 @@ def test_a_public_stream_never_carries_a_hand(broker, web, publisher):
         time.sleep(0.02)
     table = web.store.table(SITE, TABLE)
     assert table is not None and "concealed" not in json.dumps(table.snapshot())
+
+
+def test_the_demo_plays_every_hand_onto_the_scenes(mosquitto, browser):
+    """``tablesvc demo --broadcast``: the table publishes every hand with its analysis (each payload checked
+    against its schema as it arrives), the demo prints the scenes' addresses, and the hands scene it names shows
+    the hands of the table's last payload."""
+    from tests.test_service_mqtt import Subscriber
+
+    sub = Subscriber(mosquitto.port)
+    proc = subprocess.Popen([sys.executable, "-m", "tablesvc", "demo", "--broadcast", "--speed", "0", "--seed", "5",
+                             "--hands", "1", "--stay", "--web", "127.0.0.1:0", "--broker", mosquitto.url,
+                             "--site", "club", "--table", "t1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        lines = []
+        deadline = time.monotonic() + 180
+        while not any("the pages stay up" in line for line in lines):
+            assert time.monotonic() < deadline and proc.poll() is None, "".join(lines)[-2000:]
+            lines.append(proc.stdout.readline())
+        out = "".join(lines)
+        scenes = dict(re.findall(r"^    (\w+): +(http://\S+)$", out, re.M))
+        assert list(scenes) == ["hands", "seat", "cards", "intro", "stats"]
+        assert all(re.fullmatch(r"http://127\.0\.0\.1:\d+/broadcast/club/t1/\w+\?key=[\w-]{24}(&seat=E)?", u)
+                   for u in scenes.values()), scenes
+        hands = sub.of("broadcast/hands")
+        assert len(hands) > 20  # every change of the hand in play
+        last = hands[-1]
+        browser.get(scenes["hands"])
+        wait_js(browser, f"document.body.dataset.hands === '{last['seq']}'")
+        for seat in last["seats"]:
+            shown = attrs(browser, f".seat-row[data-seat='{seat['seat']}'] .concealed .tile", "data-tile")
+            assert shown == seat["concealed"], seat["seat"]
+        assert any(s["shanten"] is not None for s in last["seats"])
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+        sub.close()

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tablesvc.cli import broadcast_demo
 from tablesvc.cli.arguments import rules_argument
 
 if TYPE_CHECKING:
@@ -172,6 +173,7 @@ def add_demo(sub: argparse._SubParsersAction) -> None:
                    "dashboard, table page and console)")
     p.add_argument("--mispay", type=int, nargs="?", const=2, metavar="HAND",
                    help="with --sticks (implied): hand HAND (default 2) is paid 1,000 short, to show the alert")
+    broadcast_demo.add_options(p)
     p.set_defaults(run=run_demo)
 
 
@@ -316,6 +318,7 @@ ids = ["PNL1"]
         print(f"  dashboard: {web.url}/")
         print(f"  console:   {web.url}/referee/{path}  (referee password for this demo: {web.demo_password})",
               flush=True)
+        broadcast_demo.print_scenes(web, args.site, args.table)
     devices = outputs = DeviceOutputs(table_dev, panel_dev, service.observe)
     code = 0
     if record is None:
@@ -342,7 +345,8 @@ ids = ["PNL1"]
         service.inbox.put(("cmd", IncomingMessage(f"{base}/cmd", json.dumps(command).encode())))
 
     try:
-        TableSimulator(record, outputs, speed=args.speed, start_game=start, after_event=players).run()
+        TableSimulator(record, outputs, speed=args.speed, start_game=start,
+                       after_event=broadcast_demo.after_event(args, service, players)).run()
         service.wait_idle(30)
         if whole:
             finished.wait(10)
@@ -401,6 +405,7 @@ def _demo_web(args: argparse.Namespace, url: str, prefix: str, protocol: str):
     from tablesvc.web.server import parse_listen
 
     password = secrets.token_urlsafe(6)
+    key = broadcast_demo.broadcast_key(args)
     try:
         host, port = parse_listen(args.web)
     except ValueError as exc:
@@ -408,7 +413,8 @@ def _demo_web(args: argparse.Namespace, url: str, prefix: str, protocol: str):
         return None
     web_config = WebConfig(site=args.site, referee_password=hash_password(password))
     for listen in ((host, port), (host, 0)):  # the port asked for, else any free one
-        server = make_server(BrokerURL.parse(url), web_config, listen=listen, prefix=prefix, protocol=protocol)
+        server = make_server(BrokerURL.parse(url), web_config, listen=listen, prefix=prefix, protocol=protocol,
+                             broadcast_key=key)
         try:
             server.start()
         except (OSError, RuntimeError) as exc:

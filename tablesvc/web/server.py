@@ -98,8 +98,6 @@ class WebServer:
     def start(self, timeout: float = 10.0) -> None:
         """Connect and listen in the background; returns once the listener is up (port 0 picks a free one)."""
         self.link.start()
-        if self.broadcast_link is not None:
-            self.broadcast_link.start()
         sock = socket.socket(socket.AF_INET6 if ":" in self.host else socket.AF_INET)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
@@ -120,6 +118,10 @@ class WebServer:
             time.sleep(0.02)
         if not self._server.started:
             raise RuntimeError(f"the web server did not start on {self.host}:{self.port}")
+        if self.broadcast_link is not None:
+            # after the ordinary connection: a small broker (the demo's) can trip on two clients at the same moment
+            self.link.wait_connected(2)
+            self.broadcast_link.start()
         log.info("web server on %s", self.url)
 
     def stop(self) -> None:
