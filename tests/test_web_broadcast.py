@@ -36,6 +36,8 @@ from tablesvc.records.player_stats import STATS, player_stats
 from tablesvc.records.store import GameInfo, RecordsStore, StoredGame, StoredSeat
 from tests import web_support
 from tests.club_games import game_one, game_three, game_two
+from tests.test_deploy_acl import PASSWORD as ACL_PASSWORD
+from tests.test_deploy_acl import deployed_broker  # noqa: F401 - the fixture: the shipped ACL on a Mosquitto
 from tests.web_support import shot, start_web, viewport, wait_js
 
 broker, browser = web_support.broker, web_support.browser
@@ -536,3 +538,42 @@ def test_the_demo_plays_every_hand_onto_the_scenes(mosquitto, browser):
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=30)
         sub.close()
+
+
+def test_on_the_shipped_acl_only_the_broadcast_account_brings_the_hands(deployed_broker):  # noqa: F811
+    """With deploy/acl as shipped: the web server's ordinary account (web-club-a) never receives a hand, its
+    broadcast connection with the broadcast account does; a server whose broadcast connection is given the
+    ordinary account gets none."""
+    import paho.mqtt.client as paho
+
+    def url(account: str) -> str:
+        return f"mqtt://{account}:{ACL_PASSWORD}@127.0.0.1:{deployed_broker.port}"
+
+    right = start_web(url("web-club-a"), site="club-a", broadcast_key=KEY, broadcast_broker=url("broadcast"))
+    wrong = start_web(url("web-club-a"), site="club-a", broadcast_key=KEY)  # the ordinary account for both
+    table = paho.Client(CallbackAPIVersion.VERSION2, client_id=f"acl-table-{time.monotonic_ns()}")
+    table.username_pw_set("club-a/table-1", ACL_PASSWORD)
+    table.connect("127.0.0.1", deployed_broker.port)
+    table.loop_start()
+    try:
+        assert right.broadcast_link.wait_connected(10) and wrong.broadcast_link.wait_connected(10)
+        base = "tablesvc/club-a/table-1"
+        for seq in (30, 31):
+            table.publish(f"{base}/broadcast/hands", json.dumps(hands_payload(seq)), qos=1).wait_for_publish(10)
+            table.publish(f"{base}/state", json.dumps({"schema": 1, "seq": seq, "phase": "playing"}), qos=1,
+                          retain=True).wait_for_publish(10)
+            deadline = time.monotonic() + 10
+            key = ("club-a", "table-1")
+            while not (right.app.state.broadcast.hands.get(key, {}).get("seq") == seq
+                       and all((s.store.table(*key) and (s.store.table(*key).state or {}).get("seq")) == seq
+                               for s in (right, wrong))):
+                assert time.monotonic() < deadline, f"hands and state {seq} did not come through"
+                time.sleep(0.02)
+        assert wrong.app.state.broadcast.hands == {} and wrong.app.state.broadcast.received == 0
+        for server in (right, wrong):
+            assert "concealed" not in json.dumps(server.store.table(*key).snapshot())
+    finally:
+        table.loop_stop()
+        table.disconnect()
+        right.stop()
+        wrong.stop()
