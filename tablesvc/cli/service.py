@@ -14,8 +14,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tablesvc.cli import broadcast_demo
 from tablesvc.cli.arguments import rules_argument
+from tablesvc.cli.broadcast_demo import add_options as add_broadcast_options
+from tablesvc.cli.broadcast_demo import after_event as broadcast_after_event
+from tablesvc.cli.broadcast_demo import broadcast_key, print_scenes
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -173,7 +175,7 @@ def add_demo(sub: argparse._SubParsersAction) -> None:
                    "dashboard, table page and console)")
     p.add_argument("--mispay", type=int, nargs="?", const=2, metavar="HAND",
                    help="with --sticks (implied): hand HAND (default 2) is paid 1,000 short, to show the alert")
-    broadcast_demo.add_options(p)
+    add_broadcast_options(p)
     p.set_defaults(run=run_demo)
 
 
@@ -318,7 +320,7 @@ ids = ["PNL1"]
         print(f"  dashboard: {web.url}/")
         print(f"  console:   {web.url}/referee/{path}  (referee password for this demo: {web.demo_password})",
               flush=True)
-        broadcast_demo.print_scenes(web, args.site, args.table)
+        print_scenes(web, args.site, args.table)
     devices = outputs = DeviceOutputs(table_dev, panel_dev, service.observe)
     code = 0
     if record is None:
@@ -346,7 +348,7 @@ ids = ["PNL1"]
 
     try:
         TableSimulator(record, outputs, speed=args.speed, start_game=start,
-                       after_event=broadcast_demo.after_event(args, service, players)).run()
+                       after_event=broadcast_after_event(args, service, players)).run()
         service.wait_idle(30)
         if whole:
             finished.wait(10)
@@ -405,7 +407,7 @@ def _demo_web(args: argparse.Namespace, url: str, prefix: str, protocol: str):
     from tablesvc.web.server import parse_listen
 
     password = secrets.token_urlsafe(6)
-    key = broadcast_demo.broadcast_key(args)
+    key = broadcast_key(args)
     try:
         host, port = parse_listen(args.web)
     except ValueError as exc:
