@@ -173,7 +173,8 @@ def _seat(seat, name, score, concealed, *, drawn=None, melds=(), shanten=1, wait
             "furiten": furiten, "ukeire": ukeire or {}, "deal_in": deal_in or {}}
 
 
-def hands_payload(seq: int, *, scores=(25000, 25000, 25000, 25000), ann_riichi=False, turn="N", delay=0):
+def hands_payload(seq: int, *, scores=(25000, 25000, 25000, 25000), ann_riichi=False, turn="N", delay=0,
+                  kokushi=False):
     """Ann: 2345678m 234p 555s, six waits (1m 2m 4m 5m 7m 8m); Bob: four melds (pon E, chi 345s, pon 7p,
     added kan 9m) waiting on 3p alone; Cat: tenpai on 6s with none left (karaten); Dan, to act: 2-shanten,
     his 1m and 4m deal in to Ann, his 3p to Bob."""
@@ -181,6 +182,10 @@ def hands_payload(seq: int, *, scores=(25000, 25000, 25000, 25000), ann_riichi=F
                 shanten=0, riichi=ann_riichi, waits={"1m": {"wall": 2, "unseen": 3}, "2m": {"wall": 1, "unseen": 2},
                                                      "4m": {"wall": 0, "unseen": 1}, "5m": {"wall": 2, "unseen": 2},
                                                      "7m": {"wall": 3, "unseen": 3}, "8m": {"wall": 1, "unseen": 2}})
+    if kokushi:  # thirteen orphans waiting on all thirteen: no cap on the waits shown
+        orphans = ["1m", "9m", "1p", "9p", "1s", "9s", "E", "S", "W", "N", "P", "F", "C"]
+        ann = _seat("E", "Ann", scores[0], orphans, shanten=0, riichi=ann_riichi, furiten=True,
+                    waits={t: {"wall": i % 4, "unseen": 3} for i, t in enumerate(orphans)})
     bob = _seat("S", "Bob", scores[1], ["3p"], shanten=0, waits={"3p": {"wall": 2, "unseen": 2}}, melds=[
         {"kind": "pon", "tiles": ["E", "E", "E"], "called": "E", "from": "E"},
         {"kind": "chi", "tiles": ["3s", "4s", "5sr"], "called": "3s", "from": "E"},
@@ -421,9 +426,20 @@ def test_every_scene_from_the_feed(broker, web, publisher, browser):
     shot(browser, "broadcast-hands-720", backdrop=True)
     viewport(browser, 1920, 1080)
 
+    # ---- thirteen waits: they wrap inside the row, which grows; still nothing overlaps
+    publisher.send("broadcast/hands", hands_payload(13, scores=(33300, 25000, 25000, 16700), ann_riichi=True,
+                                                     kokushi=True), retain=True)
+    wait_js(browser, "document.body.dataset.hands === '13'")
+    assert len(attrs(browser, ".seat-row[data-seat='E'] .wait", "data-tile")) == 13
+    still(browser)
+    check_layout(browser, 1920, 1080)
+    tops = {round(b[1]) for b in boxes(browser, ".seat-row[data-seat='E'] .wait")}
+    assert len(tops) >= 2  # on more than one line
+    shot(browser, "broadcast-hands-13-waits-1080", backdrop=True)
+
     # ---- one seat (a hand camera's scene)
     browser.get(scene(web, "seat", "&seat=S"))
-    wait_js(browser, "document.body.dataset.hands === '12'")
+    wait_js(browser, "document.body.dataset.hands === '13'")
     assert attrs(browser, ".seat-row", "data-seat") == ["S"]
     assert not boxes(browser, ".side")
     shot(browser, "broadcast-seat-1080", backdrop=True)
@@ -526,7 +542,8 @@ def test_the_demo_plays_every_hand_onto_the_scenes(mosquitto, browser):
         assert all(re.fullmatch(r"http://127\.0\.0\.1:\d+/broadcast/club/t1/\w+\?key=[\w-]{24}(&seat=E)?", u)
                    for u in scenes.values()), scenes
         hands = sub.of("broadcast/hands")
-        assert len(hands) > 20  # every change of the hand in play
+        # at --speed 0 the hands and the table's events cross; a state goes out when they agree
+        assert len(hands) >= 5 and [h["seq"] for h in hands] == sorted(h["seq"] for h in hands)
         last = hands[-1]
         browser.get(scenes["hands"])
         wait_js(browser, f"document.body.dataset.hands === '{last['seq']}'")
@@ -577,3 +594,36 @@ def test_on_the_shipped_acl_only_the_broadcast_account_brings_the_hands(deployed
         table.disconnect()
         right.stop()
         wrong.stop()
+
+
+def test_the_broadcast_settings_are_checked(tmp_path, capsys):
+    """``[web] broadcast_key`` and ``broadcast_broker`` reach the server; a short key or a broker that is no URL is
+    refused with the file, line and key; so are the command's options."""
+    from tablesvc.cli import main
+    from tablesvc.cli.web import make_server
+    from tablesvc.config import ConfigError, load_web_config
+
+    good = tmp_path / "web.toml"
+    good.write_text(f'[web]\nbroadcast_key = "{KEY}"\nbroadcast_broker = "mqtt://broadcast:pw@broker:1883"\n')
+    web, _, _ = load_web_config(good)
+    assert (web.broadcast_key, web.broadcast_broker) == (KEY, "mqtt://broadcast:pw@broker:1883")
+    from tablesvc.mqtt.link import BrokerURL
+
+    server = make_server(BrokerURL.parse("mqtt://web:pw@broker:1883"), web, listen=("127.0.0.1", 0))
+    link = server.broadcast_link
+    assert server.settings.broadcast_key == KEY and link is not None
+    assert (link.url.username, link.url.host) == ("broadcast", "broker")
+    assert make_server(BrokerURL.parse("mqtt://broker"), load_web_config(_toml(tmp_path, ""))[0],
+                       listen=("127.0.0.1", 0)).broadcast_link is None  # no key: no scenes, no connection
+    with pytest.raises(ConfigError, match=r"line 2: \[web\] broadcast_key: use at least 16"):
+        load_web_config(_toml(tmp_path, 'broadcast_key = "short"'))
+    with pytest.raises(ConfigError, match=r"line 2: \[web\] broadcast_broker: .*scheme"):
+        load_web_config(_toml(tmp_path, 'broadcast_broker = "http://broker"'))
+    assert main(["web", "--broadcast-key", "short"]) == 2
+    assert "--broadcast-key: use at least 16" in capsys.readouterr().err
+
+
+def _toml(tmp_path, line: str):
+    path = tmp_path / "bad.toml"
+    path.write_text(f"[web]\n{line}\n")
+    return path
