@@ -541,12 +541,17 @@ def test_the_demo_plays_every_hand_onto_the_scenes(mosquitto, browser):
         assert list(scenes) == ["hands", "seat", "cards", "intro", "stats"]
         assert all(re.fullmatch(r"http://127\.0\.0\.1:\d+/broadcast/club/t1/\w+\?key=[\w-]{24}(&seat=E)?", u)
                    for u in scenes.values()), scenes
-        hands = sub.of("broadcast/hands")
+        browser.get(scenes["hands"])
+        deadline = time.monotonic() + 15
+        while True:  # the scene shows the table's latest payload (one may still be on its way)
+            hands = sub.of("broadcast/hands")
+            last = hands[-1]
+            if browser.execute_script("return document.body.dataset.hands") == str(last["seq"]):
+                break
+            assert time.monotonic() < deadline, f"the scene never showed payload {last['seq']}"
+            time.sleep(0.05)
         # at --speed 0 the hands and the table's events cross; a state goes out when they agree
         assert len(hands) >= 5 and [h["seq"] for h in hands] == sorted(h["seq"] for h in hands)
-        last = hands[-1]
-        browser.get(scenes["hands"])
-        wait_js(browser, f"document.body.dataset.hands === '{last['seq']}'")
         for seat in last["seats"]:
             shown = attrs(browser, f".seat-row[data-seat='{seat['seat']}'] .concealed .tile", "data-tile")
             assert shown == seat["concealed"], seat["seat"]
