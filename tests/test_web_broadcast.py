@@ -632,3 +632,34 @@ def _toml(tmp_path, line: str):
     path = tmp_path / "bad.toml"
     path.write_text(f"[web]\n{line}\n")
     return path
+
+
+def test_a_chombo_card_waits_for_the_hands_delay(broker, web, publisher):
+    """A tournament stream runs behind: a chombo on the public ``results`` reaches the scenes' stream only after
+    the delay the hands carry (``delay_s``), never before the hand it ends is shown."""
+    table = "delayed"
+    payload = hands_payload(50, delay=2)
+    publisher.client.publish(f"tablesvc/{SITE}/{table}/broadcast/hands", json.dumps(payload), qos=1,
+                             retain=True).wait_for_publish(10)
+    deadline = time.monotonic() + 10
+    while web.app.state.broadcast.delay((SITE, table)) != 2:
+        assert time.monotonic() < deadline, "the delayed hands never came"
+        time.sleep(0.02)
+    conn = http.client.HTTPConnection("127.0.0.1", web.port, timeout=10)
+    conn.request("GET", f"/broadcast/sse/{SITE}/{table}?key={KEY}")
+    stream = conn.getresponse()
+    seen = b""
+    while b"event: cards" not in seen:  # the stream's first cards: none yet
+        seen += stream.fp.readline()
+    assert b"chombo" not in seen
+    sent = time.monotonic()
+    publisher.client.publish(f"tablesvc/{SITE}/{table}/results", json.dumps(
+        {"schema": 1, "seq": 51, "type": "hand_result", "hand": "E2-1", "result": "chombo", "chombo": 1,
+         "chombo_name": "Bob", "deltas": [4000, -12000, 4000, 4000], "wins": []}), qos=1).wait_for_publish(10)
+    while True:
+        line = stream.fp.readline()
+        if line.startswith(b"data:") and b"chombo" in line:
+            break
+    waited = time.monotonic() - sent
+    conn.close()
+    assert 2.0 <= waited < 4.0, f"the chombo's card came {waited:.2f} s after the chombo (delay 2 s)"

@@ -299,12 +299,22 @@ def broadcast_routes(feed: BroadcastFeed, store: Store, key: str, static: Any, *
 
             first_seen: dict[str, float] = {}
 
-            def table_cards() -> list[dict[str, Any]]:
-                """The chombos and penalties in the order they were given (oldest first): a penalty's own time,
-                a chombo's journal entry's, else when this stream first saw it."""
+            def chombos() -> list[dict[str, Any]]:
                 t = store.table(*where)
-                cards = chombo_cards(list(t.results) if t is not None else [], lambda seq: _entry_time(t, seq)) \
-                    + [dict(c) for c in shown["penalties"]]
+                return chombo_cards(list(t.results) if t is not None else [], lambda seq: _entry_time(t, seq))
+
+            released: set[str] = set()  # the chombos shown: each once the hands' delay has passed since it
+            for c in chombos():
+                due = (c["at"] + feed.delay(where) - time.time()) if c.get("at") is not None else 0.0
+                if due > 0:
+                    loop.call_later(due, lambda ids={c["id"]}: release(ids))
+                else:
+                    released.add(c["id"])
+
+            def table_cards() -> list[dict[str, Any]]:
+                """The chombos released and the penalties, in the order they were given (oldest first): a
+                penalty's own time, a chombo's journal entry's, else when this stream first saw it."""
+                cards = [c for c in chombos() if c["id"] in released] + [dict(c) for c in shown["penalties"]]
                 for c in cards:
                     when = c.pop("at", None)
                     first_seen.setdefault(c["id"], when if when is not None else time.time())
@@ -324,8 +334,13 @@ def broadcast_routes(feed: BroadcastFeed, store: Store, key: str, static: Any, *
                         sub._put(None)
                         return
                     if message.kind == "results":
-                        cards = table_cards()
-                        loop.call_later(feed.delay(where), show_cards, cards)
+                        fresh = {c["id"] for c in chombos()} - released
+                        if fresh:
+                            loop.call_later(feed.delay(where), release, fresh)
+
+            def release(ids: set[str]) -> None:
+                released.update(ids)
+                show_cards(table_cards())
 
             async def penalties_now() -> None:
                 t = store.table(*where)
