@@ -112,11 +112,11 @@ def test_waits_and_tiles_left_are_exact_on_every_recorded_win_and_draw():
 
 @pytest.mark.skipif(not FILES, reason="../shared/data/tenhou-mjlog not found beside the checkout")
 def test_table_shanten_is_the_packages_on_every_hand_of_the_records():
-    """Every concealed hand of every state of 30 games (13 and 14 tiles, open hands' fewer), and each hand
+    """Every concealed hand of every state of 8 games (13 and 14 tiles, open hands' fewer), and each hand
     with one more tile of every kind (what ukeire asks): the tables answer as the package does."""
     package = Shanten()
     compared = 0
-    for path in FILES[:30]:
+    for path in FILES[:8]:
         engine = Engine()
         seen = set()
         for event in load_record(path).events:
@@ -140,4 +140,4 @@ def test_table_shanten_is_the_packages_on_every_hand_of_the_records():
                             assert fast_shanten(counts) == package.calculate_shanten(counts), (path.name, key, k)
                             counts[k] -= 1
                 compared += 1
-    assert compared > 10000
+    assert compared > 2000
