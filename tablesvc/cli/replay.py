@@ -52,6 +52,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--strict", action="store_true",
                    help="compare each hand with the record's own deltas and stop at the first difference")
     p.add_argument("--export", nargs=2, metavar=("FORMAT", "OUT"), help="also write the game as mjai or tenhou6")
+    feed = p.add_argument_group("playing the game onto the feed, as a live table publishes it")
+    feed.add_argument("--feed", action="store_true",
+                      help="publish the game to --broker as a table of its own, paced by --speed, every hand on "
+                      "broadcast/hands (docs/mqtt.md)")
+    feed.add_argument("--broker", metavar="URL", help="the broker, mqtt://user:password@host:1883 (a table "
+                      "service's account, <site>/<table> under the shipped ACL)")
+    feed.add_argument("--speed", type=float, default=1.0, help="1 real time (default), 10 ten times faster, "
+                      "0 as fast as it goes")
+    feed.add_argument("--site", default="replay", help="the site in the topics (default replay)")
+    feed.add_argument("--table", default="table-1", help="the table in the topics (default table-1)")
+    feed.add_argument("--delay", type=float, default=0.0, metavar="SECONDS",
+                      help="hold broadcast/hands back this long, as an organiser's delay (default 0)")
     p.set_defaults(run=run)
 
 
@@ -59,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
     if args.analysis and not args.json:
         print("tablesvc replay: --analysis writes JSON lines: give --json too", file=sys.stderr)
         return 2
+    if args.feed:
+        return _feed(args)
     try:
         record = load_record(args.game_file, args.format)
         report = replay(record, strict=args.strict, rules=args.rules)
@@ -85,6 +99,39 @@ def run(args: argparse.Namespace) -> int:
         print(f"tablesvc replay: note: {report.stopped}", file=sys.stderr)
     if args.export:
         return _export(args.export[0], Path(args.export[1]), report)
+    return 0
+
+
+def _feed(args: argparse.Namespace) -> int:
+    """``--feed``: the record played onto the broker by a table service of its own."""
+    from tablesvc.config import ConfigError
+    from tablesvc.feed_replay import feed_config, play_onto_feed, temporary_data_dir
+
+    if not args.broker:
+        print("tablesvc replay: --feed needs --broker mqtt://host:1883", file=sys.stderr)
+        return 2
+    if args.speed < 0 or args.delay < 0:
+        print("tablesvc replay: --speed and --delay are 0 or more", file=sys.stderr)
+        return 2
+    try:
+        record = load_record(args.game_file, args.format)
+        replay(record, rules=args.rules)  # a record the engine refuses stops here, with the reason
+        config = feed_config(args.broker, site=args.site, table=args.table, data_dir=temporary_data_dir(),
+                             delay_s=args.delay)
+    except (RecordError, Mismatch, ConfigError) as exc:
+        print(f"tablesvc replay: {exc}", file=sys.stderr)
+        return 1
+    base = config.topics.base
+    print(f"playing {args.game_file} onto {base}/... at speed {args.speed:g}; hands on {base}/broadcast/hands "
+          f"(delay {args.delay:g} s)", flush=True)
+    try:
+        played = play_onto_feed(record, config, speed=args.speed)
+    except RuntimeError as exc:
+        print(f"tablesvc replay: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    print(f"{played} events played")
     return 0
 
 
