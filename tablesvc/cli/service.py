@@ -342,7 +342,10 @@ ids = ["PNL1"]
         service.inbox.put(("cmd", IncomingMessage(f"{base}/cmd", json.dumps(command).encode())))
 
     try:
-        TableSimulator(record, outputs, speed=args.speed, start_game=start, after_event=players).run()
+        from hardware_sims.hands import hands_feeder  # the simulator knows every hand: broadcast/hands
+
+        TableSimulator(record, outputs, speed=args.speed, start_game=start,
+                       after_event=hands_feeder(service.hands, players)).run()
         service.wait_idle(30)
         if whole:
             finished.wait(10)
