@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, fields, is_dataclass
 from dataclasses import replace as _replace
 from pathlib import Path
+from typing import Protocol
 
 from tablesvc.archive import is_journal, load_game, to_record
 from tablesvc.engine.engine import Engine, Rejected
@@ -25,8 +26,17 @@ from tablesvc.rules.ruleset import PRESETS, UnknownRuleSetError, get_ruleset
 from tablesvc.service.journal import JournalError
 from tablesvc.tiles import Tile
 
-__all__ = ["KNOWN_LOBBY_RULES", "LobbyRule", "Mismatch", "Refused", "ReplayReport", "explain_by_lobby_rules",
+__all__ = ["KNOWN_LOBBY_RULES", "LobbyRule", "Mismatch", "Refused", "ReplayReport", "ReplayWatch",
+           "explain_by_lobby_rules",
            "load_record", "replay"]
+
+
+class ReplayWatch(Protocol):
+    """Sees each state of a replay: before an event, and after it with what the engine concluded."""
+
+    def before(self, state: GameState, event: Event) -> None: ...
+
+    def after(self, state: GameState, index: int, event: Event, outputs: list) -> None: ...
 
 
 class Mismatch(AssertionError):
@@ -79,8 +89,12 @@ def _detect(text: str) -> str:
     return "mjai"
 
 
-def replay(record: RecordedGame, *, strict: bool = False, rules: str | None = None) -> ReplayReport:
+def replay(record: RecordedGame, *, strict: bool = False, rules: str | None = None,
+           watch: ReplayWatch | None = None) -> ReplayReport:
     """Play ``record``; with ``strict`` raise :class:`Mismatch` at the first disagreement.
+
+    ``watch`` sees every state of the one engine that plays the record, before and after each event (the
+    analysis of ``replay --analysis`` reads them there, with no second engine).
 
     Without ``strict`` disagreements are collected in the report. An event
     the engine refuses always stops the replay with the engine's reason. A
@@ -106,12 +120,16 @@ def replay(record: RecordedGame, *, strict: bool = False, rules: str | None = No
             hand_index += 1
             if hand_index < len(record.hands):
                 _check_start(engine.state, record.hands[hand_index], disagree)
+        if watch is not None:
+            watch.before(engine.state, event)
         try:
             outputs = engine.apply(event)
         except Rejected as exc:
             report.state = engine.state
             where = _where(record, hand_index)
             raise Refused(f"{where}: event {index} ({event.type}) refused: {exc}", report) from None
+        if watch is not None:
+            watch.after(engine.state, index, event, outputs)
         for out in outputs:
             if isinstance(out, HandResult):
                 report.hands.append(out)

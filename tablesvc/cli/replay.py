@@ -86,7 +86,12 @@ def run(args: argparse.Namespace) -> int:
         return 1
     stop: Mismatch | None = None
     try:
-        report = replay(record, strict=args.strict, rules=args.rules)
+        watch = None
+        if args.analysis:
+            from tablesvc.analysis.replay import RecordAnalyst
+
+            watch = RecordAnalyst(lines=True)
+        report = replay(record, strict=args.strict, rules=args.rules, watch=watch)
     except Mismatch as exc:
         if exc.report is None:
             raise
@@ -99,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     print(json.dumps({"rules": rules, "rules_from": origin}) if args.json else
           f"rules: {rules} ({_ORIGIN[origin]})")
     if args.analysis and stop is None:
-        _print_analysis(record, args.rules)
+        _print_analysis(watch.items)
     else:
         for hand in report.hands:  # every hand played, also those before a refusal or a difference
             print(json.dumps(_hand_json(hand)) if args.json else _hand_line(hand, players))
@@ -155,12 +160,12 @@ def _feed(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_analysis(record, rules: str | None) -> None:
-    """The hands with their waits, each after the lines of its states (the record has been replayed)."""
-    from tablesvc.analysis.replay import AnalysedHand, analyse_record
+def _print_analysis(items: list) -> None:
+    """The hands with their waits, each after the lines of its states, as the replay's watch kept them."""
+    from tablesvc.analysis.replay import AnalysedHand
 
     seats = "ESWN"
-    for item in analyse_record(record, rules=rules, lines=True):
+    for item in items:
         if isinstance(item, AnalysedHand):
             data = _hand_json(item.result)
             for win, result in zip(data["wins"], item.result.wins, strict=True):
