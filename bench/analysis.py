@@ -159,11 +159,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=0, help="how many games (default: all)")
     parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--quick", action="store_true", help="5 games, 40 discards (what the tests run)")
+    parser.add_argument("--quick", action="store_true", help="3 games, 40 discards (what the tests run)")
     args = parser.parse_args()
     files = sorted(args.data.glob("*.mjlog"))
     if args.quick:
-        files = files[:5]
+        files = files[:3]
     elif args.games:
         files = files[:args.games]
     if not files:
