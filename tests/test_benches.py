@@ -113,7 +113,20 @@ def check_clock(out: str) -> None:
     assert p50 <= p99 < 5000, line
 
 
+def check_analysis(out: str) -> None:
+    assert number(r"states analysed\s+(\d+)", out) > 1000
+    median = number(r"analysis per state\s+median\s+(\d+) us", out)
+    assert 0 < median <= number(r"analysis per state.*p99\s+(\d+)", out)
+    assert number(r"mahjong shanten, 4 hands\s+median\s+(\d+) us", out) > 0
+    plain = number(r"replay, full checks\s+(\d+) hands/s", out)
+    assert 0 < number(r"replay \+ every state\s+(\d+) hands/s", out) < plain
+    line = next(line for line in out.splitlines() if line.startswith("discard -> broadcast/hands"))
+    p50, p99 = number(r"p50\s+([\d.]+) ms", line), number(r"p99\s+([\d.]+) ms", line)
+    assert "(40 discards" in line and 0 < p50 <= p99 < 5000
+
+
 CHECKS: dict[str, tuple[Callable[[str], None], bool]] = {  # bench -> (check, needs ../shared/data)
+    "analysis": (check_analysis, True),
     "score": (check_score, False),
     "replay": (check_replay, True),
     "pipeline": (check_pipeline, False),

@@ -23,13 +23,13 @@ from typing import Any
 from tablesvc.analysis.broadcast import SEAT_LETTERS, seat_json
 from tablesvc.analysis.seats import Analyst, SeatAnalysis, WaitCount
 from tablesvc.engine.engine import Engine
-from tablesvc.engine.events import ExhaustiveDraw, GameStart, Ron, Tsumo
+from tablesvc.engine.events import Event, ExhaustiveDraw, GameStart, Ron, Tsumo
 from tablesvc.engine.results import HandResult
 from tablesvc.engine.state import GameState, Step
 from tablesvc.formats.record import RecordedGame
 from tablesvc.tiles import Tile
 
-__all__ = ["AnalysedHand", "StateLine", "analyse_record", "waits_json"]
+__all__ = ["AnalysedHand", "RecordAnalyst", "StateLine", "analyse_record", "waits_json"]
 
 _KIND_NAMES = [Tile.of(k).mjai for k in range(34)]
 Waits = dict[str, dict[str, int]]
@@ -59,29 +59,48 @@ class StateLine:
     data: dict[str, Any]
 
 
+class RecordAnalyst:
+    """Watches a replay (:func:`tablesvc.replay.replay`'s ``watch``) and keeps what the analysis adds, in
+    order: an :class:`AnalysedHand` at each hand's end and, with ``lines``, a :class:`StateLine` per state."""
+
+    def __init__(self, *, lines: bool = False) -> None:
+        self.lines = lines
+        self.analyst = Analyst()
+        self.items: list[StateLine | AnalysedHand] = []
+        self._wins: dict[int, Waits] = {}
+        self._tenpai: dict[int, Waits] | None = None
+
+    def before(self, state: GameState, event: Event) -> None:
+        self._wins, self._tenpai = {}, None
+        if state.hand is None:
+            return
+        if isinstance(event, Tsumo | Ron):
+            self._wins = _win_waits(self.analyst, state, event)
+        elif isinstance(event, ExhaustiveDraw):
+            ready = self.analyst.analyse(state, waits_only=True)
+            self._tenpai = {seat: waits_json(a) for seat, a in enumerate(ready) if a is not None and a.waits}
+
+    def after(self, state: GameState, index: int, event: Event, outputs: list) -> None:
+        for out in outputs:
+            if isinstance(out, HandResult):
+                self.items.append(AnalysedHand(out, win_waits=self._wins, tenpai=self._tenpai))
+        if self.lines and state.hand is not None:
+            self.items.append(StateLine(index, event.type, state_json(state, self.analyst.analyse(state))))
+
+
 def analyse_record(record: RecordedGame, *, rules: str | None = None, lines: bool = False
                    ) -> Iterator[StateLine | AnalysedHand]:
-    """At each hand's end its :class:`AnalysedHand`; with ``lines`` also every state's :class:`StateLine`.
-    A record the engine refuses raises the engine's ``Rejected`` (the replay reports it first)."""
+    """At each hand's end its :class:`AnalysedHand`; with ``lines`` also every state's :class:`StateLine`
+    (the record played by an engine of its own; a refused event raises the engine's ``Rejected``)."""
     engine = Engine()
-    analyst = Analyst()
+    watch = RecordAnalyst(lines=lines)
     for index, event in enumerate(record.events):
         if rules is not None and isinstance(event, GameStart):
             event = replace(event, rules=rules)
-        wins: dict[int, Waits] = {}
-        tenpai: dict[int, Waits] | None = None
-        state = engine.state
-        if isinstance(event, Tsumo | Ron) and state.hand is not None:
-            wins = _win_waits(analyst, state, event)
-        elif isinstance(event, ExhaustiveDraw) and state.hand is not None:
-            ready = analyst.analyse(state)
-            tenpai = {seat: waits_json(a) for seat, a in enumerate(ready) if a is not None and a.waits}
-        outputs = engine.apply(event)
-        for out in outputs:
-            if isinstance(out, HandResult):
-                yield AnalysedHand(out, win_waits=wins, tenpai=tenpai)
-        if lines and engine.state.hand is not None:
-            yield StateLine(index, event.type, state_json(engine.state, analyst.analyse(engine.state)))
+        watch.before(engine.state, event)
+        watch.after(engine.state, index, event, engine.apply(event))
+        yield from watch.items
+        watch.items.clear()
 
 
 def _win_waits(analyst: Analyst, state: GameState, event: Tsumo | Ron) -> dict[int, Waits]:
@@ -93,11 +112,12 @@ def _win_waits(analyst: Analyst, state: GameState, event: Tsumo | Ron) -> dict[i
         if s.hand is None:
             return {seat: {}}
         if len(s.hand) % 3 == 1:  # the draw was not seen: the winning tile is still in the wall
-            return {seat: waits_json(analyst.analyse(state, only=(seat,))[seat])}
+            return {seat: waits_json(analyst.analyse(state, only=(seat,), waits_only=True)[seat])}
         drawn = s.drawn if s.drawn is not None else event.win_tile
         if drawn is None:
             return {seat: {}}
-        a = analyst.analyse(state, drawn=[drawn if i == seat else None for i in range(4)], only=(seat,))[seat]
+        a = analyst.analyse(state, drawn=[drawn if i == seat else None for i in range(4)], only=(seat,),
+                            waits_only=True)[seat]
         return {seat: waits_json(_moved(a, [drawn], wall=True))}
     if h.step is Step.CHANKAN and h.kakan is not None:
         moved = [h.kakan[1]]
@@ -107,7 +127,7 @@ def _win_waits(analyst: Analyst, state: GameState, event: Tsumo | Ron) -> dict[i
         melds = h.seats[event.from_seat].melds
         moved = list(melds[-1].tiles) if melds else []
     seats = [c.seat for c in event.claims]
-    analysis = analyst.analyse(state, only=seats)
+    analysis = analyst.analyse(state, only=seats, waits_only=True)
     return {seat: waits_json(_moved(analysis[seat], moved, wall=False)) for seat in seats}
 
 

@@ -145,11 +145,12 @@ class Analyst:
         self.recomputed = 0  # seats whose shape was computed afresh (the rest came from the last event)
 
     def analyse(self, state: GameState, hands: Sequence[Sequence[Tile] | None] | None = None,
-                drawn: Sequence[Tile | None] | None = None, *, only: Sequence[int] | None = None
-                ) -> list[SeatAnalysis | None]:
+                drawn: Sequence[Tile | None] | None = None, *, only: Sequence[int] | None = None,
+                waits_only: bool = False) -> list[SeatAnalysis | None]:
         """Every seat's analysis (None where its hand is unknown, and outside a hand). ``hands`` and
         ``drawn`` (each seat's drawn tile) default to what the state knows; ``only``: these seats alone
-        (the others None, and no deal-in)."""
+        (the others None, and no deal-in); ``waits_only``: the waits and their counts, no shanten beyond
+        ready or not, no ukeire, no deal-in (what a replay's wins and draws need)."""
         h = state.hand
         if h is None:
             return [None] * 4
@@ -166,8 +167,8 @@ class Analyst:
             if hand is None or (only is not None and seat not in only):
                 result.append(None)
                 continue
-            result.append(self._seat(h, seat, hand, drawn[seat], out_of_wall, public))
-        if h.step is Step.DISCARD and only is None:
+            result.append(self._seat(h, seat, hand, drawn[seat], out_of_wall, public, waits_only))
+        if h.step is Step.DISCARD and only is None and not waits_only:
             actor = result[h.turn]
             hand = hands[h.turn]
             if actor is not None and hand is not None:
@@ -175,7 +176,7 @@ class Analyst:
         return result
 
     def _seat(self, h: HandState, seat: int, hand: Sequence[Tile], drawn: Tile | None, out_of_wall: list[int],
-              public: list[int]) -> SeatAnalysis:
+              public: list[int], waits_only: bool = False) -> SeatAnalysis:
         s = h.seats[seat]
         tiles = list(hand)
         if drawn is not None and len(tiles) % 3 == 2 and drawn in tiles:
@@ -188,6 +189,12 @@ class Analyst:
         cached = self._shapes[seat]
         if cached is not None and cached[0] == key:
             shape = cached[1]
+        elif waits_only:
+            held = list(counts)
+            for k in melds:
+                held[k] += 4
+            found = tuple(k for k in sorted(waits_counts(counts)) if held[k] < 4) if sum(counts) % 3 == 1 else ()
+            shape = Shape(0 if found else 1, found, found)  # 1: not ready (how far is not asked)
         else:
             held = list(counts)
             for k in melds:

@@ -1,12 +1,9 @@
-"""``tablesvc demo --broadcast``: the demo's table with every hand known, and the broadcast scenes to watch it.
+"""``tablesvc demo --broadcast``: the broadcast scenes of the demo's table, behind a key made up for the run.
 
-The simulator plays a full-information record (a generated game, or a
-recorded one with ``--game``); beside the table devices, a follower plays
-the same record and gives the table service every seat's hand after each
-event (:meth:`TableService.hands <tablesvc.service.table_service.TableService.hands>`),
-as seat cameras would. The service then publishes ``broadcast/hands``, and
-the demo's web server serves the broadcast scenes behind a key made up for
-the run, whose addresses the demo prints.
+The demo's table knows every hand (the simulator's, given to the service as
+seat cameras would: :mod:`hardware_sims.hands`) and publishes them on
+``broadcast/hands``; with ``--broadcast`` its web server also serves the
+broadcast scenes, and the demo prints their addresses.
 """
 
 from __future__ import annotations
@@ -14,66 +11,24 @@ from __future__ import annotations
 import argparse
 import logging
 import secrets
-from collections.abc import Callable
 from typing import Any
 
-__all__ = ["HandsFollower", "add_options", "after_event", "broadcast_key", "print_scenes"]
+__all__ = ["add_options", "broadcast_key", "print_scenes"]
 
 log = logging.getLogger(__name__)
 
 
 def add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--broadcast", action="store_true",
-                   help="every hand known (the simulator's, as seat cameras would see them): the table publishes "
-                   "broadcast/hands with each seat's waits, tiles left and shanten, and the web server serves the "
-                   "broadcast scenes for OBS (hands, one seat, cards, intro, statistics) behind a key made up for "
-                   "the run; their addresses are printed")
+                   help="the web server also serves the broadcast scenes for OBS (every hand with its waits, tiles "
+                   "left and shanten, one seat, cards, intro, statistics) behind a key made up for the run, and "
+                   "their addresses are printed (the demo's table publishes every hand on broadcast/hands: the "
+                   "simulator knows them, as seat cameras would)")
 
 
 def broadcast_key(args: argparse.Namespace) -> str | None:
     """The scenes' key for this run (None without ``--broadcast``)."""
     return secrets.token_urlsafe(18) if getattr(args, "broadcast", False) else None
-
-
-class HandsFollower:
-    """Plays the record beside the table and hands every seat's hand to the service after each event."""
-
-    def __init__(self, give: Callable[[Any], None]) -> None:
-        from tablesvc.analysis.follow import RecordHands
-
-        self.follow = RecordHands()
-        self.give = give
-        self.broken = False
-
-    def __call__(self, event: Any) -> None:
-        if self.broken:
-            return
-        from tablesvc.engine.engine import Rejected
-
-        try:
-            _, seen, _ = self.follow.step(event)
-        except Rejected as exc:  # a record the engine refuses: the table says so; the hands stop here
-            log.warning("broadcast: the record's hands cannot be followed past %s: %s", type(event).__name__, exc)
-            self.broken = True
-            return
-        if seen is not None:
-            self.give(seen)
-
-
-def after_event(args: argparse.Namespace, service: Any,
-                then: Callable[[Any], None] | None) -> Callable[[Any], None] | None:
-    """The simulator's ``after_event``: ``then`` (the stick tray's players), and with ``--broadcast`` the hands
-    to the service."""
-    if not getattr(args, "broadcast", False):
-        return then
-    follower = HandsFollower(service.hands)
-
-    def both(event: Any) -> None:
-        follower(event)
-        if then is not None:
-            then(event)
-
-    return both
 
 
 def print_scenes(web: Any, site: str, table: str) -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from tablesvc.cli.arguments import rules_argument
 from tablesvc.engine.results import GameResult, HandResult, round_name
-from tablesvc.formats.record import RecordError
-from tablesvc.replay import Mismatch, ReplayReport, load_record, replay
+from tablesvc.formats.record import RecordedGame, RecordError
+from tablesvc.replay import Mismatch, Refused, ReplayReport, explain_by_lobby_rules, load_record, replay
 
 NAME = "replay"
 
@@ -27,9 +27,15 @@ The first line says which rules the game is played under and why: the record's o
 A hand's deltas are what its result moved (win or draw payments, counters, riichi sticks
 collected); each riichi deposit of the hand is listed apart, as the recorded logs do.
 
+Where the engine refuses an event, every hand played before it is printed, then the
+refusal. Where the record differs from the engine (or is refused), the message names the
+known lobby rule that would replay it exactly, when one does: 4 han 30 fu rounded up to
+mangan (kiriage=yes), the dealer keeping the deal in the last hand (dealer_stops_when_top=no),
+the deal passing after every hand (dealer_keeps_deal=no); --rules "tenhou; kiriage=yes" plays it.
+
 exit status: 0 played (a file cut short stops with a note on standard error), 1 the file
 cannot be read or the engine refuses an event, 3 --strict found a hand that differs from
-the record (the message names the hand and both values).
+the record (the message names the hand and both values; the hands before it are printed).
 """
 
 
@@ -52,6 +58,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--strict", action="store_true",
                    help="compare each hand with the record's own deltas and stop at the first difference")
     p.add_argument("--export", nargs=2, metavar=("FORMAT", "OUT"), help="also write the game as mjai or tenhou6")
+    feed = p.add_argument_group("playing the game onto the feed, as a live table publishes it")
+    feed.add_argument("--feed", action="store_true",
+                      help="publish the game to --broker as a table of its own, paced by --speed, every hand on "
+                      "broadcast/hands (docs/mqtt.md)")
+    feed.add_argument("--broker", metavar="URL", help="the broker, mqtt://user:password@host:1883 (a table "
+                      "service's account, <site>/<table> under the shipped ACL)")
+    feed.add_argument("--speed", type=float, default=1.0, help="1 real time (default), 10 ten times faster, "
+                      "0 as fast as it goes")
+    feed.add_argument("--site", default="replay", help="the site in the topics (default replay)")
+    feed.add_argument("--table", default="table-1", help="the table in the topics (default table-1)")
+    feed.add_argument("--delay", type=float, default=0.0, metavar="SECONDS",
+                      help="hold broadcast/hands back this long, as an organiser's delay (default 0)")
     p.set_defaults(run=run)
 
 
@@ -59,12 +77,25 @@ def run(args: argparse.Namespace) -> int:
     if args.analysis and not args.json:
         print("tablesvc replay: --analysis writes JSON lines: give --json too", file=sys.stderr)
         return 2
+    if args.feed:
+        return _feed(args)
     try:
         record = load_record(args.game_file, args.format)
-        report = replay(record, strict=args.strict, rules=args.rules)
+    except RecordError as exc:
+        print(f"tablesvc replay: {exc}", file=sys.stderr)
+        return 1
+    stop: Mismatch | None = None
+    try:
+        watch = None
+        if args.analysis:
+            from tablesvc.analysis.replay import RecordAnalyst
+
+            watch = RecordAnalyst(lines=True)
+        report = replay(record, strict=args.strict, rules=args.rules, watch=watch)
     except Mismatch as exc:
-        print(f"tablesvc replay: {args.game_file}: {exc}", file=sys.stderr)
-        return 3
+        if exc.report is None:
+            raise
+        stop, report = exc, exc.report
     except RecordError as exc:
         print(f"tablesvc replay: {exc}", file=sys.stderr)
         return 1
@@ -72,15 +103,23 @@ def run(args: argparse.Namespace) -> int:
     rules, origin = _rules_played(report, record.rules, args.rules)
     print(json.dumps({"rules": rules, "rules_from": origin}) if args.json else
           f"rules: {rules} ({_ORIGIN[origin]})")
-    if args.analysis:
-        _print_analysis(record, args.rules)
+    if args.analysis and stop is None:
+        _print_analysis(watch.items)
     else:
-        for hand in report.hands:
+        for hand in report.hands:  # every hand played, also those before a refusal or a difference
             print(json.dumps(_hand_json(hand)) if args.json else _hand_line(hand, players))
-    if report.final is not None:
+    if report.final is not None and stop is None:
         print(json.dumps(_final_json(report.final)) if args.json else _final_text(report.final, players))
+    if stop is not None:
+        print(f"tablesvc replay: {args.game_file}: {stop}", file=sys.stderr)
     for message in report.mismatches:
         print(f"tablesvc replay: differs from the record: {message}", file=sys.stderr)
+    if stop is not None or report.mismatches:
+        _name_lobby_rule(record, rules)
+    if isinstance(stop, Refused):
+        return 1
+    if stop is not None:
+        return 3
     if report.stopped:
         print(f"tablesvc replay: note: {report.stopped}", file=sys.stderr)
     if args.export:
@@ -88,12 +127,45 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_analysis(record, rules: str | None) -> None:
-    """The hands with their waits, each after the lines of its states (the record has been replayed)."""
-    from tablesvc.analysis.replay import AnalysedHand, analyse_record
+def _feed(args: argparse.Namespace) -> int:
+    """``--feed``: the record played onto the broker by a table service of its own."""
+    from tablesvc.config import ConfigError
+    from tablesvc.feed_replay import feed_config, play_onto_feed, temporary_data_dir
+
+    if not args.broker:
+        print("tablesvc replay: --feed needs --broker mqtt://host:1883", file=sys.stderr)
+        return 2
+    if args.speed < 0 or args.delay < 0:
+        print("tablesvc replay: --speed and --delay are 0 or more", file=sys.stderr)
+        return 2
+    try:
+        record = load_record(args.game_file, args.format)
+        replay(record, rules=args.rules)  # a record the engine refuses stops here, with the reason
+        config = feed_config(args.broker, site=args.site, table=args.table, data_dir=temporary_data_dir(),
+                             delay_s=args.delay)
+    except (RecordError, Mismatch, ConfigError) as exc:
+        print(f"tablesvc replay: {exc}", file=sys.stderr)
+        return 1
+    base = config.topics.base
+    print(f"playing {args.game_file} onto {base}/... at speed {args.speed:g}; hands on {base}/broadcast/hands "
+          f"(delay {args.delay:g} s)", flush=True)
+    try:
+        played = play_onto_feed(record, config, speed=args.speed)
+    except RuntimeError as exc:
+        print(f"tablesvc replay: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    print(f"{played} events played")
+    return 0
+
+
+def _print_analysis(items: list) -> None:
+    """The hands with their waits, each after the lines of its states, as the replay's watch kept them."""
+    from tablesvc.analysis.replay import AnalysedHand
 
     seats = "ESWN"
-    for item in analyse_record(record, rules=rules, lines=True):
+    for item in items:
         if isinstance(item, AnalysedHand):
             data = _hand_json(item.result)
             for win, result in zip(data["wins"], item.result.wins, strict=True):
@@ -103,6 +175,15 @@ def _print_analysis(record, rules: str | None) -> None:
             print(json.dumps(data))
         else:
             print(json.dumps({"state": item.index, "event": item.event, "analysis": item.data}))
+
+
+def _name_lobby_rule(record: RecordedGame, rules: str) -> None:
+    """Say which known lobby rule would make the record replay exactly, when one does."""
+    found = explain_by_lobby_rules(record, rules)
+    if found is not None:
+        name, rule = found
+        print(f"tablesvc replay: the record replays exactly with --rules \"{name}\" ({rule.meaning}): it was "
+              "played under that rule", file=sys.stderr)
 
 
 _ORIGIN = {"option": "--rules", "record": "the record's own",

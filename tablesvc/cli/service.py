@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 from tablesvc.cli.arguments import rules_argument
 from tablesvc.cli.broadcast_demo import add_options as add_broadcast_options
-from tablesvc.cli.broadcast_demo import after_event as broadcast_after_event
 from tablesvc.cli.broadcast_demo import broadcast_key, print_scenes
 
 if TYPE_CHECKING:
@@ -347,8 +346,10 @@ ids = ["PNL1"]
         service.inbox.put(("cmd", IncomingMessage(f"{base}/cmd", json.dumps(command).encode())))
 
     try:
+        from hardware_sims.hands import hands_feeder  # the simulator knows every hand: broadcast/hands
+
         TableSimulator(record, outputs, speed=args.speed, start_game=start,
-                       after_event=broadcast_after_event(args, service, players)).run()
+                       after_event=hands_feeder(service.hands, players)).run()
         service.wait_idle(30)
         if whole:
             finished.wait(10)

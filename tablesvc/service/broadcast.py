@@ -142,6 +142,10 @@ class Broadcast:
     def waiting(self) -> int:
         return len(self._waiting)
 
+    def pending(self) -> list[float]:
+        """When each held-back state is due (unix seconds), in order."""
+        return [due for due, _, _ in self._waiting]
+
     def close(self) -> None:
         if self._db is not None:
             self._db.close()

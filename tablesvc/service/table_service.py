@@ -333,6 +333,21 @@ class TableService:
                     last_flush = time.monotonic()
                 self.inbox.task_done()
 
+    def submit(self, event: Event, source: str) -> None:
+        """An event from a source that is neither a device nor a referee (``tablesvc replay --feed``), handled
+        by the worker like any input (any thread; a refusal is published on ``errors``)."""
+        self.inbox.put(("event", event, source))
+
+    def broadcast_drained(self, timeout: float, stop: threading.Event | None = None) -> bool:
+        """Wait until the broadcast holds nothing back (at most ``timeout`` seconds, or until ``stop``)."""
+        deadline = time.monotonic() + timeout
+        while self.broadcast.waiting:
+            if time.monotonic() > deadline or (stop is not None and stop.wait(0.05)):
+                return False
+            if stop is None:
+                time.sleep(0.05)
+        return True
+
     def hands(self, seen: HandsSeen) -> None:
         """A full-information source's view of every hand (any thread): the one way hands come in for the
         broadcast, besides those the engine knows itself."""
@@ -397,6 +412,8 @@ class TableService:
                 if receipt is not None:
                     receipt.kept = kept
                     receipt.done.set()
+        elif kind == "event":
+            self._safe(lambda: self._submit(item[1], item[2]), item[2])
         elif kind == "hands":
             self.broadcast.hands(item[1])
             self.broadcast.changed(self.table.state, self.journal.last_seq, self.clock())
