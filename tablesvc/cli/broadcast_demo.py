@@ -9,14 +9,10 @@ broadcast scenes, and the demo prints their addresses.
 from __future__ import annotations
 
 import argparse
-import logging
 import secrets
 from typing import Any
 
 __all__ = ["add_options", "broadcast_key", "print_scenes"]
-
-log = logging.getLogger(__name__)
-
 
 def add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--broadcast", action="store_true",
