@@ -33,7 +33,7 @@ from tablesvc.engine.events import Call, HandStart
 from tablesvc.engine.results import GameResult, HandResult
 from tablesvc.mqtt.payloads import result_payload
 from tablesvc.records.player_stats import STATS, player_stats
-from tablesvc.records.store import GameInfo, RecordsStore, StoredGame, StoredSeat
+from tablesvc.records.records_db import GameInfo, RecordsStore, StoredGame, StoredSeat
 from tests import web_support
 from tests.club_games import game_one, game_three, game_two
 from tests.test_deploy_acl import PASSWORD as ACL_PASSWORD
@@ -78,7 +78,7 @@ def _club_night(store: RecordsStore) -> None:
 def _tournament(url: str) -> None:
     """A tournament whose first round seats Ann Bob Cat Dan at club/bt: Bob warned, Dan penalised 1000."""
     from tablesvc.tournament.model import PenaltyKind, Seating, SeatingMethod, Tournament
-    from tablesvc.tournament.store import NewPlayer, TournamentStore
+    from tablesvc.tournament.tournament_db import NewPlayer, TournamentStore
 
     store = TournamentStore(RecordsStore(url))
     tid = store.create(Tournament("Club Cup", "ema2016", 2))
@@ -612,7 +612,7 @@ def test_the_broadcast_settings_are_checked(tmp_path, capsys):
     good.write_text(f'[web]\nbroadcast_key = "{KEY}"\nbroadcast_broker = "mqtt://broadcast:pw@broker:1883"\n')
     web, _, _ = load_web_config(good)
     assert (web.broadcast_key, web.broadcast_broker) == (KEY, "mqtt://broadcast:pw@broker:1883")
-    from tablesvc.mqtt.link import BrokerURL
+    from tablesvc.mqtt.url import BrokerURL
 
     server = make_server(BrokerURL.parse("mqtt://web:pw@broker:1883"), web, listen=("127.0.0.1", 0))
     link = server.broadcast_link

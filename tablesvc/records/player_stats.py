@@ -1,6 +1,6 @@
 """Each player's statistics, as a stream's end-of-day slide and its player intro cards show them.
 
-Pure: stored games in (:class:`~tablesvc.records.store.StoredGame`, the hand
+Pure: stored games in (:class:`~tablesvc.records.records_db.StoredGame`, the hand
 results as the feed published them), figures out. Every figure is counted
 from what a stored hand result says (``wins`` with ``seat``, ``from``,
 ``points``, ``han``, ``melds``; ``riichi_deposits``; ``dealer``; ``tenpai``;
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tablesvc.records.store import StoredGame
+    from tablesvc.records.records_db import StoredGame
 
 __all__ = ["STATS", "PlayerStats", "Stat", "player_stats"]
 

@@ -6,7 +6,7 @@ account may read (``deploy/acl``), after the organiser's delay. The web
 server reads that topic on a connection of its own (:func:`broadcast_link`,
 ``[web] broadcast_broker``: the broadcast account's URL), keeps the latest
 payload per table in a :class:`BroadcastFeed` apart from the public
-:class:`~tablesvc.web.store.Store`, and hands it only to the routes below,
+:class:`~tablesvc.web.feed_store.Store`, and hands it only to the routes below,
 each of which asks for the broadcast key (``?key=``, ``[web] broadcast_key``;
 an OBS browser source takes a URL, so the key travels in it). The public
 store drops anything under ``broadcast/`` (its ordinary connection may get
@@ -46,7 +46,9 @@ from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route
 
 from tablesvc.web.auth import same_token
-from tablesvc.web.store import Pushed, Store, Subscription, sse
+from tablesvc.web.feed_store import Pushed, Store, Subscription, sse
+from tablesvc.web.pages import NAME_SEGMENT, STATIC
+from tablesvc.web.settings import WebSettings
 
 __all__ = ["CARDS_REFRESH", "HANDS_TOPIC", "SCENES", "BroadcastFeed", "BroadcastRecords", "broadcast_link",
            "broadcast_routes", "scene_addresses"]
@@ -152,7 +154,7 @@ class BroadcastRecords:
         with self._lock:
             if self._store is None:
                 try:
-                    from tablesvc.records.store import RecordsStore
+                    from tablesvc.records.records_db import RecordsStore
                 except ImportError as exc:
                     raise RuntimeError(f"{exc}: install the records extra (pip install 'tablesvc[records]')") from None
                 self._store = RecordsStore(self.url)
@@ -161,7 +163,7 @@ class BroadcastRecords:
     def _tournament(self) -> tuple[Any, int] | None:
         """The tournament store and id, or None where the database holds no tournament."""
         from tablesvc.tournament.model import TournamentError
-        from tablesvc.tournament.store import TournamentStore
+        from tablesvc.tournament.tournament_db import TournamentStore
 
         store = TournamentStore(self._opened())
         try:
@@ -256,10 +258,11 @@ def chombo_cards(results: list[dict[str, Any]],
     return cards
 
 
-def broadcast_routes(feed: BroadcastFeed, store: Store, key: str, static: Any, *,
-                     records: BroadcastRecords | None, keepalive: float, streams: Any,
-                     followed: Callable[[str], bool], name_ok: Callable[[str], bool]) -> list[Route]:
-    """The scenes, their stream and their data, each behind the broadcast key."""
+def broadcast_routes(feed: BroadcastFeed, store: Store, settings: WebSettings, streams: Any,
+                     records: BroadcastRecords | None) -> list[Route]:
+    """The scenes, their stream and their data, each behind the broadcast key (``settings.broadcast_key``)."""
+    key = settings.broadcast_key or ""
+    keepalive = settings.keepalive
 
     def allowed(request: Request) -> Response | None:
         if not same_token(request.query_params.get("key"), key):
@@ -267,7 +270,7 @@ def broadcast_routes(feed: BroadcastFeed, store: Store, key: str, static: Any, *
                                      "server's [web] broadcast_key says", status_code=403,
                                      headers={"Cache-Control": "no-store"})
         site, table = request.path_params["site"], request.path_params["table"]
-        if not (name_ok(site) and name_ok(table)) or not followed(site):
+        if not (NAME_SEGMENT.fullmatch(site) and NAME_SEGMENT.fullmatch(table)) or not settings.follows(site):
             return PlainTextResponse(f"no table {site}/{table} on this server", status_code=404)
         return None
 
@@ -278,7 +281,7 @@ def broadcast_routes(feed: BroadcastFeed, store: Store, key: str, static: Any, *
         if request.path_params["scene"] not in SCENES:
             return PlainTextResponse(f"no scene {request.path_params['scene']!r}: one of {', '.join(SCENES)}",
                                      status_code=404)
-        return FileResponse(str(static / "broadcast.html"), media_type="text/html",
+        return FileResponse(str(STATIC / "broadcast.html"), media_type="text/html",
                             headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
 
     async def stream(request: Request) -> Response:
