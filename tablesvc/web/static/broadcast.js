@@ -303,7 +303,15 @@ function render() {
   document.body.dataset.hands = model.hands ? String(model.hands.seq ?? "") : "";
   document.body.dataset.cards = String(model.cards.length);
   document.body.dataset.players = model.players ? "yes" : "no";
+  const seq = model.hands ? model.hands.seq : null;
+  if (seq !== null && seq !== undefined && !drawnSeqs.has(seq) && drawnSeqs.size < 5000) {
+    drawnSeqs.add(seq); // when each payload was on screen: the next frame begins once this one is painted
+    requestAnimationFrame(() => rendered.push([seq, Date.now()]));
+  }
 }
+const drawnSeqs = new Set();
+const rendered = []; // [seq, ms since the epoch] (bench/broadcast_scene.py reads them)
+const arrived = []; // [seq, ms since the epoch]: when each payload came off the stream
 
 // ------------------------------------------------------------------ data
 
@@ -348,6 +356,7 @@ on("hands", (d) => {
     settled(anim.riichi, d.seats.filter((s) => s && s.riichi).flatMap((s) => [s.seat, `row-${s.seat}`]));
   }
   model.hands = d;
+  if (arrived.length < 5000) arrived.push([d.seq, Date.now()]);
 });
 on("state", (d) => { model.state = d; });
 let cardsSeen = false;
@@ -358,5 +367,5 @@ on("cards", (d) => {
 });
 source.onopen = () => { document.body.dataset.connected = "yes"; };
 source.onerror = () => { document.body.dataset.connected = "no"; };
-window.tablesvcBroadcast = { model, source };
+window.tablesvcBroadcast = { model, source, rendered, arrived };
 schedule();
