@@ -219,19 +219,45 @@ function seatsOf(hands) {
   return SEATS.map((w) => seats.find((s) => s.seat === w)).filter(Boolean);
 }
 
+// The hands scene is updated in place: a row (or the round box with the cards) is built again only when what
+// it shows changed, so a discard redraws one or two rows, and what runs in the others (a score counting, the
+// riichi call, a card's entrance) goes on undisturbed.
+const kept = { stage: null, rowsBox: null, side: null, sideKey: null, rows: new Map() };
+
 function handsScene() {
   const hands = model.hands;
-  if (!hands) return el("div", { class: "waiting", text: "waiting for the table's hands…" });
-  const rows = seatsOf(hands).filter((s) => scene !== "seat" || s.seat === onlySeat);
-  const stage = el("div", { class: "stage" });
-  if (scene === "hands") {
-    const side = el("div", { class: "side" }, roundBox(hands));
-    const cards = recentCards(3);
-    if (cards.length) side.append(el("div", { class: "cards" }, ...cards.map((c) => card(c))));
-    stage.append(side);
+  if (!hands) { kept.stage = null; return el("div", { class: "waiting", text: "waiting for the table's hands…" }); }
+  if (!kept.stage) {
+    kept.stage = el("div", { class: "stage" });
+    kept.rowsBox = el("div", { class: "rows" });
+    kept.stage.append(kept.rowsBox);
+    kept.side = null; kept.sideKey = null; kept.rows = new Map();
   }
-  stage.append(el("div", { class: "rows" }, ...rows.map((s) => seatRow(s, hands))));
-  return stage;
+  if (scene === "hands") {
+    const cards = recentCards(3);
+    const sideKey = JSON.stringify([hands.round, hands.honba, hands.sticks, hands.wall, hands.dora, hands.delay_s, cards]);
+    if (sideKey !== kept.sideKey) {
+      const side = el("div", { class: "side" }, roundBox(hands));
+      if (cards.length) side.append(el("div", { class: "cards" }, ...cards.map((c) => card(c))));
+      if (kept.side) kept.side.replaceWith(side); else kept.stage.prepend(side);
+      kept.side = side; kept.sideKey = sideKey;
+    }
+  }
+  const seats = seatsOf(hands).filter((s) => scene !== "seat" || s.seat === onlySeat);
+  const wanted = new Set(seats.map((s) => s.seat));
+  for (const [seat, row] of kept.rows) if (!wanted.has(seat)) { row.node.remove(); kept.rows.delete(seat); }
+  let before = null;
+  for (const s of seats) {
+    const key = JSON.stringify([s, hands.turn, hands.round]);
+    const row = kept.rows.get(s.seat);
+    if (!row || row.key !== key) {
+      const node = seatRow(s, hands);
+      if (row) row.node.replaceWith(node); else if (before) before.after(node); else kept.rowsBox.prepend(node);
+      kept.rows.set(s.seat, { key, node });
+    }
+    before = kept.rows.get(s.seat).node;
+  }
+  return kept.stage;
 }
 
 function cardsScene() {
@@ -298,8 +324,9 @@ function statsScene() {
 }
 
 function render() {
-  app.replaceChildren(scene === "cards" ? cardsScene() : scene === "intro" ? introScene()
-    : scene === "stats" ? statsScene() : handsScene());
+  const shown = scene === "cards" ? cardsScene() : scene === "intro" ? introScene()
+    : scene === "stats" ? statsScene() : handsScene();
+  if (app.firstChild !== shown || app.childNodes.length !== 1) app.replaceChildren(shown);
   document.body.dataset.hands = model.hands ? String(model.hands.seq ?? "") : "";
   document.body.dataset.cards = String(model.cards.length);
   document.body.dataset.players = model.players ? "yes" : "no";
