@@ -76,11 +76,11 @@ def waits(tiles: Sequence[Tile]) -> frozenset[int]:
 
 
 def is_tenpai(tiles: Sequence[Tile]) -> bool:
-    """Ready: one tile from winning, on a tile that can still come (3.4.2: not only on one's own fourth)."""
-    counts = tiles_to_34(tiles)
-    if _SHANTEN.calculate_shanten(counts) != 0:
-        return False
-    return 4 not in counts or bool(waits_counts(counts))
+    """Ready: one tile from winning, on a tile that can still come (3.4.2: not only on one's own fourth).
+
+    For 3n+1 tiles that is a wait existing: any kind that completes the hand makes its shanten 0, so the 34
+    agari checks (about 20 us) answer alone, where the package's shanten takes 70-400 us."""
+    return bool(waits_counts(tiles_to_34(tiles)))
 
 
 def divide_counts(counts: Sequence[int]) -> list[list[list[int]]]:
