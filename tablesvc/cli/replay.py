@@ -10,7 +10,7 @@ from pathlib import Path
 from tablesvc.cli.arguments import rules_argument
 from tablesvc.engine.results import GameResult, HandResult, round_name
 from tablesvc.formats.record import RecordError
-from tablesvc.replay import Mismatch, ReplayReport, load_record, replay
+from tablesvc.replay import Mismatch, ReplayReport, load_record, replay, replay_results
 
 NAME = "replay"
 
@@ -23,6 +23,11 @@ where its first hand stands: round, counters, sticks, dealer and scores.
 The first line says which rules the game is played under and why: the record's own,
 --rules, or the default where the record does not say (with --json, an object
 {"rules", "rules_from": "record"|"option"|"default"} before the hands).
+
+--results-only plays the game the way a score sheet (or a table of phones) does: from each
+hand's result alone (the winners' hands as shown, who dealt in, the situations the tiles
+cannot show such as ippatsu or haitei, the tenpai seats of a draw, nagashi mangan, the
+riichi declarations), settled afresh by the engine and compared with the record as usual.
 
 A hand's deltas are what its result moved (win or draw payments, counters, riichi sticks
 collected); each riichi deposit of the hand is listed apart, as the recorded logs do.
@@ -48,6 +53,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object per hand, then the final result")
     p.add_argument("--strict", action="store_true",
                    help="compare each hand with the record's own deltas and stop at the first difference")
+    p.add_argument("--results-only", action="store_true",
+                   help="play the game from its hand results alone, as a score sheet or a phone table does")
     p.add_argument("--export", nargs=2, metavar=("FORMAT", "OUT"), help="also write the game as mjai or tenhou6")
     p.set_defaults(run=run)
 
@@ -55,7 +62,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         record = load_record(args.game_file, args.format)
-        report = replay(record, strict=args.strict, rules=args.rules)
+        if args.results_only and args.export:
+            print("tablesvc replay: --export writes a game tile by tile; without --results-only", file=sys.stderr)
+            return 2
+        play = replay_results if args.results_only else replay
+        report = play(record, strict=args.strict, rules=args.rules)
     except Mismatch as exc:
         print(f"tablesvc replay: {args.game_file}: {exc}", file=sys.stderr)
         return 3
