@@ -869,10 +869,15 @@ class Engine:
 
         return run
 
-    def _entry_hand(self, riichi: Sequence[int], what: str) -> HandState:
+    def _entry_hand(self, riichi: Sequence[int], what: str, hand_number: int | None) -> HandState:
         """The hand an entry ends, as it stood at its start, with its riichi sticks put down."""
         st = self.state
         self._between_hands(what)
+        if hand_number is not None and hand_number != st.hand_number:
+            last = st.results[-1].describe(st.players) if st.results else ""
+            raise Rejected(f"hand {hand_number + 1} is already entered ({last}); "
+                           f"{round_name(st.round)}-{st.honba} is being played now" if hand_number < st.hand_number
+                           else f"hand {hand_number + 1} is not being played: hand {st.hand_number + 1} is")
         if len(set(riichi)) != len(riichi):
             raise Rejected(f"riichi seats {list(riichi)}: each seat declares riichi once a hand")
         for seat in riichi:
@@ -893,7 +898,7 @@ class Engine:
         return h
 
     def _win_entry(self, e: WinEntry) -> list[Output]:
-        h = self._entry_hand(e.riichi, "a win is entered")
+        h = self._entry_hand(e.riichi, "a win is entered", e.hand_number)
         seats = [w.seat for w in e.wins]
         tsumo = e.from_seat is None
         if not seats:
@@ -1007,7 +1012,7 @@ class Engine:
                          pao=pao, hand=tuple(concealed), win_tile=win_tile, melds=melds)
 
     def _draw_entry(self, e: DrawEntry) -> list[Output]:
-        h = self._entry_hand(e.riichi, "a drawn hand is entered")
+        h = self._entry_hand(e.riichi, "a drawn hand is entered", e.hand_number)
         for seat in e.riichi:
             if not e.tenpai[seat]:
                 raise Rejected(f"{_seat_name(seat)} is in riichi and must show tenpai (riichi while noten is a "
@@ -1032,7 +1037,7 @@ class Engine:
                             dealer_continues=e.tenpai[h.dealer], honba=h.honba + 1, sticks=h.sticks, tenpai=e.tenpai)
 
     def _abort_entry(self, e: AbortEntry) -> list[Output]:
-        h = self._entry_hand(e.riichi, "an abortive draw is entered")
+        h = self._entry_hand(e.riichi, "an abortive draw is entered", e.hand_number)
         if not self.rules.abortive_draws:
             raise Rejected(f"there are no abortive draws under {self.rules.name}")
         if e.kind == "nine_terminals":
@@ -1052,7 +1057,7 @@ class Engine:
                             dealer_continues=True, honba=h.honba + 1, sticks=h.sticks)
 
     def _chombo_entry(self, e: ChomboEntry) -> list[Output]:
-        h = self._entry_hand((), "a chombo is entered")
+        h = self._entry_hand((), "a chombo is entered", e.hand_number)
         settlement = settle_chombo(e.seat, h.dealer, self.rules)
         for seat, amount in enumerate(settlement.final_penalties):
             self.state.penalties[seat] += amount

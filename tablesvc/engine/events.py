@@ -312,6 +312,9 @@ class TimeUp(Event):
 # ------------------------------------------------------------------ a game played by its results
 # A table without devices (the players' phones) tells the engine each hand's result at once, the way a score
 # sheet does: the engine scores it, settles it and moves the game on exactly as for a hand seen tile by tile.
+# Each entry may name the ``hand_number`` it is for (the game's hands so far, a chombo's replayed hand counted):
+# an entry for a hand already entered is refused, so that two phones entering the same hand at once enter it
+# once, the first to arrive.
 
 
 @dataclass(frozen=True)
@@ -359,6 +362,7 @@ class WinEntry(Event):
     riichi: tuple[int, ...] = ()
     dora: Hand = ()
     ura: Hand = ()
+    hand_number: int | None = None
 
 
 @dataclass(frozen=True)
@@ -370,6 +374,7 @@ class DrawEntry(Event):
     tenpai: tuple[bool, bool, bool, bool]
     riichi: tuple[int, ...] = ()
     nagashi: tuple[int, ...] = ()
+    hand_number: int | None = None
 
 
 @dataclass(frozen=True)
@@ -381,6 +386,7 @@ class AbortEntry(Event):
     kind: str
     seat: int | None = None
     riichi: tuple[int, ...] = ()
+    hand_number: int | None = None
 
 
 @dataclass(frozen=True)
@@ -390,6 +396,7 @@ class ChomboEntry(Event):
     type: ClassVar[str] = "chombo_entry"
     seat: int
     reason: str = ""
+    hand_number: int | None = None
 
 
 #: The events of a game played by its results.
@@ -476,6 +483,7 @@ INT_RANGES: dict[str, tuple[int, int]] = {
     "han": (1, 130),
     "fu": (20, 110),
     "yakuman": (0, 6),
+    "hand_number": (0, 999),
 }
 #: The longest text an event field may hold (a player's name, a rule set with house rules, a reason).
 MAX_TEXT = 500

@@ -58,6 +58,7 @@ from tablesvc.text import find_invalid_text, is_valid_text
 from tablesvc.web.auth import hash_password, same_token, verify_password
 from tablesvc.web.downloads import DownloadError, export_game
 from tablesvc.web.guard import Guard
+from tablesvc.web.play import play_routes
 from tablesvc.web.score_page import ScorePage
 from tablesvc.web.sessions import Session, SessionStore, form_token, form_token_valid
 from tablesvc.web.standings import StandingsReader
@@ -427,6 +428,8 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
     if tournament is not None:
         routes[-1:-1] = tournament_routes(tournament, store, publish, _page, settings.keepalive,
                                           settings.referee_token, current, streams)
+    routes[-1:-1] = play_routes(store, publish, _page, secret=form_secret, referee_token=settings.referee_token,
+                                reply_timeout=settings.reply_timeout, current=current, followed=followed)
     app = Starlette(routes=routes)
     app.state.tournament = tournament
     app.state.standings = reader  # closed by WebServer.stop
