@@ -68,13 +68,13 @@ def state(server, site: str, table: str) -> dict:
 
 
 @pytest.fixture
-def phone_table(broker, web, tmp_path):  # noqa: F811
+def phone_table(broker, tmp_path):  # noqa: F811
     tables = []
 
-    def make(table: str = "p1", site: str = "club") -> PhoneTable:
+    def make(server, table: str = "p1", site: str = "club") -> PhoneTable:
         t = PhoneTable(broker.url, tmp_path / table, site, table).start()
         tables.append(t)
-        wait_until(lambda: web.store.table(site, table) is not None, message="the web server sees the table")
+        wait_until(lambda: server.store.table(site, table) is not None, message="the web server sees the table")
         return t
 
     yield make
@@ -88,7 +88,7 @@ def _ron(hand_number: int, han: int = 3, fu: int = 30, riichi=()) -> dict:
 
 
 def test_entries_over_the_api_once_each_first_phone_wins(web, phone_table):  # noqa: F811
-    table = phone_table("api")
+    table = phone_table(web, "api")
     status, answer = api(web, "club", "api", {"action": "start", "key": "start-0001",
                                               "players": ["Ann", "Bo", "Cy", "Di"]})
     assert status == 200, answer
@@ -130,6 +130,202 @@ def test_entries_over_the_api_once_each_first_phone_wins(web, phone_table):  # n
     assert status == 422 and "a ron is never 20 fu" in refusal["error"]
 
 
-@pytest.mark.skipif(not (DATA / "roboflow-mahjong").is_dir(), reason="../shared/data photos not found")
-def test_a_whole_game_from_two_phones(web, phone_table, browser):  # noqa: F811
-    pytest.skip("written below")
+PHOTOS = DATA / "tiles-photos-roboflow"
+
+
+class PhotoBoxes:
+    """The tile finder for the photo the test uploads: the photo's labelled boxes (tests/test_web_score.py's way);
+    the tiles in them are read by the packaged reader, as on ``/score``."""
+
+    def __init__(self) -> None:
+        from vision.photo_reader import LabelBoxFinder
+
+        self.labels = LabelBoxFinder([])
+
+    def use(self, path: Path) -> None:
+        from vision.photo_reader import LabelBoxFinder
+
+        self.labels = LabelBoxFinder.for_photo(path)
+
+    def find(self, image):
+        return self.labels.find(image)
+
+
+@pytest.fixture(scope="module")
+def boxes():
+    return PhotoBoxes()
+
+
+@pytest.fixture(scope="module")
+def photo_web(broker, boxes, tmp_path_factory):  # noqa: F811
+    """A web server reading photos through :class:`PhotoBoxes`, with the records a collector writes."""
+    from tablesvc.mqtt.link import BrokerURL
+    from tablesvc.web.app import WebSettings
+    from tablesvc.web.server import WebServer
+    from tests.web_support import _HASH
+    from vision.photo_reader import PhotoReader, load_tiles
+
+    tiles = load_tiles()
+    db = str(tmp_path_factory.mktemp("records") / "club.sqlite3")
+    server = WebServer(BrokerURL.parse(broker.url), listen=("127.0.0.1", 0),
+                       settings=WebSettings(referee_password=_HASH, secret_key=SECRET.decode(), records_db=db),
+                       photo_reader=lambda: PhotoReader(boxes, tiles))
+    server.start()
+    assert server.link.wait_connected(10)
+    server.records_db = db
+    yield server
+    server.stop()
+
+
+def tap(driver, css: str) -> None:
+    """A tap on what ``css`` finds (failing with the selector when the page does not show it)."""
+    found = driver.execute_script(
+        "const e = document.querySelector(arguments[0]); if (!e || e.offsetParent === null) return false;"
+        "e.scrollIntoView({block: 'center'}); e.click(); return true;", css)
+    assert found, f"nothing to tap at {css}: the page shows {driver.find_element('id', 'app').text[:600]!r}"
+
+
+def small_targets(driver) -> list[str]:
+    return driver.execute_script(
+        "return [...document.querySelectorAll('#actions button, #entry button, #confirm button, #start button, "
+        "#entry label.camera, #entry input')].filter(e => e.offsetParent !== null).map(e => {"
+        "const r = e.getBoundingClientRect(); return r.height < 44 || r.width < 44 ? e.outerHTML.slice(0, 80) : null;"
+        "}).filter(Boolean)")
+
+
+def check_and_confirm(driver, *, wait_hand: int | None = None) -> str:
+    tap(driver, "#check")
+    wait_js(driver, "!document.getElementById('confirm').hidden || !document.getElementById('notice').hidden",
+            message="the payments or a refusal")
+    assert not driver.find_element("id", "confirm").get_attribute("hidden"), driver.find_element("id", "notice").text
+    text = driver.find_element("id", "confirm").text
+    tap(driver, "#confirm-button")
+    if wait_hand is not None:
+        wait_js(driver, f"document.body.dataset.hand === '{wait_hand}' || document.body.dataset.phase === 'game_over'",
+                message=f"hand {wait_hand} on the board")
+    return text
+
+
+def ron(driver, winner: int, dealt_in: int, han: int, fu: int | None = None, riichi=()) -> None:
+    tap(driver, "#actions [data-kind=ron]")
+    tap(driver, f"[data-step=from] [data-seat='{dealt_in}']")
+    tap(driver, f"[data-step=winners] [data-seat='{winner}']")
+    for seat in riichi:
+        tap(driver, f"[data-step=riichi] [data-seat='{seat}']")
+    tap(driver, f"[data-step=han-{winner}] [data-value='{han}']")
+    if fu is not None:
+        tap(driver, f"[data-step=fu-{winner}] [data-value='{fu}']")
+
+
+def test_a_whole_game_from_two_phones(photo_web, boxes, phone_table, browser, broker, tmp_path):  # noqa: F811
+    if not PHOTOS.is_dir():
+        pytest.skip(f"needs the shared photos in {PHOTOS}")
+    from tests.test_records_collector import CollectorProcess
+
+    collector = CollectorProcess(broker.url, photo_web.records_db, "play-records", tmp_path)
+    collector.start()
+    table = phone_table(photo_web, "p2")
+    token = play_token(SECRET, "club", "p2")
+    try:
+        viewport(browser, 390, 844)
+        browser.get(f"{photo_web.url}/play/club/p2#t={token}")
+        wait_js(browser, "document.body.dataset.phase === 'not_started'", message="the page follows the table")
+        phone_a = browser.current_window_handle
+        assert "#t=" not in browser.current_url  # the token is kept on the phone, not shown
+        for i, name in enumerate(("Ann", "Bo", "Cy", "Di")):
+            browser.find_element("name", f"p{i}").send_keys(name)
+        shot(browser, "play-start")
+        assert small_targets(browser) == []
+        tap(browser, "#start-button")
+        wait_js(browser, "document.body.dataset.phase === 'between_hands'", message="the game starts")
+        shot(browser, "play-board")
+        assert small_targets(browser) == []
+
+        # E1, hand 1: Bo (seat 1) in riichi wins by tsumo; the hand is photographed and read
+        photo = next((PHOTOS / "images" / "valid").glob("hand_005_*"))  # 888s 111s 345s 765s 99s
+        boxes.use(photo)
+        tap(browser, "#actions [data-kind=tsumo]")
+        tap(browser, "[data-step=winners] [data-seat='1']")
+        tap(browser, "[data-step=riichi] [data-seat='1']")
+        browser.find_element("css selector", "input[data-photo='1']").send_keys(str(photo))
+        wait_js(browser, "document.body.dataset.photos === '1'", 60, "the photo read")
+        assert browser.execute_script("return document.querySelectorAll('[data-read=\"1\"] .tile').length") == 14
+        browser.find_element("name", "win-1").send_keys("9s")
+        shot(browser, "play-photo")
+        assert small_targets(browser) == []
+        tap(browser, "#check")
+        wait_js(browser, "!document.getElementById('confirm').hidden", message="the payments")
+        payments = browser.find_element("id", "confirm").text
+        assert "Chinitsu" in payments and "Riichi" in payments and "Menzen Tsumo" in payments
+        shot(browser, "play-payments")
+        tap(browser, "#confirm-button")
+        wait_js(browser, "document.body.dataset.hand === '1'", message="hand 1 entered")
+        first = photo_web.store.table("club", "p2").results[-1]
+        assert first["result"] == "win" and first["wins"][0]["seat"] == 1 and first["wins"][0]["hand"]
+        # chinitsu riichi tsumo, 7 han or more, by a non-dealer: at least a haneman, 6000 from the dealer
+        assert first["deltas"][0] <= -6000 and first["deltas"][1] >= 12000 + 1000
+
+        # E2, hand 2: both phones enter at once, one a ron, the other a draw: the first to arrive wins
+        browser.switch_to.new_window("tab")
+        phone_b = browser.current_window_handle
+        viewport(browser, 390, 844)
+        browser.get(f"{photo_web.url}/play/club/p2")  # the token kept from the code scanned on this phone
+        wait_js(browser, "document.body.dataset.hand === '1'", message="phone B sees hand 2 being played")
+        tap(browser, "#actions [data-kind=draw]")
+        tap(browser, "[data-step=tenpai] [data-seat='0']")
+        tap(browser, "#check")
+        wait_js(browser, "!document.getElementById('confirm').hidden", message="phone B's payments")
+        browser.switch_to.window(phone_a)
+        ron(browser, winner=3, dealt_in=2, han=2, fu=30)
+        tap(browser, "#check")
+        wait_js(browser, "!document.getElementById('confirm').hidden", message="phone A's payments")
+        browser.execute_script("document.getElementById('confirm-button').click()")
+        browser.switch_to.window(phone_b)
+        # phone B confirms too: the table refuses its entry (409), or its page, seeing the hand entered as it comes
+        # to the front, takes its draft back first; either way it says so and enters nothing
+        browser.execute_script("const b = document.getElementById('confirm-button'); if (b) b.click();")
+        wait_js(browser, "!document.getElementById('notice').hidden && document.body.dataset.hand === '2'",
+                message="phone B is told")
+        assert "another phone" in browser.find_element("id", "notice").text
+        shot(browser, "play-second-phone")
+        browser.switch_to.window(phone_a)
+        wait_js(browser, "document.body.dataset.entered === '2'", message="phone A's entry went in")
+        assert table.kinds().count("draw_entry") == 0
+        assert photo_web.store.table("club", "p2").results[-1]["wins"][0]["seat"] == 3
+
+        # E3, hand 3: an exhaustive draw, the dealer Cy noten (from phone B)
+        browser.switch_to.window(phone_b)
+        tap(browser, "#actions [data-kind=draw]")
+        tap(browser, "[data-step=tenpai] [data-seat='0']")
+        tap(browser, "[data-step=tenpai] [data-seat='3']")
+        check_and_confirm(browser, wait_hand=3)
+        # E4, hand 4: a chombo by Ann (the hand is replayed)
+        tap(browser, "#actions [data-kind=chombo]")
+        tap(browser, "[data-step=offender] [data-seat='0']")
+        assert "pays 8,000" in check_and_confirm(browser, wait_hand=4)
+        # E4 again, then South: five hands won by a non-dealer, the last ending the game
+        browser.switch_to.window(phone_a)
+        for winner, dealt_in in ((0, 1), (1, 2), (2, 3), (3, 0), (0, 1)):
+            ron(browser, winner=winner, dealt_in=dealt_in, han=3, fu=40)
+            check_and_confirm(browser, wait_hand=None)
+            wait_js(browser, "document.getElementById('actions').hidden === false || "
+                             "document.body.dataset.phase === 'game_over'", message="the next hand")
+        wait_js(browser, "document.body.dataset.phase === 'game_over'", message="the game ends after South 4")
+        shot(browser, "play-final")
+        results = photo_web.store.table("club", "p2").results
+        assert [r["result"] for r in results] == ["win", "win", "exhaustive_draw", "chombo", *["win"] * 5]
+        assert photo_web.store.table("club", "p2").final["ranking"]
+
+        # the records hold the game and the standings show it
+        def standings():
+            with urllib.request.urlopen(f"{photo_web.url}/api/standings", timeout=10) as response:
+                return json.loads(response.read())
+
+        wait_until(lambda: len(standings().get("players") or []) == 4, 30, "the standings show the phone game")
+        players = {p["name"]: p for p in standings()["players"]}
+        assert set(players) == {"Ann", "Bo", "Cy", "Di"} and all(p["games"] == 1 for p in players.values())
+        browser.get(f"{photo_web.url}/standings")
+        wait_js(browser, "document.body.innerText.includes('Cy')", message="the standings page")
+        shot(browser, "play-standings")
+    finally:
+        collector.terminate()

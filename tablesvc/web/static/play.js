@@ -24,7 +24,8 @@ const ABORTS = [["nine_terminals", "Nine terminals"], ["four_winds", "Four winds
 
 let model = {};
 let draft = null; // the entry being made
-let pending = null; // {event, key, preview}: checked, waiting for the players' confirmation
+let pending = null; // {event, key, preview, draft}: checked, waiting for the players' confirmation
+let sending = null; // the pending entry being sent: the hand it enters may show on the feed before its answer
 
 $("title").textContent = `${site} / ${table}`;
 
@@ -87,13 +88,14 @@ function board(state) {
     "data-seat": s.seat },
   el("div", { class: "who" }, el("b", { text: (s.wind || "")[0] || "" }), s.name),
   el("div", { class: "score", text: points(s.score) })));
-  box.replaceChildren(
+  box.replaceChildren(...[
     el("div", { class: "round" }, el("b", { text: over ? "Game over" : state.phase === "not_started" ? "No game" : round }),
       over || state.phase === "not_started" ? null
         : el("span", { text: `${state.honba} honba · ${state.sticks} riichi stick${state.sticks === 1 ? "" : "s"}` })),
     el("div", { class: "seats" }, ...seats),
     over && state.final ? el("ol", { class: "final" }, ...(state.final.ranking || state.final.standings || []).map((r) =>
-      el("li", { text: `${seatName(state, r.seat)} ${points(r.points)} (${signed(r.result)})` }))) : null);
+      el("li", { text: `${seatName(state, r.seat)} ${points(r.points)} (${signed(r.result)})` }))) : null,
+  ].filter(Boolean));
 }
 
 function historyPanel() {
@@ -116,12 +118,12 @@ function render(m) {
   const between = phase === "between_hands";
   $("actions").hidden = !between || draft !== null || pending !== null;
   if (!between && (draft || pending)) { draft = null; pending = null; drawEntry(); drawConfirm(); }
-  if (pending && handNumber() !== pending.event.hand_number) {
+  if (pending && pending !== sending && handNumber() !== pending.event.hand_number) {
     // the hand was entered from another phone while this one was confirming
     pending = null; draft = null;
     drawConfirm(); drawEntry();
     notice("This hand was just entered from another phone: see the scores above.");
-    $("actions").hidden = false;
+    $("actions").hidden = !between;
   }
   if (!token) notice("Scan this table's code to enter results here (ask the referee).");
   document.body.dataset.phase = phase || "";
@@ -286,12 +288,13 @@ async function check() {
   if (result.status !== 200) { notice(result.answer.error || "refused"); return; }
   notice("");
   const event = result.answer.event;
-  pending = { event, key: randomKey(), preview: result.answer };
+  pending = { event, key: randomKey(), preview: result.answer, draft };
   drawConfirm();
 }
 
 function drawConfirm() {
   const box = $("confirm");
+  $("entry").hidden = Boolean(pending) || !draft; // the payments replace the entry until confirmed or taken back
   if (!pending) { box.hidden = true; box.replaceChildren(); return; }
   const p = pending.preview;
   const who = names();
@@ -309,16 +312,20 @@ function drawConfirm() {
     el("ul", { class: "payments" }, ...rows),
     p.game_over ? el("p", { class: "confirm-text", text: "This hand ends the game." }) : null,
     el("div", { class: "row-buttons" },
-      el("button", { type: "button", onclick: () => { pending = null; drawConfirm(); } }, "Back"),
+      el("button", { type: "button", onclick: () => { pending = null; drawConfirm(); drawEntry(); } }, "Back"),
       el("button", { type: "button", class: "primary", id: "confirm-button", onclick: confirm }, "Confirm")));
+  box.scrollIntoView({ block: "start" });
 }
 
 async function confirm() {
   const sent = pending;
-  if (!sent) return;
+  if (!sent || sending) return;
+  sending = sent;
   $("confirm-button").disabled = true;
   const { status, answer } = await sendOnce({ action: "enter", key: sent.key, event: sent.event });
-  pending = null; draft = null;
+  sending = null;
+  if (pending === sent) pending = null;
+  if (draft === sent.draft) draft = null;
   drawConfirm(); drawEntry();
   if (status === 200) notice(`Entered: ${sent.preview.text.replace(/\bseat ([0-3])\b/g, (_, s) => names()[Number(s)])}`, true);
   else if (status === 409) notice(`Already entered from another phone: ${answer.error}`);
