@@ -177,12 +177,16 @@ def photo_web(broker, boxes, tmp_path_factory):  # noqa: F811
     server.stop()
 
 
-def tap(driver, css: str) -> None:
-    """A tap on what ``css`` finds (failing with the selector when the page does not show it)."""
-    found = driver.execute_script(
-        "const e = document.querySelector(arguments[0]); if (!e || e.offsetParent === null) return false;"
-        "e.scrollIntoView({block: 'center'}); e.click(); return true;", css)
-    assert found, f"nothing to tap at {css}: the page shows {driver.find_element('id', 'app').text[:600]!r}"
+def tap(driver, css: str, timeout: float = 15.0) -> None:
+    """A tap on what ``css`` finds, once the page shows it (failing with the selector and the page's text)."""
+    deadline = time.monotonic() + timeout
+    while not driver.execute_script(
+            "const e = document.querySelector(arguments[0]); if (!e || e.offsetParent === null) return false;"
+            "e.scrollIntoView({block: 'center'}); e.click(); return true;", css):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"nothing to tap at {css}: the page shows "
+                                 f"{driver.find_element('id', 'app').text[:600]!r}")
+        time.sleep(0.05)
 
 
 def small_targets(driver) -> list[str]:
@@ -257,6 +261,7 @@ def test_a_whole_game_from_two_phones(photo_web, boxes, phone_table, browser, br
         wait_js(browser, "!document.getElementById('confirm').hidden", message="the payments")
         payments = browser.find_element("id", "confirm").text
         assert "Chinitsu" in payments and "Riichi" in payments and "Menzen Tsumo" in payments
+        assert browser.execute_script("return document.getElementById('actions').offsetParent") is None
         shot(browser, "play-payments")
         tap(browser, "#confirm-button")
         wait_js(browser, "document.body.dataset.hand === '1'", message="hand 1 entered")
@@ -311,6 +316,9 @@ def test_a_whole_game_from_two_phones(photo_web, boxes, phone_table, browser, br
             wait_js(browser, "document.getElementById('actions').hidden === false || "
                              "document.body.dataset.phase === 'game_over'", message="the next hand")
         wait_js(browser, "document.body.dataset.phase === 'game_over'", message="the game ends after South 4")
+        assert browser.execute_script("return document.getElementById('actions').offsetParent") is None
+        browser.execute_script("window.scrollTo(0, 0)")
+        assert browser.find_elements("css selector", "#board .final li")
         shot(browser, "play-final")
         results = photo_web.store.table("club", "p2").results
         assert [r["result"] for r in results] == ["win", "win", "exhaustive_draw", "chombo", *["win"] * 5]

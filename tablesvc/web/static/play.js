@@ -301,19 +301,19 @@ function drawConfirm() {
   box.hidden = false;
   const rows = [0, 1, 2, 3].map((s) => {
     const d = p.deltas[s];
-    const stick = p.deposits.includes(s) ? " (and a riichi stick)" : "";
-    return el("li", { "data-seat": s }, el("span", { text: who[s] }),
-      el("span", { class: d > 0 ? "up" : d < 0 ? "down" : "", text: `${d > 0 ? "receives" : d < 0 ? "pays" : "pays nothing"} ${d ? points(Math.abs(d)) : ""}${stick}` }));
+    return el("li", { "data-seat": s }, el("span", {}, who[s],
+      p.deposits.includes(s) ? el("span", { class: "stick", text: "put a riichi stick down" }) : null),
+    el("span", { class: d > 0 ? "up" : d < 0 ? "down" : "", text: d > 0 ? `receives ${points(d)}` : d < 0 ? `pays ${points(-d)}` : "—" }));
   });
   const yaku = p.wins.map((w) => `${who[w.seat]}: ${w.limit || `${w.han} han ${w.fu} fu`}${w.yaku.length ? ` (${w.yaku.map((y) => `${y.name} ${y.han}`).join(", ")})` : ""} = ${points(w.points)}`);
-  box.replaceChildren(el("h2", { text: "Payments" }),
+  box.replaceChildren(...[el("h2", { text: "Payments" }),
     el("p", { class: "confirm-text", text: p.text.replace(/\bseat ([0-3])\b/g, (_, s) => who[Number(s)]) }),
     ...yaku.map((t) => el("p", { class: "confirm-text", text: t })),
     el("ul", { class: "payments" }, ...rows),
     p.game_over ? el("p", { class: "confirm-text", text: "This hand ends the game." }) : null,
     el("div", { class: "row-buttons" },
       el("button", { type: "button", onclick: () => { pending = null; drawConfirm(); drawEntry(); } }, "Back"),
-      el("button", { type: "button", class: "primary", id: "confirm-button", onclick: confirm }, "Confirm")));
+      el("button", { type: "button", class: "primary", id: "confirm-button", onclick: confirm }, "Confirm"))].filter(Boolean));
   box.scrollIntoView({ block: "start" });
 }
 
