@@ -337,3 +337,14 @@ def test_a_whole_game_from_two_phones(photo_web, boxes, phone_table, browser, br
         shot(browser, "play-standings")
     finally:
         collector.terminate()
+
+
+def test_bench_quick_mode_prints_tap_to_confirmed():
+    from tests.test_benches import number, run_bench
+
+    out = run_bench("phone_table")
+    assert number(r"entries\s+(\d+) confirmed", out) == 16
+    assert "0 refused or lost" in out and "every table holds exactly the hands entered" in out
+    p50, p99 = number(r"tap -> confirmed\s+p50 ([\d.]+) ms", out), number(r"tap -> confirmed.*p99 ([\d.]+) ms", out)
+    assert 0 < p50 <= p99 < 5000
+    assert number(r"tap -> payments shown\s+p50 ([\d.]+) ms", out) > 0
