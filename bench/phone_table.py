@@ -47,8 +47,9 @@ def call(port: int, table: str, body: dict) -> tuple[int, dict, float]:
     """One phone request; (status, answer, seconds)."""
     started = time.perf_counter()
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    token = play_token(SECRET.encode(), SITE, table)
     conn.request("POST", f"/api/play/{SITE}/{table}", body=json.dumps(body),
-                 headers={"Content-Type": "application/json", "X-Table-Token": play_token(SECRET.encode(), SITE, table)})
+                 headers={"Content-Type": "application/json", "X-Table-Token": token})
     response = conn.getresponse()
     answer = json.loads(response.read())
     conn.close()
@@ -86,7 +87,8 @@ class Phone(threading.Thread):
                 self.errors.append(f"hand {number}: preview {answer}")
                 return
             self.previewed.append(seconds)
-            status, answer, seconds = call(self.port, self.table, {"action": "enter", "key": f"{self.table}-hand-{number:04d}",
+            key = f"{self.table}-hand-{number:04d}"
+            status, answer, seconds = call(self.port, self.table, {"action": "enter", "key": key,
                                                                    "event": answer["event"]})
             if status != 200:
                 self.errors.append(f"hand {number}: enter {answer}")
