@@ -245,7 +245,7 @@ def test_an_entry_for_a_hand_already_entered_is_refused():
     engine = _game()
     first = WinEntry(wins=(_counted(1, 3, 30),), from_seat=2, hand_number=0)
     engine.apply(first)
-    with pytest.raises(Rejected, match=r"hand 1 is already entered \(Bo ron from Cy: 3 han 30 fu .*E2-0 is being"):
+    with pytest.raises(Rejected, match=r"hand 1 is already entered \(Bo ron from Cy: 3 han 30 fu\); E2-0 is being"):
         engine.apply(DrawEntry(tenpai=(True,) * 4, hand_number=0))
     with pytest.raises(Rejected, match="hand 3 is not being played: hand 2 is"):
         engine.apply(DrawEntry(tenpai=(True,) * 4, hand_number=2))
