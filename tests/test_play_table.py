@@ -348,3 +348,18 @@ def test_bench_quick_mode_prints_tap_to_confirmed():
     p50, p99 = number(r"tap -> confirmed\s+p50 ([\d.]+) ms", out), number(r"tap -> confirmed.*p99 ([\d.]+) ms", out)
     assert 0 < p50 <= p99 < 5000
     assert number(r"tap -> payments shown\s+p50 ([\d.]+) ms", out) > 0
+
+
+def test_demo_phones_plays_a_game_from_two_scripted_phones():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "tablesvc", "demo", "--phones", "--speed", "0", "--web", "127.0.0.1:0"],
+                         capture_output=True, text=True, timeout=180)
+    assert out.returncode == 0, out.stderr
+    assert "/play/demo/table-1#t=" in out.stdout  # the page, with the table's token
+    assert "phone A: entered" in out.stdout or "phone B: entered" in out.stdout
+    assert "is already entered" in out.stdout  # the second of the same-moment entries
+    assert "chombo by Aoi" in out.stdout and "exhaustive draw" in out.stdout
+    ranking = out.stdout.split("final ranking:")[1].splitlines()[1:5]
+    assert [line.split()[0] for line in ranking] == ["1.", "2.", "3.", "4."]
