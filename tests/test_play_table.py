@@ -17,7 +17,7 @@ from tablesvc.config import parse_config
 from tablesvc.service import TableService
 from tablesvc.web.play import play_token
 from tests.conftest import DATA
-from tests.web_support import broker, browser, shot, viewport, wait_js, web  # noqa: F401
+from tests.web_support import REFEREE_PASSWORD, broker, browser, shot, viewport, wait_js, web  # noqa: F401
 
 SECRET = b"test-secret-key-0123456789"  # web_support's secret_key
 
@@ -177,6 +177,25 @@ def photo_web(broker, boxes, tmp_path_factory):  # noqa: F811
     server.stop()
 
 
+def api_get(server, path: str) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(f"{server.url}{path}", timeout=10) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def scan(png: bytes) -> str:
+    """What a phone's camera reads from a QR code on the screen (OpenCV's detector)."""
+    import cv2
+    import numpy as np
+
+    image = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
+    text, _, _ = cv2.QRCodeDetector().detectAndDecode(image)
+    assert text, "no QR code read from the screen"
+    return text
+
+
 def tap(driver, css: str, timeout: float = 15.0) -> None:
     """A tap on what ``css`` finds, once the page shows it (failing with the selector and the page's text)."""
     deadline = time.monotonic() + timeout
@@ -229,10 +248,24 @@ def test_a_whole_game_from_two_phones(photo_web, boxes, phone_table, browser, br
     collector = CollectorProcess(broker.url, photo_web.records_db, "play-records", tmp_path)
     collector.start()
     table = phone_table(photo_web, "p2")
-    token = play_token(SECRET, "club", "p2")
     try:
+        # a viewer's dashboard shows no code; the referee's shows each table's, and a phone scans it
+        assert api_get(photo_web, "/play-code/club/p2.svg")[0] == 403
+        viewport(browser, 1280, 900)
+        browser.get(f"{photo_web.url}/login?next=/")
+        browser.find_element("name", "password").send_keys(REFEREE_PASSWORD)
+        browser.find_element("css selector", "form button[type=submit]").click()
+        wait_js(browser, "document.querySelector('.table-card[data-table=\"p2\"] .phone-code img')",
+                message="the table's code on the referee's dashboard")
+        wait_js(browser, "document.querySelector('.phone-code img').complete && "
+                         "document.querySelector('.phone-code img').naturalWidth > 0", message="the code drawn")
+        shot(browser, "play-dashboard-code")
+        url = scan(browser.find_element("css selector", ".table-card[data-table='p2'] .phone-code img")
+                   .screenshot_as_png)
+        assert url == f"{photo_web.url}/play/club/p2#t={play_token(SECRET, 'club', 'p2')}"
+        browser.delete_all_cookies()  # the phone is no referee's
         viewport(browser, 390, 844)
-        browser.get(f"{photo_web.url}/play/club/p2#t={token}")
+        browser.get(url)
         wait_js(browser, "document.body.dataset.phase === 'not_started'", message="the page follows the table")
         phone_a = browser.current_window_handle
         assert "#t=" not in browser.current_url  # the token is kept on the phone, not shown

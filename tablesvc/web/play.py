@@ -167,7 +167,7 @@ def play_routes(store: Store, publish: Callable[[str, bytes], bool], page: Calla
         url = f"{base}/play/{_quote(site)}/{_quote(table)}#t={play_token(secret, site, table)}"
         out = io.BytesIO()
         segno.make(url, error="m").save(out, kind="svg", scale=4, border=2, title=f"{site} / {table}")
-        return Response(out.getvalue(), media_type="image/svg+xml", headers={"Cache-Control": "private, no-store"})
+        return Response(out.getvalue(), media_type="image/svg+xml", headers={"Cache-Control": "private, max-age=3600"})
 
     async def command(site: str, table: str, payload: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
         """Send one command to the table and wait for its reply: (reply, None) or (None, why not)."""
