@@ -160,8 +160,8 @@ def boxes():
 def photo_web(broker, boxes, tmp_path_factory):  # noqa: F811
     """A web server reading photos through :class:`PhotoBoxes`, with the records a collector writes."""
     from tablesvc.mqtt.link import BrokerURL
-    from tablesvc.web.app import WebSettings
     from tablesvc.web.server import WebServer
+    from tablesvc.web.settings import WebSettings
     from tests.web_support import _HASH
     from vision.photo_reader import PhotoReader, load_tiles
 

@@ -12,12 +12,12 @@ pytest.importorskip("sqlalchemy", reason="the records extra is not installed (pi
 from hardware_sims.generator import GeneratorOptions, generate_game
 from hardware_sims.table import DirectOutputs, TableSimulator
 from tablesvc.mqtt.link import IncomingMessage
-from tablesvc.records.store import RecordsStore
+from tablesvc.records.records_db import RecordsStore
 from tablesvc.tournament.actions import current_standings
 from tablesvc.tournament.hall import MqttHall, start_round
 from tablesvc.tournament.model import SeatingMethod, Tournament
 from tablesvc.tournament.seating import shuffled
-from tablesvc.tournament.store import NewPlayer, TournamentStore
+from tablesvc.tournament.tournament_db import NewPlayer, TournamentStore
 from tests.test_play_table import PhoneTable, api, state, wait_until
 from tests.test_records_collector import CollectorProcess
 from tests.web_support import broker, web  # noqa: F401

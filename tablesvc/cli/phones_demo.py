@@ -60,7 +60,7 @@ class Phone:
 
 
 def run_phones(args: argparse.Namespace, url: str, broker: object, work: Path) -> int:
-    from tablesvc.cli.service import _demo_web
+    from tablesvc.cli.demo import _demo_web
     from tablesvc.config import parse_config
     from tablesvc.service import TableService
     from tablesvc.web.play import play_token

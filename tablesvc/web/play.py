@@ -55,7 +55,7 @@ from tablesvc.engine.events import (
 )
 from tablesvc.engine.results import GameResult, HandResult
 from tablesvc.web.auth import same_token
-from tablesvc.web.store import Store
+from tablesvc.web.feed_store import Store
 
 __all__ = ["ENTRY_TYPES", "entry_event", "play_routes", "play_token", "preview"]
 
