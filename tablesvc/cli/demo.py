@@ -99,7 +99,7 @@ def run_demo(args: argparse.Namespace) -> int:
         if args.phones:
             from tablesvc.cli.phones_demo import run_phones
 
-            return run_phones(args, url, broker, work)
+            return run_phones(args, url, broker, work, _demo_web)
         return _demo(args, record, url, broker, work)
     finally:  # its ptys, and its journal unless --data-dir: removed however the demo ends
         import shutil

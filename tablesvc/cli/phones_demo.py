@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 import urllib.parse
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -59,8 +60,9 @@ class Phone:
             conn.close()
 
 
-def run_phones(args: argparse.Namespace, url: str, broker: object, work: Path) -> int:
-    from tablesvc.cli.demo import _demo_web
+def run_phones(args: argparse.Namespace, url: str, broker: object, work: Path, make_web: Callable[..., Any]) -> int:
+    """The phone table's demo; ``make_web(args, url, prefix, protocol, secret_key=...)`` starts the demo's web
+    server (the demo's own, so that both demos serve the same pages)."""
     from tablesvc.config import parse_config
     from tablesvc.service import TableService
     from tablesvc.web.play import play_token
@@ -71,7 +73,7 @@ def run_phones(args: argparse.Namespace, url: str, broker: object, work: Path) -
                           f'protocol = "{"3.1.1" if broker else "auto"}"\n')
     service = TableService(config, new_game=True)
     secret = secrets.token_urlsafe(24)
-    web = _demo_web(args, url, config.mqtt.prefix, "3.1.1" if broker else "auto", secret_key=secret)
+    web = make_web(args, url, config.mqtt.prefix, "3.1.1" if broker else "auto", secret_key=secret)
     if web is None:
         print("tablesvc demo: --phones needs the web server (not --web off): the phones enter through it",
               file=sys.stderr)
