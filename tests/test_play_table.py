@@ -128,6 +128,18 @@ def test_entries_over_the_api_once_each_first_phone_wins(web, phone_table):  # n
     # what cannot be is refused with the engine's reason, before anything is sent
     status, refusal = api(web, "club", "api", {"action": "preview", "event": _ron(2, han=1, fu=20)})
     assert status == 422 and "a ron is never 20 fu" in refusal["error"]
+    # a referee corrects a phone's entry as any table's: the first hand was a draw after all
+    from tablesvc.mqtt.link import IncomingMessage
+
+    first = next(e.seq for e in table.service.journal.entries() if e.kind == "win_entry")
+    amend = {"command": "amend", "transaction": "referee-amend-1", "seq": first,
+             "event": {"type": "draw_entry", "tenpai": [False, True, False, False], "riichi": [1], "hand_number": 0}}
+    table.service.inbox.put(("cmd", IncomingMessage(f"{table.config.topics.base}/cmd", json.dumps(amend).encode())))
+    assert table.service.wait_idle(20)
+    wait_until(lambda: (web.store.table("club", "api").results or [{}])[0].get("result") == "exhaustive_draw",
+               message="the corrected first hand on the feed")
+    assert table.service.table.state.results[0].deltas == (-1000, 3000, -1000, -1000)
+    assert len(table.service.table.state.results) == 2  # the second hand is played again on the corrected game
 
 
 PHOTOS = DATA / "tiles-photos-roboflow"
