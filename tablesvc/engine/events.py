@@ -571,6 +571,8 @@ def _short(value: Any) -> str:
 
 
 _HINTS: dict[type, dict[str, Any]] = {}
+_ENTRY_TYPES = frozenset(cls.type for cls in ENTRY_EVENTS)
+_CLOCK_TYPES = frozenset(cls.type for cls in CLOCK_EVENTS)
 
 
 def from_dict(data: dict[str, Any]) -> Event:
@@ -580,7 +582,9 @@ def from_dict(data: dict[str, Any]) -> Event:
     kind = data.get("type")
     cls = EVENT_TYPES.get(kind)  # type: ignore[arg-type]
     if cls is None:
-        raise EventFormatError(f"unknown event type {kind!r}; known: {', '.join(EVENT_TYPES)}")
+        table = [t for t in EVENT_TYPES if t not in _ENTRY_TYPES and t not in _CLOCK_TYPES]
+        raise EventFormatError(f"unknown event type {_short(kind)}; known: {', '.join(table)}, the clock's clock_* "
+                               "and time_up, a hand's result's *_entry (docs/engine.md)")
     hints = _HINTS.get(cls)
     if hints is None:
         hints = _HINTS[cls] = typing.get_type_hints(cls, globalns={**globals(), "Hand": Hand})
