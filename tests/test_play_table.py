@@ -180,7 +180,8 @@ def photo_web(broker, boxes, tmp_path_factory):  # noqa: F811
     tiles = load_tiles()
     db = str(tmp_path_factory.mktemp("records") / "club.sqlite3")
     server = WebServer(BrokerURL.parse(broker.url), listen=("127.0.0.1", 0),
-                       settings=WebSettings(referee_password=_HASH, secret_key=SECRET.decode(), records_db=db),
+                       settings=WebSettings(referee_password=_HASH, secret_key=SECRET.decode(), records_db=db,
+                                            reply_timeout=2.0),
                        photo_reader=lambda: PhotoReader(boxes, tiles))
     server.start()
     assert server.link.wait_connected(10)
@@ -252,7 +253,7 @@ def ron(driver, winner: int, dealt_in: int, han: int, fu: int | None = None, rii
         tap(driver, f"[data-step=fu-{winner}] [data-value='{fu}']")
 
 
-def test_a_whole_game_from_two_phones(photo_web, boxes, phone_table, browser, broker, tmp_path):  # noqa: F811
+def test_a_whole_game_from_two_phones(photo_web, boxes, phone_table, browser, broker, tmp_path, mocker):  # noqa: F811
     if not PHOTOS.is_dir():
         pytest.skip(f"needs the shared photos in {PHOTOS}")
     from tests.test_records_collector import CollectorProcess
@@ -343,12 +344,28 @@ def test_a_whole_game_from_two_phones(photo_web, boxes, phone_table, browser, br
         assert table.kinds().count("draw_entry") == 0
         assert photo_web.store.table("club", "p2").results[-1]["wins"][0]["seat"] == 3
 
-        # E3, hand 3: an exhaustive draw, the dealer Cy noten (from phone B)
+        # E3, hand 3: an exhaustive draw, the dealer Cy noten (from phone B), whose first answer is lost on the
+        # way back (the table entered it, the phone never heard): the page sends it again with the same key and
+        # the table answers with its first reply, entering nothing twice
+        lost: list[bytes] = []
+        feed = photo_web.store.feed
+
+        def losing_first_answer(topic: str, payload: bytes) -> None:
+            if topic.endswith("/cmd/reply") and not lost and b'"phone-' in payload:
+                lost.append(payload)
+                return
+            feed(topic, payload)
+
+        mocker.patch.object(photo_web.store, "feed", side_effect=losing_first_answer)
         browser.switch_to.window(phone_b)
         tap(browser, "#actions [data-kind=draw]")
         tap(browser, "[data-step=tenpai] [data-seat='0']")
         tap(browser, "[data-step=tenpai] [data-seat='3']")
         check_and_confirm(browser, wait_hand=3)
+        wait_js(browser, "document.body.dataset.entered === '1'", 30, "phone B's entry answered after its retry")
+        assert lost and int(browser.execute_script("return document.body.dataset.retries")) >= 1
+        assert table.kinds().count("draw_entry") == 1
+        assert "Entered: exhaustive draw" in browser.find_element("id", "notice").text
         # E4, hand 4: a chombo by Ann (the hand is replayed)
         tap(browser, "#actions [data-kind=chombo]")
         tap(browser, "[data-step=offender] [data-seat='0']")
