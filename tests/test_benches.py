@@ -145,6 +145,7 @@ OWN_TESTS = {"web": "test_bench_web.py", "records": "test_bench_records.py", "vi
              "photo_reader": "test_bench_photo_reader.py", "seating": "test_bench_seating.py",
              "hall": "test_bench_hall.py", "refusals": "test_service_holes.py",
              "web_signin": "test_bench_web.py", "sticks": "test_sticks.py", "photos": "test_finder.py"}
+OWN_TESTS["phone_table"] = "test_play_table.py"
 
 
 def test_every_bench_is_run_here():

@@ -61,6 +61,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--mispay", type=int, nargs="?", const=2, metavar="HAND",
                    help="with --sticks (implied): hand HAND (default 2) is paid 1,000 short, to show the alert")
     add_broadcast_options(p)
+    p.add_argument("--phones", action="store_true",
+                   help="a table with no devices instead: two scripted phones play a game through its /play page "
+                   "(printed with its token); see docs/phones.md")
     p.set_defaults(run=run_demo)
 
 
@@ -96,6 +99,10 @@ def run_demo(args: argparse.Namespace) -> int:
         url = broker.url
     work = Path(tempfile.mkdtemp(prefix="tablesvc-demo-"))
     try:
+        if args.phones:
+            from tablesvc.cli.phones_demo import run_phones
+
+            return run_phones(args, url, broker, work, _demo_web)
         return _demo(args, record, url, broker, work)
     finally:  # its ptys, and its journal unless --data-dir: removed however the demo ends
         import shutil
@@ -282,8 +289,9 @@ def _print_sticks(payload: bytes) -> None:
 _printed: list[object] = [None]  # the stick alert printed last: each is printed once
 
 
-def _demo_web(args: argparse.Namespace, url: str, prefix: str, protocol: str):
-    """The web server beside the demo, with a referee password made up for this run (None with --web off)."""
+def _demo_web(args: argparse.Namespace, url: str, prefix: str, protocol: str, secret_key: str | None = None):
+    """The web server beside the demo, with a referee password made up for this run (None with --web off);
+    ``secret_key``: the key the phone tables' codes are signed with (default: random per start)."""
     if args.web == "off":
         return None
     import secrets
@@ -301,7 +309,7 @@ def _demo_web(args: argparse.Namespace, url: str, prefix: str, protocol: str):
     except ValueError as exc:
         print(f"tablesvc demo: --web: {exc}", file=sys.stderr)
         return None
-    web_config = WebConfig(site=args.site, referee_password=hash_password(password))
+    web_config = WebConfig(site=args.site, referee_password=hash_password(password), secret_key=secret_key)
     for listen in ((host, port), (host, 0)):  # the port asked for, else any free one
         server = make_server(BrokerURL.parse(url), web_config, listen=listen, prefix=prefix, protocol=protocol,
                              broadcast_key=key)

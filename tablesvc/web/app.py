@@ -28,6 +28,7 @@ streams (:mod:`~tablesvc.web.streams`), waiting password checks, sessions and gu
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Callable
 from typing import Any
@@ -43,6 +44,7 @@ from tablesvc.web.feed_routes import feed_routes
 from tablesvc.web.feed_store import Store
 from tablesvc.web.limits import LimitBodies
 from tablesvc.web.pages import STATIC, page
+from tablesvc.web.play import play_routes
 from tablesvc.web.proxy import TrustedProxies
 from tablesvc.web.score_page import ScorePage
 from tablesvc.web.settings import WebSettings
@@ -70,6 +72,11 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
         *console.routes,
         *ScorePage(settings.rules, photo_reader, settings.photo_model).routes(page("score.html")),
     ]
+    # a table fed by its players' phones: its page, and the codes its token travels in (a lasting secret_key
+    # keeps printed codes good; without one they last this run)
+    routes += play_routes(store, publish, page, secret=(settings.secret_key or secrets.token_urlsafe(32)).encode(),
+                          referee_token=settings.referee_token, reply_timeout=settings.reply_timeout,
+                          current=console.current, followed=lambda site: settings.site is None or site == settings.site)
     if tournament is not None:
         routes += tournament_routes(tournament, store, publish, page, settings.keepalive, settings.referee_token,
                                     console.current, streams)
