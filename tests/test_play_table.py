@@ -150,12 +150,12 @@ class PhotoBoxes:
     the tiles in them are read by the packaged reader, as on ``/score``."""
 
     def __init__(self) -> None:
-        from vision.photo_reader import LabelBoxFinder
+        from vision.photos.reader import LabelBoxFinder
 
         self.labels = LabelBoxFinder([])
 
     def use(self, path: Path) -> None:
-        from vision.photo_reader import LabelBoxFinder
+        from vision.photos.reader import LabelBoxFinder
 
         self.labels = LabelBoxFinder.for_photo(path)
 
