@@ -25,7 +25,7 @@ from tablesvc.engine.engine import Engine
 from tablesvc.engine.events import Event, HandStart
 from tablesvc.engine.state import GameState
 from tablesvc.formats.record import RecordedGame
-from tablesvc.seat_hands import knowledge_of
+from tablesvc.service.seat_hands import knowledge_of
 from vision.naming.embedding import EmbeddingClassifier
 from vision.naming.tile_set import TILES
 from vision.seat.calibration import SeatCalibration
