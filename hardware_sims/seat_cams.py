@@ -84,7 +84,7 @@ def seat_state(state: GameState, seat: int) -> SeatState | None:
 class SeatCams:
     """Four seat cameras on one table, each with its reader (enrolled from itself) and its consensus."""
 
-    def __init__(self, tiles: TileSet, seed: int = 0, frames_per_state: int = 4, hand_rate: float = 0.15,
+    def __init__(self, tiles: TileSet, seed: int = 0, frames_per_state: int = 6, hand_rate: float = 0.15,
                  felt: str | None = None, squeeze: bool = False) -> None:
         self.tiles = tiles
         self.rng = np.random.default_rng(seed)
