@@ -51,6 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="a small version of every section (seconds)")
     parser.add_argument("--games", type=int, default=None, help="seat cameras: generated games per tile set")
     parser.add_argument("--seed", type=int, default=1, help="seat cameras: the first game's seed")
+    parser.add_argument("--hands", type=int, default=None,
+                        help="seat cameras: hands of each game (default: 3, quick: 1; 0: the whole game)")
     parser.add_argument("--only", choices=("seats", "photos"), default=None, help="run one part only")
     parser.add_argument("--annotate", type=Path, metavar="PNG",
                         help="write one annotated frame of each seat camera mid-game here and stop "
@@ -58,6 +60,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     with contextlib.suppress(OSError):
         os.nice(10)
+    import cv2
+
+    cv2.setNumThreads(1)  # the figures are one core's
     if args.annotate is not None:
         from bench.hands_seat import annotated_frames
 

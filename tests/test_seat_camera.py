@@ -12,7 +12,7 @@ import pytest
 from hardware_sims.hand_render import STRIP_W, HandEffects, HandView, SeatPose, render_hand
 from hardware_sims.seat_cams import ENROLL_ROWS
 from hardware_sims.tile_art import drawn_tile_set
-from tablesvc.seat_hands import PrivateHands
+from tablesvc.service.seat_hands import PrivateHands
 from tablesvc.service.seat_reader import SeatCameraReader
 from vision.naming.embedding import EmbeddingClassifier
 from vision.seat.calibration import SeatCalibration, SeatCalibrationError

@@ -3,9 +3,9 @@
 Like the table camera's reader, it keeps only the newest frame (a slow frame means the next one read is
 a newer one). Each frame is read (``vision.seat.SeatReader``) and folded with what the engine knows of
 the seat at that moment (``knowledge``: a callable giving the current
-:class:`~vision.seat.consensus.SeatKnowledge`, from :func:`tablesvc.seat_hands.knowledge_of` on the
+:class:`~vision.seat.consensus.SeatKnowledge`, from :func:`tablesvc.service.seat_hands.knowledge_of` on the
 service's state) by the seat's :class:`~vision.seat.consensus.HandConsensus`; each changed reading goes
-to ``deliver`` (a :class:`~tablesvc.seat_hands.PrivateHands`' ``update``): private, never the public
+to ``deliver`` (a :class:`~tablesvc.service.seat_hands.PrivateHands`' ``update``): private, never the public
 state. When only the engine's knowledge changes (a discard, a call), :meth:`SeatCameraReader.knowledge_changed`
 folds it at once, before the camera shows it.
 """

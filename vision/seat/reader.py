@@ -167,7 +167,7 @@ class SeatReader:
     # ---------------------------------------------------------------- a frame
     def read(self, frame: np.ndarray) -> SeatFrame:
         """The row in ``frame`` (BGR), named; see the module's docstring."""
-        t0 = time.thread_time()
+        t0 = time.process_time()
         strip = self.strip(frame)
         places, drawn_at, whole = self.places(self.runs(strip))
         crops = [cv2.resize(strip[:, a:b], (52, 70), interpolation=cv2.INTER_LINEAR) for a, b in places]
@@ -195,7 +195,7 @@ class SeatReader:
         seen = [SeenTile(n, c, (a / self.px_per_mm, b / self.px_per_mm))
                 for (n, c), (a, b) in zip(names, places, strict=True)]
         drawn = seen.pop() if drawn_at is not None else None
-        return SeatFrame(tuple(seen), drawn, whole, len(todo), (time.thread_time() - t0) * 1000)
+        return SeatFrame(tuple(seen), drawn, whole, len(todo), (time.process_time() - t0) * 1000)
 
     def crops(self, frame: np.ndarray) -> list[np.ndarray]:
         """The tiles' crops of ``frame`` left to right (the drawn one last), as the reader names them."""
