@@ -9,6 +9,7 @@ keeps anything, and the refusal names the field.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 
@@ -55,3 +56,23 @@ def find_invalid_text(value: Any, path: str = "") -> str | None:
 def safe_text(text: str) -> str:
     """``text`` with any lone surrogate replaced by U+FFFD, for output that must not fail."""
     return text if is_valid_text(text) else "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
+
+
+#: What a spreadsheet takes as the start of a formula (or of a hidden one, after a tab or carriage return).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?\d+(\.\d+)?")
+
+
+def spreadsheet_cell(value: Any) -> Any:
+    """``value`` safe for a CSV cell a spreadsheet opens: text starting like a formula gets a leading ``'``.
+
+    A name typed at a table or in a players' file (``=HYPERLINK(...)``, ``@SUM(...)``, ``-2+3``) would
+    otherwise run as a formula when the club opens the export. Numbers, and text that is only a number
+    (``-12.5`` in a results report), are left alone so the columns still sum. Every CSV writer of the
+    project passes each cell through here.
+    """
+    if not isinstance(value, str) or not value.startswith(FORMULA_STARTS):
+        return value
+    if _PLAIN_NUMBER.fullmatch(value):
+        return value
+    return "'" + value
