@@ -421,7 +421,7 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
         Route("/api/standings", standings),
         Route("/api/cmd/{site}/{table}", command, methods=["POST"]),
         Route("/download/{site}/{table}.{fmt}", download),
-        *ScorePage(settings.rules, photo_reader, settings.photo_model).routes(_page("score.html")),
+        *(score_page := ScorePage(settings.rules, photo_reader, settings.photo_model)).routes(_page("score.html")),
         Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
     ]
     if tournament is not None:
@@ -431,6 +431,7 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
     app.state.tournament = tournament
     app.state.standings = reader  # closed by WebServer.stop
     app.state.hashing = hashing  # shut down by WebServer.stop
+    app.state.photo_queue = score_page.queue  # the photos being read and waiting (tablesvc.web.photo_queue)
     app.state.guard, app.state.sessions, app.state.streams = guard, sessions, streams
     return _LimitBodies(app)  # type: ignore[return-value]
 

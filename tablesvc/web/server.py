@@ -125,6 +125,7 @@ class WebServer:
         if getattr(self.app.state, "tournament", None) is not None:
             self.app.state.tournament.close()
         self.app.state.hashing.shutdown(wait=False)
+        self.app.state.photo_queue.close()
         self.link.stop()
 
     def serve_forever(self, stop: threading.Event) -> None:
