@@ -188,7 +188,7 @@ def burst(port: int, photos: list[bytes], phones: int, within: float, seed: int 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="a short run (the test's): 12 phones within 3 s")
+    parser.add_argument("--quick", action="store_true", help="a short run (the test's): 10 phones within 3 s")
     parser.add_argument("--phones", type=int, default=50)
     parser.add_argument("--within", type=float, default=10.0, help="seconds over which the phones post")
     args = parser.parse_args()
