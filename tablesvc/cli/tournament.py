@@ -407,7 +407,8 @@ def _seating(args: argparse.Namespace) -> int:
 
 def _start_round(args: argparse.Namespace) -> int:
     from tablesvc.tournament.actions import next_round
-    from tablesvc.tournament.hall import MqttHall, start_round
+    from tablesvc.tournament.actions import start_round_once as start_round
+    from tablesvc.tournament.hall import MqttHall
 
     def work(store: Any) -> int:
         tid = _tid(store, args)

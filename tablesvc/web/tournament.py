@@ -381,7 +381,7 @@ def tournament_routes(feed: TournamentFeed, store: Store, publish: Callable[[str
             return body
         from tablesvc.records.schema import RecordsError
         from tablesvc.tournament.actions import next_round
-        from tablesvc.tournament.hall import start_round as start
+        from tablesvc.tournament.actions import start_round_once as start
         from tablesvc.tournament.model import TournamentError
 
         def go() -> dict[str, Any]:
