@@ -156,7 +156,9 @@ class Reconciler:
     fault (one or two are a payment in progress: sticks in a player's hand).
     ``flutter_readings`` within ``flutter_window`` seconds: a reader whose trays never settle (a reader reports a
     tray only once it has held still for a second, so an honest one sends at most two in two seconds); it is
-    trusted again with a reading that comes ``settle`` seconds (the protocol's second) after the one before.
+    trusted again with a reading that comes ``settle`` seconds (the protocol's second) after the one before, or
+    once it has been quiet ``flutter_window`` seconds: its last reading is then how the trays lie, compared as
+    any settled reading.
     """
 
     def __init__(self, *, grace: float = 5.0, incomplete_limit: int = 3, flutter_readings: int = 5,
@@ -228,10 +230,15 @@ class Reconciler:
     def tick(self, now: float) -> Verdict | None:
         """Time passes: a difference held still for ``grace`` is raised; a reader that settled is trusted again."""
         if self._flutter is not None and (not self._recent or self._recent[-1] < now - self.flutter_window):
-            self._flutter = None  # quiet now; what it sent last while fluttering settled nothing: wait for a reading
+            # quiet for longer than its settling time: the last reading of the burst is how the trays lie now (a
+            # reader sends nothing more until they change), so it is compared, not thrown away
+            last = self._recent[-1] if self._recent else now
+            self._flutter = None
             self._recent.clear()
-            self._incomplete = 0
-            self.reading = None
+            self._still_since = last
+            expected, reading = self.expected, self.reading
+            self._incomplete = int(expected is not None and reading is not None and min(expected.scores) >= 0
+                                   and reading.total != expected.total)
         return self._evaluate(now)
 
     def lost(self, reason: str, now: float) -> Verdict | None:

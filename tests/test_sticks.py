@@ -89,8 +89,29 @@ def test_a_reader_that_never_settles_is_a_fault_until_it_settles():
     assert all(v.status is not SticksStatus.MISMATCH for v in statuses)
     assert (r.payments_over(2.0) or r.verdict).status is SticksStatus.FAULT
     assert r.tick(3.0) is None  # still within the window of the last reading
-    assert r.tick(4.0).status is SticksStatus.OFF  # settled: trusted again, waiting for a settled reading
+    settled = r.tick(4.0)  # quiet: trusted again, its last reading compared (Aoi 100 over, Ben 100 under)
+    assert settled.status is SticksStatus.WAITING and settled.reading.trays == (25100, 24900, 25000, 25000)
     assert r.read([25000] * 4, 0, 5.0).status is SticksStatus.OK
+
+
+def test_the_last_reading_of_a_burst_is_compared_once_the_reader_is_quiet():
+    """A loose contact: 1,000 readings in 0.4 s, then the reader holds still. Its last reading is how the trays
+    lie (it sends nothing more until they change): compared, and its difference raised after the grace, and
+    seen by a referee's recheck; never "no tray reading yet" for ever."""
+    r = Reconciler(grace=5.0)
+    r.expect(expected([30000] * 4, check="game start"), 0.0)
+    for i in range(1000):
+        r.read([30000 - 100 * (i % 5), 30000 + 100 * (i % 5), 30000, 30000], 0, 1.0 + 0.0004 * i)
+    last = r.read([29600, 30400, 30000, 30000], 0, 1.4) or r.verdict
+    assert last.status is SticksStatus.FAULT and "never settle" in last.text
+    quiet = r.tick(3.5)
+    assert quiet.status is SticksStatus.WAITING and quiet.reading.trays == (29600, 30400, 30000, 30000)
+    raised = r.tick(6.5)  # still for the grace since the last reading
+    assert raised.status is SticksStatus.MISMATCH
+    assert raised.text.startswith("Aoi's tray holds 29,600, the game says 30,000; Ben's 400 more")
+    r.recheck(7.0)
+    assert r.verdict.reading.trays == (29600, 30400, 30000, 30000)
+    assert r.payments_over(8.0).status is SticksStatus.MISMATCH
 
 
 def test_a_lost_reader_is_a_fault_and_found_again_compares_again():

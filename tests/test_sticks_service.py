@@ -175,8 +175,18 @@ def test_commands_take_the_scores_from_the_trays_and_refuse_without_a_reading():
     reading[0] = ((31000, 29000, 30000, 29000), 1)
     assert commands.handle(b'{"command": "start_game", "scores": "sticks"}').ok
     assert started[-1].scores == (31000, 29000, 30000, 29000) and started[-1].sticks == 1
+    reading[0] = ((31000, 29000, 30000, 30000), 1)  # a stick on the table and a referee who says there is none
     assert commands.handle(b'{"command": "start_game", "scores": "sticks", "sticks": 0}').ok
     assert started[-1].sticks == 0  # given with the command: not the reader's
+    # a single settled reading that does not add up (110,000 on a 120,000 table) is no score to start from
+    count = len(started)
+    reading[0] = ((30000, 30000, 30000, 20000), 0)
+    for raw in (b'{"command": "start_game", "scores": "sticks"}',
+                b'{"command": "start_game", "scores": "sticks", "rules": "ema2016"}'):
+        refused = commands.handle(raw)
+        assert not refused.ok and len(started) == count
+        assert "110,000 in all" in refused.payload["error"] and "holds 120,000" in refused.payload["error"]
+        assert "a stick is missing or misread" in refused.payload["error"]
     assert commands.handle(b'{"command": "sticks", "action": "dismiss"}').payload["data"] == {"sticks": "dismiss"}
     assert not commands.handle(b'{"command": "sticks", "action": "pay"}').ok
     bare = Commands(submit=lambda event, source: 1, undo=lambda *a: 1, amend=lambda *a: 1)
@@ -197,12 +207,12 @@ def test_start_scores_from_the_sticks_in_the_configuration(mosquitto, tmp_path, 
                            extra_config='[start]\nround = "S1"\nscores = "sticks"\n')
     table.start()
     try:
-        table.tray.set_trays((26000, 24000, 27000, 23000))
+        table.tray.set_trays((31000, 29000, 32000, 28000))  # 120,000: the table of its rules (ema2012)
         assert table.tray.wait_reported()
         table.service.wait_idle(10)
         assert _command(table, command="start_game", players=["Aoi", "Ben", "Chloe", "Dai"])["status"] == "ok"
         state = table.service.table.state
-        assert state.scores == [26000, 24000, 27000, 23000] and state.round == 4
+        assert state.scores == [31000, 29000, 32000, 28000] and state.round == 4
     finally:
         table.stop()
 
