@@ -246,3 +246,32 @@ def test_a_restarted_service_compares_the_trays_with_the_game_it_resumes(stick_t
     assert sticks[-1]["check"] == "the service's start" and sticks[-1]["game"]["scores"] == [30000] * 4
     assert stick_table.wait_for(lambda: sticks[-1]["status"] == "mismatch", 20)  # after the grace
     assert sticks[-1]["text"].startswith("Aoi's tray holds 31,000, the game says 30,000; Ben's 1,000 less")
+
+
+def test_a_malformed_sticks_line_never_changes_the_game(stick_table):
+    """Nonsense from the tray reader (text for a total, five trays, a negative tray, a bad checksum, a torn or
+    overlong line) is refused at the link: the game, its journal and the comparison stay as they were, and the
+    next good reading is compared as ever."""
+    sticks = stick_table.messages("sticks")
+    tray = stick_table.tray
+    assert _command(stick_table, command="start_game", players=["Aoi", "Ben", "Chloe", "Dai"])["status"] == "ok"
+    tray.set_trays((30000,) * 4)
+    assert tray.wait_reported()
+    assert stick_table.wait_for(lambda: sticks and sticks[-1]["status"] == "ok", 20)
+    service = stick_table.service
+    service.wait_idle(10)
+    before = (list(service.table.state.scores), service.journal.last_seq, len(sticks))
+    bad = [tray.send_event("TRAYS", "thirty", 30000, 30000, 30000, 0),
+           tray.send_event("TRAYS", 30000, 30000, 30000, 30000, 30000, 0),
+           tray.send_event("TRAYS", -1000, 31000, 30000, 30000, 0)]
+    tray.noise(b"$STK1,77,TRAYS,1,2,3*ZZ\r\n$STK1,78,TRA")
+    tray.overlong_line()
+    for seq in bad:  # each refused by the host (NAKed), none acknowledged as an event
+        assert tray.wait_for(lambda s=seq: s not in tray.pending(), 20), seq
+    service.wait_idle(10)
+    assert (list(service.table.state.scores), service.journal.last_seq, len(sticks)) == before
+    assert service.sticks.verdict.status.value == "ok" and service.sticks.verdict.reading.trays == (30000,) * 4
+    tray.set_trays((31000, 29000, 30000, 30000))  # a good reading after them is compared
+    assert tray.wait_reported()
+    assert stick_table.wait_for(lambda: sticks[-1]["status"] in ("waiting", "mismatch"), 20), sticks[-1]
+    assert list(service.table.state.scores) == [30000] * 4

@@ -116,3 +116,53 @@ def test_score_load_bench_quick(tmp_path: Path):
     memory = re.search(r"peak (\d+) MiB", proc.stdout)
     assert memory and int(memory.group(1)) > 0, proc.stdout
     assert re.search(r"[\d.]+ photos/s read under the burst", proc.stdout), proc.stdout
+
+
+def _bombs() -> dict[str, tuple[str, bytes]]:
+    """A few kilobytes each that claim hundreds or thousands of megapixels, in every format the page reads."""
+    import struct
+
+    pad = b"\0" * 4096
+    png = (b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + struct.pack(">IIBBBBB", 50000, 50000, 8, 2, 0, 0, 0)
+           + pad)
+    jpg = (b"\xff\xd8\xff\xc0" + struct.pack(">HBHHB", 17, 8, 60000, 60000, 3) + b"\x01\x11\x00\x02\x11\x01\x03\x11\x01"
+           + pad)
+    webp = (b"RIFF" + struct.pack("<I", 30) + b"WEBP" + b"VP8X" + struct.pack("<I", 10) + b"\0\0\0\0"
+            + (16383).to_bytes(3, "little") * 2 + pad)
+    bmp = (b"BM" + struct.pack("<IHHI", 1000, 0, 0, 54) + struct.pack("<IiiHHIIiiII", 40, 30000, 30000, 1, 24, 0, 0,
+                                                                        0, 0, 0, 0) + pad)
+    return {"PNG": ("image/png", png), "JPEG": ("image/jpeg", jpg), "WebP": ("image/webp", webp),
+            "BMP": ("image/bmp", bmp)}
+
+
+def test_every_photo_bomb_is_refused_from_its_header_in_milliseconds(mosquitto):
+    """A photo whose header claims more than 40 megapixels is refused before it is decoded: a 400 naming its
+    size, each in well under the time a decode of its pixels would take (gigabytes), and the server's memory
+    does not grow by them."""
+    import http.client
+    import json
+
+    from bench.score_load import memory_kib
+    from tablesvc.mqtt.link import BrokerURL
+    from tablesvc.web.server import WebServer
+
+    server = WebServer(BrokerURL.parse(mosquitto.url), listen=("127.0.0.1", 0))
+    server.start()
+    try:
+        import os
+
+        before = memory_kib(os.getpid(), "VmRSS")
+        for name, (kind, bomb) in _bombs().items():
+            started = time.perf_counter()
+            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+            conn.request("POST", "/api/score/read", body=bomb, headers={"Content-Type": kind})
+            response = conn.getresponse()
+            data = json.loads(response.read())
+            conn.close()
+            ms = (time.perf_counter() - started) * 1000
+            assert response.status == 400 and "megapixels are read" in data["error"], (name, data)
+            assert ms < 500, f"{name}: {ms:.0f} ms"
+        assert memory_kib(os.getpid(), "VmRSS") - before < 50_000  # KiB: no bitmap was allocated
+        assert server.app.state.photo_queue.held == 0
+    finally:
+        server.stop()
