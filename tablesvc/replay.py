@@ -22,7 +22,7 @@ from tablesvc.formats.mjlog import parse_mjlog
 from tablesvc.formats.record import RecordedGame, RecordError, ReplayReport
 from tablesvc.formats.tenhou6 import parse_tenhou6
 from tablesvc.rules.ruleset import PRESETS, UnknownRuleSetError, get_ruleset
-from tablesvc.service.journal import JournalError
+from tablesvc.storage.journal import JournalError
 from tablesvc.tiles import Tile
 
 __all__ = ["KNOWN_LOBBY_RULES", "LobbyRule", "Mismatch", "Refused", "ReplayReport", "explain_by_lobby_rules",

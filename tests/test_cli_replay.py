@@ -115,7 +115,7 @@ def test_a_journal_holding_a_lone_surrogate_replays_and_exports_without_a_traceb
 
     from tablesvc.engine.events import to_dict
     from tablesvc.replay import load_record
-    from tablesvc.service.journal import Journal
+    from tablesvc.storage.journal import Journal
 
     record = load_record(GAME)
     with Journal.for_table(tmp_path, "t1", site="club") as journal:

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 import pytest
 
 from tablesvc.cli import main
-from tablesvc.records.store import GameInfo, RecordsStore
+from tablesvc.records.records_db import GameInfo, RecordsStore
 from tablesvc.rules.payments import final_standings
 from tablesvc.rules.ruleset import get_ruleset
 from tablesvc.text import FORMULA_STARTS, spreadsheet_cell
@@ -78,8 +78,8 @@ def test_records_export_csv_writes_names_typed_at_a_table_as_text(tmp_path, caps
 def test_a_kept_games_csv_writes_the_players_names_as_text(tmp_path):
     from tablesvc.archive import game_csv, list_games
     from tablesvc.engine.events import GameStart
-    from tablesvc.service.journal import Journal
-    from tablesvc.service.table import Table
+    from tablesvc.storage.journal import Journal
+    from tablesvc.storage.table import Table
 
     with Journal.for_table(tmp_path, "t1", site="club") as journal:
         Table(journal).submit(GameStart(players=("=1+1", "@x", "Ann", "Bob")), source="referee:r", ts=1000.0)

@@ -8,10 +8,10 @@ import pytest
 from sqlalchemy import update
 
 from tablesvc.cli import main
+from tablesvc.records.records_db import RecordsStore
 from tablesvc.records.schema import tournament_players
-from tablesvc.records.store import RecordsStore
 from tablesvc.tournament.model import TournamentError
-from tablesvc.tournament.store import NewPlayer, TournamentStore
+from tablesvc.tournament.tournament_db import NewPlayer, TournamentStore
 
 GOOD = "Ann,FR\nBob,DE\n"
 

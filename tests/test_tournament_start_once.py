@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from tablesvc.cli import main
-from tablesvc.records.store import RecordsStore
+from tablesvc.records.records_db import RecordsStore
 from tablesvc.tournament.actions import start_round_once
 from tablesvc.tournament.model import RoundStatus, TournamentError
-from tablesvc.tournament.store import TournamentStore
+from tablesvc.tournament.tournament_db import TournamentStore
 
 PLAYERS_CSV = "Name,EMA id,Club,Country\n" + "\n".join(f"Player {chr(65 + i)},,Club,FR" for i in range(8)) + "\n"
 

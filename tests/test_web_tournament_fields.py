@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 import pytest
 
 from tablesvc.cli import main
-from tablesvc.records.store import RecordsStore
-from tablesvc.tournament.store import TournamentStore
+from tablesvc.records.records_db import RecordsStore
+from tablesvc.tournament.tournament_db import TournamentStore
 from tests import web_support
 from tests.test_web_guard import ACCOUNTS, ANN, Client
 from tests.web_support import start_web

@@ -19,7 +19,7 @@ from tablesvc.tournament import seating as seats
 from tablesvc.tournament.model import PlayerStatus, Round, RoundStatus, Seating, SeatingMethod, TournamentError
 from tablesvc.tournament.seating import SeatingQuality
 from tablesvc.tournament.standings import Standings, standings
-from tablesvc.tournament.store import TournamentStore
+from tablesvc.tournament.tournament_db import TournamentStore
 
 if TYPE_CHECKING:
     from tablesvc.tournament.hall import Hall, StartReport
