@@ -10,7 +10,15 @@ from pathlib import Path
 from tablesvc.cli.arguments import rules_argument
 from tablesvc.engine.results import GameResult, HandResult, round_name
 from tablesvc.formats.record import RecordedGame, RecordError
-from tablesvc.replay import Mismatch, Refused, ReplayReport, explain_by_lobby_rules, load_record, replay
+from tablesvc.replay import (
+    Mismatch,
+    Refused,
+    ReplayReport,
+    explain_by_lobby_rules,
+    load_record,
+    replay,
+    replay_results,
+)
 
 NAME = "replay"
 
@@ -23,6 +31,11 @@ where its first hand stands: round, counters, sticks, dealer and scores.
 The first line says which rules the game is played under and why: the record's own,
 --rules, or the default where the record does not say (with --json, an object
 {"rules", "rules_from": "record"|"option"|"default"} before the hands).
+
+--results-only plays the game the way a score sheet (or a table of phones) does: from each
+hand's result alone (the winners' hands as shown, who dealt in, the situations the tiles
+cannot show such as ippatsu or haitei, the tenpai seats of a draw, nagashi mangan, the
+riichi declarations), settled afresh by the engine and compared with the record as usual.
 
 A hand's deltas are what its result moved (win or draw payments, counters, riichi sticks
 collected); each riichi deposit of the hand is listed apart, as the recorded logs do.
@@ -57,6 +70,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "and every state's analysis as a line of its own (docs/engine.md)")
     p.add_argument("--strict", action="store_true",
                    help="compare each hand with the record's own deltas and stop at the first difference")
+    p.add_argument("--results-only", action="store_true",
+                   help="play the game from its hand results alone, as a score sheet or a phone table does")
     p.add_argument("--export", nargs=2, metavar=("FORMAT", "OUT"), help="also write the game as mjai or tenhou6")
     feed = p.add_argument_group("playing the game onto the feed, as a live table publishes it")
     feed.add_argument("--feed", action="store_true",
@@ -77,6 +92,10 @@ def run(args: argparse.Namespace) -> int:
     if args.analysis and not args.json:
         print("tablesvc replay: --analysis writes JSON lines: give --json too", file=sys.stderr)
         return 2
+    if args.results_only and (args.analysis or args.feed):
+        print("tablesvc replay: --analysis and --feed follow a game tile by tile; without --results-only",
+              file=sys.stderr)
+        return 2
     if args.feed:
         return _feed(args)
     try:
@@ -84,6 +103,9 @@ def run(args: argparse.Namespace) -> int:
     except RecordError as exc:
         print(f"tablesvc replay: {exc}", file=sys.stderr)
         return 1
+    if args.results_only and args.export:
+        print("tablesvc replay: --export writes a game tile by tile; without --results-only", file=sys.stderr)
+        return 2
     stop: Mismatch | None = None
     try:
         watch = None
@@ -91,7 +113,10 @@ def run(args: argparse.Namespace) -> int:
             from tablesvc.analysis.replay import RecordAnalyst
 
             watch = RecordAnalyst(lines=True)
-        report = replay(record, strict=args.strict, rules=args.rules, watch=watch)
+        if args.results_only:
+            report = replay_results(record, strict=args.strict, rules=args.rules)
+        else:
+            report = replay(record, strict=args.strict, rules=args.rules, watch=watch)
     except Mismatch as exc:
         if exc.report is None:
             raise
