@@ -100,6 +100,10 @@ def run(args: argparse.Namespace) -> int:
     if args.analysis and not args.json:
         print("tablesvc replay: --analysis writes JSON lines: give --json too", file=sys.stderr)
         return 2
+    if args.results_only and (args.analysis or args.feed):
+        print("tablesvc replay: --analysis and --feed follow a game tile by tile; without --results-only",
+              file=sys.stderr)
+        return 2
     if args.feed:
         return _feed(args)
     try:
@@ -109,10 +113,6 @@ def run(args: argparse.Namespace) -> int:
         return 1
     if args.results_only and args.export:
         print("tablesvc replay: --export writes a game tile by tile; without --results-only", file=sys.stderr)
-        return 2
-    if args.results_only and (args.analysis or args.feed):
-        print("tablesvc replay: --analysis and --feed follow a game tile by tile; without --results-only",
-              file=sys.stderr)
         return 2
     stop: Mismatch | None = None
     try:
