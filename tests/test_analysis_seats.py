@@ -105,3 +105,30 @@ def test_deal_in_names_each_recorded_ron_with_its_points():
                     exact += 1
             rons += 1
     assert rons > 100 and exact > 20
+
+
+@pytest.mark.skipif(not FILES, reason="../shared/data/tenhou-mjlog not found beside the checkout")
+def test_only_the_seat_whose_hand_changed_is_recomputed():
+    """A draw changes no seat's shape (the drawn tile is read apart), a discard or a call only its seat's;
+    the others' shapes come from before, and their counts of tiles left still follow the table."""
+    engine, analyst = Engine(), Analyst()
+    analyst.analyse(engine.state)
+    draws = discards = 0
+    for event in load_record(FILES[0]).events:
+        engine.apply(event)
+        before = analyst.recomputed
+        seats = analyst.analyse(engine.state)
+        if engine.state.hand is None or event.type == "hand_start":
+            continue
+        if event.type == "draw":
+            assert analyst.recomputed == before
+            draws += 1
+        elif event.type in ("discard", "call"):
+            assert analyst.recomputed - before <= 1
+            discards += 1
+        if event.type == "discard":  # the discarded tile is seen by everyone: no seat counts it unseen
+            for a in seats:
+                for kind, n in a.ukeire.items():
+                    assert n <= 4 - sum(1 for p in engine.state.hand.seats for t in p.pond if t.tile.kind == kind
+                                        and not t.called)
+    assert draws > 100 and discards > 100

@@ -144,8 +144,8 @@ CHECKS: dict[str, tuple[Callable[[str], None], bool]] = {  # bench -> (check, ne
 OWN_TESTS = {"web": "test_bench_web.py", "records": "test_bench_records.py", "vision_real": "test_bench_vision.py",
              "photo_reader": "test_bench_photo_reader.py", "seating": "test_bench_seating.py",
              "hall": "test_bench_hall.py", "refusals": "test_service_holes.py",
-             "web_signin": "test_bench_web.py", "sticks": "test_sticks.py", "photos": "test_finder.py"}
-OWN_TESTS["phone_table"] = "test_play_table.py"
+             "web_signin": "test_bench_web.py", "sticks": "test_sticks.py", "photos": "test_finder.py",
+             "phone_table": "test_play_table.py", "broadcast_scene": "test_bench_broadcast_scene.py"}
 
 
 def test_every_bench_is_run_here():
