@@ -82,13 +82,14 @@ class SeatReader:
     """Reads a seat camera's frames with ``namer`` (the club's reader) and the camera's calibration.
 
     ``match_below``: a crop whose signature is this near (Euclidean, unit vectors) to one of the last
-    frame's tiles keeps that tile's name, if it was read with at least ``keep_above``; ``sure_above``: a
+    frame's tiles, and no tile of another name is within twice that, keeps that tile's name, if it was
+    read with at least ``keep_above``; ``sure_above``: a
     name the reader gives below this confidence is unknown. ``occupied``: the share of a column's pixels
     that must be tile body.
     """
 
     def __init__(self, namer: Namer, calibration: SeatCalibration, px_per_mm: float = 2.0,
-                 match_below: float = 0.22, keep_above: float = 0.9, sure_above: float = 0.0,
+                 match_below: float = 0.15, keep_above: float = 0.9, sure_above: float = 0.0,
                  occupied: float = 0.15) -> None:
         self.namer = namer
         self.calibration = calibration
@@ -136,7 +137,8 @@ class SeatReader:
         tile_px = TILE_W_MM * self.px_per_mm
         return [(a, b) for a, b in out if b - a >= tile_px / 2]
 
-    def places(self, runs: Sequence[tuple[int, int]]) -> tuple[list[tuple[int, int]], tuple[int, int] | None, bool]:
+    def places(self, runs: Sequence[tuple[int, int]], drawn_apart: bool = True,
+               ) -> tuple[list[tuple[int, int]], tuple[int, int] | None, bool]:
         """The tiles' places (strip px, left to right, the drawn one last), the drawn one's place or None, and
         whether the row is whole.
 
@@ -148,7 +150,7 @@ class SeatReader:
         tile_px = TILE_W_MM * self.px_per_mm
         runs = list(runs)
         drawn_at = None
-        if len(runs) >= 2:
+        if drawn_apart and len(runs) >= 2:
             a, b = runs[-1]
             if abs((b - a) / tile_px - 1) < 0.3 and a - runs[-2][1] >= 6 * self.px_per_mm:
                 drawn_at = runs.pop()
@@ -180,7 +182,10 @@ class SeatReader:
             if bank is not None:
                 d = np.linalg.norm(bank - s, axis=1)
                 j = int(np.argmin(d))
-                if d[j] < self.match_below:
+                # the match must also be unambiguous: another kind as near (a 2m beside a 3m differ only in a
+                # numeral) sends the crop to the reader
+                rivals = [d[k] for k in range(len(last)) if last[k][1] != last[j][1]]
+                if d[j] < self.match_below and (not rivals or min(rivals) >= d[j] + self.match_below):
                     names[i] = (last[j][1], last[j][2])
                     continue
             todo.append(i)
@@ -197,10 +202,11 @@ class SeatReader:
         drawn = seen.pop() if drawn_at is not None else None
         return SeatFrame(tuple(seen), drawn, whole, len(todo), (time.process_time() - t0) * 1000)
 
-    def crops(self, frame: np.ndarray) -> list[np.ndarray]:
-        """The tiles' crops of ``frame`` left to right (the drawn one last), as the reader names them."""
+    def crops(self, frame: np.ndarray, drawn_apart: bool = True) -> list[np.ndarray]:
+        """The tiles' crops of ``frame`` left to right (the drawn one last), as the reader names them;
+        without ``drawn_apart`` the whole row is one (an enrollment row has no drawn tile)."""
         strip = self.strip(frame)
-        places, _, _ = self.places(self.runs(strip))
+        places, _, _ = self.places(self.runs(strip), drawn_apart)
         return [cv2.resize(strip[:, a:b], (52, 70), interpolation=cv2.INTER_LINEAR) for a, b in places]
 
 def enroll_from_rows(namer: object, calibration: SeatCalibration, rows: Sequence[tuple[np.ndarray, Sequence[str]]],
@@ -211,7 +217,7 @@ def enroll_from_rows(namer: object, calibration: SeatCalibration, rows: Sequence
     reader = SeatReader(namer, calibration)  # type: ignore[arg-type]
     found: dict[str, list[np.ndarray]] = {}
     for n, (frame, names) in enumerate(rows):
-        crops = reader.crops(frame)
+        crops = reader.crops(frame, drawn_apart=False)
         if len(crops) != len(names):
             raise ValueError(f"enrollment frame {n + 1}: {len(crops)} tiles stand in the row but {len(names)} are "
                              "named; stand the named tiles in a row, apart from nothing else, and try again")
