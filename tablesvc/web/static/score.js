@@ -268,6 +268,7 @@ async function readPhoto(file) {
 
 async function scoreHand(event) {
   event.preventDefault();
+  document.body.dataset.state = "scoring"; // until the answer: a test or a script waits for what follows
   const form = new FormData($("win-form"));
   const body = {
     groups: reading.groups.map((g) => g.map((i) => ({ tile: reading.tiles[i].tile, face_up: reading.tiles[i].face_up }))),
