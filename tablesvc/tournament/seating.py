@@ -227,24 +227,25 @@ def part_clubs(tables: list[list[int]], ranked: Sequence[int], clubs: Mapping[in
                    _club(clubs, b))
 
     for _ in range(4 * len(tables)):
-        bad = next(((t, p) for t, four in enumerate(tables) for p in four
-                    if _club(clubs, p) and sum(_club(clubs, q) == _club(clubs, p) for q in four) > 1), None)
-        if bad is None:
+        t = next((t for t, four in enumerate(tables) if clashes(four)), None)
+        if t is None:
             break
-        t, p = bad
         best = None
-        for u, other in enumerate(tables):
-            if u == t:
+        for p in tables[t]:
+            if not _club(clubs, p) or sum(_club(clubs, q) == _club(clubs, p) for q in tables[t]) < 2:
                 continue
-            for q in other:
-                here = [q if x == p else x for x in tables[t]]
-                there = [p if x == q else x for x in other]
-                gain = clashes(tables[t]) + clashes(other) - clashes(here) - clashes(there)
-                if gain > 0 and (best is None or abs(rank[q] - rank[p]) < best[0]):
-                    best = (abs(rank[q] - rank[p]), u, q)
+            for u, other in enumerate(tables):
+                if u == t:
+                    continue
+                for q in other:
+                    here = [q if x == p else x for x in tables[t]]
+                    there = [p if x == q else x for x in other]
+                    gain = clashes(tables[t]) + clashes(other) - clashes(here) - clashes(there)
+                    if gain > 0 and (best is None or abs(rank[q] - rank[p]) < best[0]):
+                        best = (abs(rank[q] - rank[p]), u, p, q)
         if best is None:
             break
-        _d, u, q = best
+        _d, u, p, q = best
         tables[t][tables[t].index(p)] = q
         tables[u][tables[u].index(q)] = p
     return tables
@@ -389,8 +390,8 @@ def _extend(players: Sequence[int], rounds: int, fixed: Sequence[Seating], clubs
 
 
 def _rows(players: Sequence[int], clubs: Mapping[int, str] | None, rng: random.Random) -> list[list[int]]:
-    """The players in four rows of equal length for a design (players of one row never meet): each club in
-    as few rows as it fits, the largest club first, then everyone else; otherwise at random."""
+    """The players in four rows of equal length for a design (players of one row never meet): each club whole
+    in one row where it fits (the largest club first, best fit), then everyone else; otherwise at random."""
     order = list(players)
     rng.shuffle(order)
     g = len(order) // 4
@@ -404,10 +405,13 @@ def _rows(players: Sequence[int], clubs: Mapping[int, str] | None, rng: random.R
             loose.append(p)
     rows: list[list[int]] = [[], [], [], []]
     for members in sorted(groups.values(), key=len, reverse=True):
+        # the fullest row the whole club fits in; a club that fits in none is split over the emptiest rows
+        fits = [r for r in rows if g - len(r) >= len(members)]
+        if fits:
+            max(fits, key=len).extend(members)
+            continue
         for p in members:
-            # the row that has this club already and room, else the emptiest
-            mine = [r for r in rows if len(r) < g and any(q in members for q in r)]
-            (mine[0] if mine else min(rows, key=len)).append(p)
+            min(rows, key=len).append(p)
     for p in loose:
         min(rows, key=len).append(p)
     for r in rows:
