@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -76,16 +77,22 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                _import_players)
     a.add_argument("file", type=Path, metavar="FILE")
 
-    a = action("add", "add one player", _add)
+    a = action("add", "add one player (or with --substitute one who takes a withdrawn player's seat)", _add)
     a.add_argument("name", metavar="NAME")
+    a.add_argument("--substitute", metavar="PLAYER", nargs="?", const="", default=None,
+                   help="a substitute (not ranked) in the seat of this withdrawn player (number, name or EMA id; "
+                   "without it: the one withdrawn player whose seat waits) in every round not started")
     _player_args(a)
 
-    a = action("rename", "correct a player's name (between rounds)", _rename)
+    a = action("rename", "correct a player's name (between rounds), or the first and last name of the EMA report",
+               _rename)
     a.add_argument("player", metavar="PLAYER", help="number, name or EMA id")
-    a.add_argument("name", metavar="NEW_NAME")
+    a.add_argument("name", metavar="NEW_NAME", nargs="?", help="the name sent to the tables")
+    a.add_argument("--first", help="the first name in the EMA report (e.g. Niamh)")
+    a.add_argument("--last", help="the last name in the EMA report (e.g. \"Ó Briain\")")
 
-    a = action("withdraw", "a player leaves the tournament (their games stay; rounds not started are unseated)",
-               _withdraw)
+    a = action("withdraw", "a player leaves the tournament (their games stay; their seat in the rounds seated "
+               "waits for a substitute: add NAME --substitute PLAYER)", _withdraw)
     a.add_argument("player", metavar="PLAYER")
 
     a = action("substitute", "a substitute takes a player's seat from the next round on (not ranked)", _substitute)
@@ -173,6 +180,8 @@ def _clock_args(a: argparse.ArgumentParser) -> None:
 
 
 def _player_args(a: argparse.ArgumentParser) -> None:
+    a.add_argument("--first-name", help="first name as the EMA report gives it (default: NAME but its last word)")
+    a.add_argument("--last-name", help="last name as the EMA report gives it (default: NAME's last word)")
     a.add_argument("--ema-id", help="EMA number")
     a.add_argument("--club")
     a.add_argument("--country")
@@ -263,22 +272,54 @@ def _import_players(args: argparse.Namespace) -> int:
 def _new(args: argparse.Namespace) -> Any:
     from tablesvc.tournament.store import NewPlayer
 
-    return NewPlayer(args.name, args.ema_id, args.club, args.country)
+    return NewPlayer(args.name, args.ema_id, args.club, args.country, first_name=args.first_name,
+                     last_name=args.last_name)
 
 
 def _add(args: argparse.Namespace) -> int:
+    from tablesvc.tournament.model import PlayerStatus, TournamentError
+
     def work(store: Any) -> int:
-        (p,) = store.add_players(_tid(store, args), [_new(args)])
-        print(f"player {p.number}: {p.name}")
+        tid = _tid(store, args)
+        if args.substitute is None:
+            (p,) = store.add_players(tid, [_new(args)])
+            print(f"player {p.number}: {p.name}")
+            return 0
+        who = args.substitute
+        if not who:
+            known = store.players(tid)
+            waiting = [p for p in known if p.status is PlayerStatus.WITHDRAWN
+                       and not any(q.replaces == p.number for q in known)]
+            if len(waiting) != 1:
+                raise TournamentError("name the withdrawn player whose seat the substitute takes: "
+                                      + (", ".join(f"{p.number} ({p.name})" for p in waiting) if waiting
+                                         else "no player has withdrawn"))
+            who = waiting[0].number
+        out, sub = store.substitute(tid, who, _new(args))
+        print(f"{sub.name} (player {sub.number}) takes the seat of {out.name} from the next round on "
+              "(a substitute: not ranked)")
         return 0
 
     return _run(args, work)
 
 
 def _rename(args: argparse.Namespace) -> int:
+    from tablesvc.tournament.model import TournamentError
+
     def work(store: Any) -> int:
-        p = store.rename(_tid(store, args), args.player, args.name)
-        print(f"player {p.number} is now {p.name}")
+        tid = _tid(store, args)
+        if args.name is None and args.first is None and args.last is None:
+            raise TournamentError("give the new name, or --first and --last for the EMA report")
+        if args.name is not None:
+            p = store.rename(tid, args.player, args.name)
+            print(f"player {p.number} is now {p.name}")
+        if args.first is not None or args.last is not None:
+            now = store.player(tid, args.player)
+            first, last = now.first_last
+            p = store.set_name_parts(tid, now.number, args.first if args.first is not None else first,
+                                     args.last if args.last is not None else last)
+            print(f"player {p.number} in the EMA report: first name {p.first_name or ''!r}, last name "
+                  f"{p.last_name or ''!r}")
         return 0
 
     return _run(args, work)
@@ -286,9 +327,12 @@ def _rename(args: argparse.Namespace) -> int:
 
 def _withdraw(args: argparse.Namespace) -> int:
     def work(store: Any) -> int:
-        p, unseated = store.withdraw(_tid(store, args), args.player)
-        print(f"{p.name} has withdrawn" + (f"; round(s) {', '.join(map(str, unseated))} unseated: seat them again"
-                                           if unseated else ""))
+        p, waiting = store.withdraw(_tid(store, args), args.player)
+        print(f"{p.name} has withdrawn; their games stay")
+        if waiting:
+            print(f"their seat in round(s) {', '.join(map(str, waiting))} waits for a substitute: "
+                  + shlex.join(["tablesvc", "tournament", "--db", args.db, "add", "NAME", "--substitute",
+                                str(p.number)]))
         return 0
 
     return _run(args, work)
@@ -417,7 +461,13 @@ def _start_round(args: argparse.Namespace) -> int:
         store.begin_start(tid, number, retry=args.retry)  # refused before the broker is even asked
         with MqttHall(args.broker, prefix=args.prefix, ca_file=args.ca_file) as hall:
             report = start_round(store, tid, number, hall, retry=args.retry, timeout=args.timeout, token=args.token)
-        for line in report.lines(store.tables(tid)):
+        again = shlex.join(["tablesvc", "tournament", "--db", args.db, *(["--tournament", args.tournament]
+                                                                         if args.tournament else []),
+                            "start-round", str(number), "--retry", "--broker", args.broker,
+                            *(["--prefix", args.prefix] if args.prefix != "tablesvc" else []),
+                            *(["--ca-file", args.ca_file] if args.ca_file else []),
+                            *(["--token", "TOKEN"] if args.token else [])])
+        for line in report.lines(store.tables(tid), again):
             print(line)
         return 0 if not report.not_started else 1
 

@@ -52,7 +52,9 @@ class StartReport:
     not_started: dict[int, str]  # table number -> why (offline, no reply, the table's refusal)
     notes: dict[int, str] = field(default_factory=dict)  # started tables with something to say (no clock there)
 
-    def lines(self, tables: list[HallTable]) -> list[str]:
+    def lines(self, tables: list[HallTable], again: str | None = None) -> list[str]:
+        """The report; ``again`` is the command line that retries the tables not started, as the caller ran
+        it (its database and broker)."""
         by = {t.number: t for t in tables}
         out = [f"round {self.round.number}: {len(self.started)} table(s) started"]
         for n in self.started:
@@ -61,8 +63,8 @@ class StartReport:
         for n, why in sorted(self.not_started.items()):
             out.append(f"  table {n} ({by[n].site}/{by[n].table_id}): NOT STARTED: {why}")
         if self.not_started:
-            out.append("send start_game again to the tables not started: tablesvc tournament start-round "
-                       f"{self.round.number} --retry")
+            out.append("send start_game again to the tables not started: "
+                       + (again or f"tablesvc tournament start-round {self.round.number} --retry --broker URL"))
         return out
 
 
@@ -99,8 +101,9 @@ def start_round(store: TournamentStore, tid: int, number: int, hall: Hall, *, re
     for i, four in enumerate(r.seating.tables, 1):
         for p in four:
             if players[p].status is PlayerStatus.WITHDRAWN:
-                raise TournamentError(f"round {number}, table {i}: {players[p].name} has withdrawn: seat the round "
-                                      "again (or substitute them) before starting it")
+                raise TournamentError(f"round {number}, table {i}: {players[p].name} has withdrawn and the seat "
+                                      f"waits: tablesvc tournament add NAME --substitute {p} (or seat the round "
+                                      "again) before starting it")
     tables = {h.number: h for h in store.tables(tid)}
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     not_started: dict[int, str] = {}

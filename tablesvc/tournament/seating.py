@@ -43,8 +43,9 @@ _PERMUTATIONS = tuple(itertools.permutations(range(4)))
 
 def _check_count(players: Sequence[int]) -> int:
     if len(players) < 4 or len(players) % 4:
-        raise TournamentError(f"{len(players)} players cannot be seated four to a table: add a substitute or "
-                              f"withdraw players until the count is a multiple of 4")
+        raise TournamentError(f"{len(players)} players cannot be seated four to a table: fill a withdrawn "
+                              "player's seat (tablesvc tournament add NAME --substitute PLAYER), or add or withdraw "
+                              "players until the count is a multiple of 4")
     if len(set(players)) != len(players):
         seen: set[int] = set()
         twice = next(p for p in players if p in seen or seen.add(p))  # type: ignore[func-returns-value]

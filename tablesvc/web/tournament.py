@@ -221,8 +221,8 @@ def _rename(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _withdraw(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
-    p, unseated = store.withdraw(tid, body["player"])
-    return {"number": p.number, "name": p.name, "unseated_rounds": unseated}
+    p, waiting = store.withdraw(tid, body["player"])
+    return {"number": p.number, "name": p.name, "seat_waits_in_rounds": waiting}
 
 
 def _substitute(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
