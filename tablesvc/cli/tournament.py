@@ -532,11 +532,15 @@ def _standings(args: argparse.Namespace) -> int:
         width = max([6, *(len(p.player.name) for p in st.players)])
         print(f"place  {'player':<{width}}  games  1st 2nd 3rd 4th     total  penalties")
         for p in st.players:
-            place = f"{p.place:>5}" if p.place is not None else "  sub"
+            place = (f"{p.place:>4}" + ("*" if st.incomplete(p) else " ")) if p.place is not None else "  sub"
             print(f"{place}  {p.player.name:<{width}}  {p.games:>5}  {p.places[0]:>3} {p.places[1]:>3} "
                   f"{p.places[2]:>3} {p.places[3]:>3}  {p.total / 1000:>+8.1f}  "
                   f"{-p.penalties / 1000 if p.penalties else 0:>+9.1f}" + (f"  {p.warnings} warning(s)"
                                                                           if p.warnings else ""))
+        if any(st.incomplete(p) for p in st.players if p.place is not None):
+            print(f"* fewer games than the {st.finished_rounds} round(s) finished (withdrew or joined late)")
+        if st.provisional:
+            print(f"provisional: {st.finished_rounds} of {st.tournament.rounds} round(s) finished")
         waiting = [tg for tg in st.tables if tg.status != "finished"]
         if waiting:
             print("tables without a final result: " + ", ".join(f"round {tg.round} table {tg.table} ({tg.status})"
@@ -548,7 +552,7 @@ def _standings(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     from tablesvc.tournament.actions import current_standings
-    from tablesvc.tournament.export import ema_csv, ema_json, export_games
+    from tablesvc.tournament.export import check_lines, ema_csv, ema_json, export_games
 
     def work(store: Any) -> int:
         st = current_standings(store, _tid(store, args))
@@ -568,6 +572,10 @@ def _export(args: argparse.Namespace) -> int:
                 print(f"  not written: {line}", file=sys.stderr)
             return 0 if not missing else 1
         text = ema_csv(st) if args.csv else ema_json(st)
-        return write_output(NAME, text, args.out)
+        code = write_output(NAME, text, args.out)
+        if code == 0:
+            for line in check_lines(st):  # on stderr: stdout may be the report itself
+                print(line, file=sys.stderr)
+        return code
 
     return _run(args, work)

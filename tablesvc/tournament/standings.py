@@ -98,6 +98,16 @@ class Standings:
     players: list[PlayerStanding]
     tables: list[TableGame]  # every round's tables, round by round
     penalties: list[Penalty] = field(default_factory=list)
+    finished_rounds: int = 0  # rounds closed by the organiser: fewer than the tournament's is a provisional result
+
+    @property
+    def provisional(self) -> bool:
+        return self.finished_rounds < self.tournament.rounds
+
+    def incomplete(self, row: PlayerStanding) -> bool:
+        """A player who has played fewer games than the rounds finished (withdrew, or joined late): ranked by
+        their total as the others, and marked wherever the ranking is shown."""
+        return row.games < self.finished_rounds
 
     def to_dict(self) -> dict[str, Any]:
         t = self.tournament
@@ -105,7 +115,8 @@ class Standings:
         return {
             "tournament": {"name": t.name, "rules": t.rules, "rounds": t.rounds, "tie_break": t.tie_break.value,
                            "time_rule": t.time_rule, "minutes": t.minutes},
-            "players": [p.to_dict() for p in self.players],
+            "provisional": self.provisional, "finished_rounds": self.finished_rounds,
+            "players": [p.to_dict() | {"incomplete": self.incomplete(p)} for p in self.players],
             "tables": [g.to_dict() for g in self.tables],
             "penalties": [{"id": x.id, "round": x.round, "player": x.player, "name": names.get(x.player),
                            "points": x.points, "reason": x.reason, "hand": x.hand, "kind": x.kind.value, "at": x.at}
@@ -209,4 +220,5 @@ def standings(t: Tournament, players: Sequence[Player], hall: Sequence[HallTable
         placed.append(PlayerStanding(place, *(getattr(r, f) for f in (
             "player", "total", "games_result", "penalties", "warnings", "games", "places", "score", "best_game"))))
     subs.sort(key=lambda r: (-r.total, r.player.number))
-    return Standings(t, placed + subs, tables, list(penalties))
+    return Standings(t, placed + subs, tables, list(penalties),
+                     sum(1 for r in rounds if r.status is RoundStatus.FINISHED))
