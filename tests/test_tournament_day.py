@@ -20,6 +20,7 @@ import csv
 import io
 import json
 import re
+import shlex
 import threading
 import time
 from pathlib import Path
@@ -174,9 +175,15 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
     assert states == ["in-play", "in-play", "in-play", "not-started"]
     assert "Not started: table 4" in browser.find_element("id", "offline").text
     shot(browser, "tournament-seating")
+    hint = out.strip().splitlines()[-1].split(": ", 1)[1]  # the retry, as printed: run as it is
+    assert hint == shlex.join(["tablesvc", "tournament", "--db", db, "start-round", "1", "--retry", "--broker",
+                               broker.url])
     hall[3].start()
-    code, out, _ = tournament(db, capsys, "start-round", "1", "--broker", broker.url, "--retry")
+    code = main(shlex.split(hint)[1:])
+    out = capsys.readouterr().out
     assert code == 0 and "table 4 (hall/t4): started" in out and out.count(": started") == 1
+    # one deadline for the round: table 4, started late with --retry, has the one the others have
+    assert len({table.service.table.state.clock.deadline for table in hall}) == 1
     for i, table in enumerate(hall):
         state = table.service.table.state
         assert state.players == tuple(names[p] for p in rounds[1].seating.tables[i])

@@ -24,6 +24,7 @@ a tournament day:
   tablesvc tournament import-players players.csv      # name, EMA id, club, country
   tablesvc tournament tables --site hall --count 4    # hall/t1 .. hall/t4 (table 1: the streamed one)
   tablesvc tournament seating --all                   # every round now (or round by round, --method swiss)
+  tablesvc tournament --db copy.sqlite3 rehearse      # the day on simulated tables, on a copy of the database
   tablesvc tournament start-round 1 --broker mqtt://hall.local
   tablesvc tournament penalty "Ann Lee" 4000 --reason "late" --hand E3-1
   tablesvc tournament time 3 --extend 5 --broker mqtt://hall.local   # table 3: five minutes more
@@ -162,6 +163,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
     a = action("standings", "the ranking so far, and every round's tables", _standings)
     a.add_argument("--json", action="store_true")
+
+    a = action("rehearse", "play every seated round not yet played on simulated tables (embedded broker, the "
+               "real start-round, collector and web server): the day before the day. Use a copy of the database",
+               _rehearse)
+    a.add_argument("--speed", type=float, default=0.0, help="the tables' pace: 0 as fast as they go (default), 1 a "
+                   "real table's, 10 ten times faster")
+    a.add_argument("--data-dir", type=Path, help="keep the tables' journals here (for export --games); default: a "
+                   "temporary directory removed after")
+    a.add_argument("--web", metavar="HOST:PORT", default="127.0.0.1:0", help="the web server's address "
+                   "(default: a free port on 127.0.0.1; off: none)")
+    a.add_argument("--seed", type=int, default=0, help="another seed plays other games")
 
     a = action("export", "the EMA results report (CSV or JSON), or every game as mjai / tenhou.net/6", _export)
     what = a.add_mutually_exclusive_group(required=True)
@@ -577,5 +589,43 @@ def _export(args: argparse.Namespace) -> int:
             for line in check_lines(st):  # on stderr: stdout may be the report itself
                 print(line, file=sys.stderr)
         return code
+
+    return _run(args, work)
+
+
+def _rehearse(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from tablesvc.tournament.rehearsal import Rehearsal
+
+    def work(store: Any) -> int:
+        tid = _tid(store, args)
+        listen = None
+        if args.web != "off":
+            from tablesvc.web.server import parse_listen
+
+            try:
+                listen = parse_listen(args.web)
+            except ValueError as exc:
+                return _fail(f"--web: {exc}")
+        with tempfile.TemporaryDirectory(prefix="tablesvc-rehearsal-") as tmp:
+            data = args.data_dir or Path(tmp)
+            with Rehearsal(store, tid, args.db, data, speed=args.speed, web_listen=listen, seed=args.seed) as hall:
+                if hall.web is not None:
+                    print(f"pages: {hall.web.url}/tournament  (referee password for this rehearsal: "
+                          f"{hall.web_password})", flush=True)
+                report = hall.run()
+        print(f"rehearsed round(s) {', '.join(map(str, report.rounds)) or 'none'}: {report.games} game(s)")
+        if report.not_seated:
+            print(f"round(s) {', '.join(map(str, report.not_seated))} not seated: seat them (tablesvc tournament "
+                  "seating) and rehearse again")
+        db = ["tablesvc", "tournament", "--db", args.db]
+        print("next: " + shlex.join([*db, "standings"]))
+        print("      " + shlex.join([*db, "export", "--csv", "--out", "results.csv"]))
+        if args.data_dir:
+            dirs = [f"--data-dir={h.site}/{h.table_id}={args.data_dir / h.site / h.table_id}"
+                    for h in store.tables(tid)]
+            print("      " + shlex.join([*db, "export", "--games", "mjai", "--out", "games", *dirs]))
+        return 0
 
     return _run(args, work)

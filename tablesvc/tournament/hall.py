@@ -26,13 +26,14 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from tablesvc.tournament.model import HallTable, PlayerStatus, Round, RoundStatus, Tournament, TournamentError
 from tablesvc.tournament.store import TournamentStore
 
-__all__ = ["Hall", "MqttHall", "StartReport", "clock_field", "start_command", "start_round", "table_clock"]
+__all__ = ["Hall", "MqttHall", "StartReport", "clock_field", "round_deadline", "start_command", "start_round",
+           "table_clock"]
 
 log = logging.getLogger(__name__)
 
@@ -68,12 +69,25 @@ class StartReport:
         return out
 
 
-def clock_field(t: Tournament) -> dict[str, Any] | None:
-    """``start_game``'s ``clock``: the guaranteed minutes and the rule at the end of time ("ema", "finish_hand",
-    or "more_hands:N"); None when the tournament plays without a clock."""
+def round_deadline(t: Tournament, r: Round, now: datetime) -> str | None:
+    """The round's one end of time: the one recorded when it was first started (a table started late with
+    --retry gets the same), else ``now`` plus the round's minutes; None without a clock."""
+    if not t.minutes:
+        return None
+    if r.deadline:
+        return r.deadline
+    return (now + timedelta(minutes=t.minutes)).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def clock_field(t: Tournament, deadline: str | None = None) -> dict[str, Any] | None:
+    """``start_game``'s ``clock``: the guaranteed minutes, the round's deadline (one for the whole hall) and the
+    rule at the end of time ("ema", "finish_hand", or "more_hands:N"); None when the tournament plays without a
+    clock."""
     if not t.minutes:
         return None
     clock: dict[str, Any] = {"minutes": t.minutes}
+    if deadline:
+        clock["deadline"] = deadline
     if t.time_rule:
         rule, _, more = t.time_rule.partition(":")
         clock["rule"] = rule
@@ -82,10 +96,11 @@ def clock_field(t: Tournament) -> dict[str, Any] | None:
     return clock
 
 
-def start_command(t: Tournament, names: tuple[str, str, str, str], transaction: str) -> dict[str, Any]:
+def start_command(t: Tournament, names: tuple[str, str, str, str], transaction: str,
+                  deadline: str | None = None) -> dict[str, Any]:
     command: dict[str, Any] = {"command": "start_game", "transaction": transaction, "players": list(names),
                                "rules": t.rules}
-    clock = clock_field(t)
+    clock = clock_field(t, deadline)
     if clock is not None:
         command["clock"] = clock
     return command
@@ -105,13 +120,16 @@ def start_round(store: TournamentStore, tid: int, number: int, hall: Hall, *, re
                                       f"waits: tablesvc tournament add NAME --substitute {p} (or seat the round "
                                       "again) before starting it")
     tables = {h.number: h for h in store.tables(tid)}
-    started_at = datetime.now(UTC).isoformat(timespec="seconds")
+    now = datetime.now(UTC)
+    started_at = now.isoformat(timespec="seconds")
+    deadline = round_deadline(t, r, now)
     not_started: dict[int, str] = {}
     stamp = secrets.token_hex(3)
     payloads = {}
     for i in pending:
         names = tuple(players[p].name for p in r.seating.tables[i - 1])
-        payload = start_command(t, names, f"tournament-{tid}-r{number}-t{i}-{stamp}")  # type: ignore[arg-type]
+        payload = start_command(t, names, f"tournament-{tid}-r{number}-t{i}-{stamp}",  # type: ignore[arg-type]
+                                deadline)
         if token:
             payload["token"] = token
         payloads[i] = payload
@@ -138,7 +156,7 @@ def start_round(store: TournamentStore, tid: int, number: int, hall: Hall, *, re
                 notes[i] = "without the clock: the table's service does not know it (update tablesvc there)"
         else:
             not_started[i] = f"the table refused: {reply.get('error')}"
-    rnd = store.mark_started(tid, number, started, sorted(not_started), started_at)
+    rnd = store.mark_started(tid, number, started, sorted(not_started), started_at, deadline if started else None)
     for i, why in sorted(not_started.items()):
         log.warning("round %d: table %d (%s/%s) not started: %s", number, i, tables[i].site, tables[i].table_id, why)
     return StartReport(rnd, sorted(started), not_started, notes)

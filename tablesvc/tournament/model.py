@@ -146,6 +146,7 @@ class Round:
     started_at: str | None = None  # ISO 8601 UTC
     started_tables: tuple[int, ...] = field(default_factory=tuple)  # the tables that answered ok
     offline_tables: tuple[int, ...] = field(default_factory=tuple)  # the tables that did not (listed, not skipped)
+    deadline: str | None = None  # the round's one end of time (ISO 8601 UTC), the same for every table
 
 
 @dataclass(frozen=True)

@@ -421,7 +421,7 @@ class TournamentStore:
             out.append(Round(r["number"], RoundStatus(r["status"]), Seating(tables),  # type: ignore[arg-type]
                              SeatingMethod(r["method"]), r["started_at"],
                              tuple(json.loads(r["started_tables"] or "[]")),
-                             tuple(json.loads(r["offline_tables"] or "[]"))))
+                             tuple(json.loads(r["offline_tables"] or "[]")), r["deadline"]))
         return out
 
     def round(self, tid: int, number: int) -> Round:
@@ -504,7 +504,10 @@ class TournamentStore:
         return r, pending
 
     def mark_started(self, tid: int, number: int, started: Sequence[int], offline: Sequence[int],
-                     started_at: str) -> Round:
+                     started_at: str, deadline: str | None = None) -> Round:
+        """Record who started; the round's start time and deadline are the first ones recorded (a retry keeps
+        them)."""
+
         def write(conn: Connection) -> Round:
             row = conn.execute(select(tournament_rounds).where(tournament_rounds.c.tournament_id == tid,
                                                                tournament_rounds.c.number == number)
@@ -516,6 +519,7 @@ class TournamentStore:
             conn.execute(update(tournament_rounds).where(tournament_rounds.c.tournament_id == tid,
                                                          tournament_rounds.c.number == number).values(
                 status=RoundStatus.STARTED.value, started_at=row["started_at"] or started_at,
+                deadline=row["deadline"] or deadline,
                 started_tables=json.dumps(ok), offline_tables=json.dumps(sorted(set(offline) - set(ok)))))
             return next(r for r in self._rounds(conn, tid) if r.number == number)
 
