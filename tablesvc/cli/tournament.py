@@ -547,8 +547,9 @@ def _standings(args: argparse.Namespace) -> int:
             place = (f"{p.place:>4}" + ("*" if st.incomplete(p) else " ")) if p.place is not None else "  sub"
             print(f"{place}  {p.player.name:<{width}}  {p.games:>5}  {p.places[0]:>3} {p.places[1]:>3} "
                   f"{p.places[2]:>3} {p.places[3]:>3}  {p.total / 1000:>+8.1f}  "
-                  f"{-p.penalties / 1000 if p.penalties else 0:>+9.1f}" + (f"  {p.warnings} warning(s)"
-                                                                          if p.warnings else ""))
+                  f"{-p.penalties / 1000 if p.penalties else 0:>+9.1f}"
+                  + (f"  chombo {-p.chombo / 1000:+.1f} (in the games)" if p.chombo else "")
+                  + (f"  {p.warnings} warning(s)" if p.warnings else ""))
         if any(st.incomplete(p) for p in st.players if p.place is not None):
             print(f"* fewer games than the {st.finished_rounds} round(s) finished (withdrew or joined late)")
         if st.provisional:
