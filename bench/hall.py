@@ -39,7 +39,6 @@ import http.client
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import tempfile
@@ -52,14 +51,15 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from bench.web import free_port, wait_port
 from hardware_sims.generator import GeneratorOptions, generate_game
+from hardware_sims.network import CuttableProxy
 from hardware_sims.table import DirectOutputs, TableSimulator
 from tablesvc.config import parse_config
-from tablesvc.records.store import RecordsStore
+from tablesvc.records.records_db import RecordsStore
 from tablesvc.service import TableService
 from tablesvc.tournament.hall import MqttHall, start_round
 from tablesvc.tournament.model import SeatingMethod, Tournament
 from tablesvc.tournament.seating import shuffled
-from tablesvc.tournament.store import NewPlayer, TournamentStore
+from tablesvc.tournament.tournament_db import NewPlayer, TournamentStore
 
 RULES = "ema2012"  # the simulator deals red fives
 REPO = Path(__file__).resolve().parents[1]
@@ -74,70 +74,6 @@ def mosquitto(work: Path, name: str, extra: str = "") -> tuple[subprocess.Popen,
     proc = subprocess.Popen([binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wait_port(port)
     return proc, port
-
-
-class Link:
-    """The line between the two rooms: a TCP proxy whose connections the bench cuts, as a pulled cable would."""
-
-    def __init__(self, target: int) -> None:
-        self.target = target
-        self.listener = socket.socket()
-        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(16)
-        self.port = self.listener.getsockname()[1]
-        self.up = True
-        self.open: list[socket.socket] = []
-        self.lock = threading.Lock()
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            if not self.up:
-                client.close()
-                continue
-            try:
-                server = socket.create_connection(("127.0.0.1", self.target))
-            except OSError:
-                client.close()
-                continue
-            with self.lock:
-                self.open += [client, server]
-            for a, b in ((client, server), (server, client)):
-                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
-
-    @staticmethod
-    def _pipe(a: socket.socket, b: socket.socket) -> None:
-        try:
-            while data := a.recv(65536):
-                b.sendall(data)
-        except OSError:
-            pass
-        for s in (a, b):
-            with contextlib.suppress(OSError):
-                s.close()
-
-    def cut(self) -> None:
-        self.up = False
-        with self.lock:
-            for s in self.open:
-                try:
-                    s.shutdown(socket.SHUT_RDWR)
-                    s.close()
-                except OSError:
-                    pass
-            self.open.clear()
-
-    def restore(self) -> None:
-        self.up = True
-
-    def close(self) -> None:
-        self.cut()
-        self.listener.close()
 
 
 class Table:
@@ -222,7 +158,7 @@ def main() -> int:
         procs.append(broker_a)
         port_b = None
         if args.annex:
-            link = Link(port_a)
+            link = CuttableProxy(port_a)  # the line between the two rooms, cut as a pulled cable would be
             broker_b, port_b = mosquitto(work, "annex", (
                 f"connection hall\naddress 127.0.0.1:{link.port}\ncleansession false\nrestart_timeout 1 2\n"
                 "keepalive_interval 5\ntopic tablesvc/# out 1\ntopic tablesvc/+/+/cmd in 1\n"))

@@ -28,8 +28,8 @@ from hardware_sims.generator import generate_game
 from tablesvc.engine.engine import Engine
 from tablesvc.engine.results import GameResult, HandResult
 from tablesvc.mqtt.payloads import result_payload
+from tablesvc.records.records_db import GameInfo, RecordsStore
 from tablesvc.records.standings import club_standings
-from tablesvc.records.store import GameInfo, RecordsStore
 
 NAMES = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon", "Kim", "Lou"]
 

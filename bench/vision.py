@@ -11,7 +11,7 @@
 (d) real photos (tiles-photos-camerash): top-1 enrolled from drawn art and from one photo per kind,
     flowers/seasons unknown rate (bench/classifier_compare.py's data and scoring);
 (e) our figures beside the PyPI mahjong-detector's (about 100 ms per image, under a fifth of the tiles
-    found in a real photo of an automatic table: the issue's figures, not measured here);
+    found in a real photo of an automatic table: figures reported for it, not measured here);
 (f) (g) (h) the learnt embedding beside the LDA on real photos and an unseen colouring (bench/vision_real.py):
     a set enrolled from <= 3 real images per kind, a dark-faced / recoloured FluffyStuff enrolled from its
     artwork read in four orientations at 64 and 40 px, real photos enrolled from artwork only.
@@ -64,8 +64,8 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 FLUFFY = DATA / "tiles-fluffystuff"
 PHOTOS = DATA / "tiles-photos-camerash"
 
-MAHJONG_DETECTOR_MS = 100.0  # per image, from the issue text
-MAHJONG_DETECTOR_FOUND = 0.20  # "under a fifth of the tiles", from the issue text
+MAHJONG_DETECTOR_MS = 100.0  # per image, as reported for mahjong-detector (not measured here)
+MAHJONG_DETECTOR_FOUND = 0.20  # "under a fifth of the tiles", as reported for it (not measured here)
 
 BENCH_EFFECTS = Effects(gradient=0.3, glare=60.0, noise_sigma=5.0, blur_sigma=0.9, jpeg_quality=80,
                         jitter_mm=1.5, jitter_deg=3.0)  # fmt: skip
@@ -352,7 +352,7 @@ def main() -> int:
                   f"{pct(a.unknown, a.tiles)}, not detected {pct(a.missed, a.tiles)}; red fives "
                   f"{pct(a.red_correct, a.red_tiles)} of {a.red_tiles}; worst confusions: {conf}")
         if args.tiles < 10000:
-            print(f"  (ran {args.tiles} tiles per set; the issue asks >= 10,000: --tiles 10000)")
+            print(f"  (ran {args.tiles} tiles per set; a full run reads >= 10,000: --tiles 10000)")
 
     loops: dict[str, LoopResult] = {}
     if "loop" not in skip:
@@ -424,7 +424,7 @@ def main() -> int:
         for line in artwork_enrolled(methods, art, limit=200 if args.quick or args.real_quick else 0):
             print(line, flush=True)
 
-    print("\n(e) beside the PyPI mahjong-detector (issue's figures, not measured here: ~100 ms/image, "
+    print("\n(e) beside the PyPI mahjong-detector (reported figures, not measured here: ~100 ms/image, "
           "< 20 % of tiles found on a real automatic-table photo)")
     for name, a in accs.items():
         found = (a.tiles - a.missed) / a.tiles if a.tiles else float("nan")

@@ -38,7 +38,7 @@ import cv2
 import numpy as np
 
 from drivers.observations import CameraHealth
-from drivers.supervision import Backoff, DriverThreads, RateMeter, call_guarded
+from drivers.supervision import Backoff, DriverThreads, HealthReporter, RateMeter, call_guarded
 
 __all__ = ["CameraDriver", "CameraFrame", "redact"]
 
@@ -146,22 +146,21 @@ class CameraDriver(DriverThreads):
         self.open_timeout = open_timeout
         self.read_timeout = read_timeout
         self._on_frame = on_frame
-        self._on_health = on_health
         self._backoff = Backoff(*backoff)
         self._clock = clock
         self._capture_factory = capture_factory or self._default_capture
 
         self._mailbox = _Latest()
         self._lock = threading.Lock()  # guards the health fields, read by health() from any thread
-        self._connected = False
-        self._state = "not started"
         self._frames = 0
         self._dropped = 0
         self._errors = 0
         self._reconnects = 0
         self._last_frame: float | None = None
         self._rate = RateMeter()
-        self._last_report = float("-inf")
+        self._reporter = HealthReporter(
+            f"camera {self.name}", redact(str(self.source)), lock=self._lock, snapshot=self.health, on_health=on_health,
+            interval=health_interval, clock=clock, logger=log, calm=frozenset({"stopped", "end of file"}))
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -180,8 +179,8 @@ class CameraDriver(DriverThreads):
             return CameraHealth(
                 name=self.name,
                 source=redact(str(self.source)),
-                connected=self._connected,
-                state=self._state,
+                connected=self._reporter.connected,
+                state=self._reporter.state,
                 fps=round(self._rate.rate(now, self._frames), 2),
                 frames=self._frames,
                 dropped=self._dropped,
@@ -190,25 +189,6 @@ class CameraDriver(DriverThreads):
                 last_frame=self._last_frame,
                 timestamp=now,
             )
-
-    def _set_state(self, connected: bool, state: str) -> None:
-        with self._lock:
-            changed = (connected, state) != (self._connected, self._state)
-            self._connected, self._state = connected, state
-        if changed:
-            level = logging.INFO if connected or state in {"stopped", "end of file"} else logging.WARNING
-            log.log(level, "camera %s (%s): %s", self.name, redact(str(self.source)), state)
-            self._report()
-
-    def _report(self) -> None:
-        snapshot = self.health()
-        self._last_report = snapshot.timestamp
-        if self._on_health is not None:
-            call_guarded(log, f"camera {self.name}: on_health", self._on_health, snapshot)
-
-    def _report_if_due(self) -> None:
-        if self._clock() - self._last_report >= self.health_interval:
-            self._report()
 
     def _error(self) -> None:
         with self._lock:
@@ -240,7 +220,7 @@ class CameraDriver(DriverThreads):
             with contextlib.suppress(Exception):
                 capture.release()
         self._error()
-        self._set_state(False, f"open failed: {problem}")
+        self._reporter.set_state(False, f"open failed: {problem}")
         return None
 
     def _capture(self) -> None:
@@ -249,13 +229,13 @@ class CameraDriver(DriverThreads):
         except Exception:  # never out of the thread; the loop already catches per session
             log.exception("camera %s: supervisor failed", self.name)
             with contextlib.suppress(Exception):
-                self._set_state(False, "stopped")
+                self._reporter.set_state(False, "stopped")
         finally:
             self._mailbox.close(discard=self._stop.is_set())
 
     def _supervise(self) -> None:
         opened_before = False
-        self._set_state(False, "connecting")
+        self._reporter.set_state(False, "connecting")
         while not self._stop.is_set():
             outcome = "failed"
             try:
@@ -267,19 +247,19 @@ class CameraDriver(DriverThreads):
                         capture.release()
             except Exception:  # a bug below must not end the supervision
                 log.exception("camera %s: unexpected error; reconnecting", self.name)
-                self._set_state(False, "internal error (see log)")
+                self._reporter.set_state(False, "internal error (see log)")
             if self._stop.is_set():
                 break
             if outcome == "end":
                 if not self.loop:
-                    self._set_state(False, "end of file")
+                    self._reporter.set_state(False, "end of file")
                     return
                 opened_before = False  # starting a file again is not a reconnect
                 continue
             if outcome == "worked":
                 self._backoff.reset()
             self._wait(self._backoff.next_delay())
-        self._set_state(False, "stopped")
+        self._reporter.set_state(False, "stopped")
 
     def _wait(self, delay: float) -> None:
         deadline = self._clock() + delay
@@ -288,7 +268,7 @@ class CameraDriver(DriverThreads):
             if left <= 0:
                 return
             self._stop.wait(min(left, 0.1))
-            self._report_if_due()
+            self._reporter.report_if_due()
 
     def _pace_interval(self, capture: Any) -> float:
         fps = self.pace_fps
@@ -326,7 +306,7 @@ class CameraDriver(DriverThreads):
                 self._error()
                 failures += 1
                 if failures >= self.max_read_failures:
-                    self._set_state(False, f"read failed {failures} times")
+                    self._reporter.set_state(False, f"read failed {failures} times")
                     return "worked" if got_frame else "failed"
                 self._stop.wait(0.05)
                 continue
@@ -336,14 +316,14 @@ class CameraDriver(DriverThreads):
                 if reopened:
                     with self._lock:
                         self._reconnects += 1
-                self._set_state(True, "streaming")
+                self._reporter.set_state(True, "streaming")
             if self.frozen_after is not None:
                 current = hash(np.ascontiguousarray(image[::8, ::8]).tobytes())
                 if current != signature:
                     signature, same_since = current, now
                 elif now - same_since >= self.frozen_after:
                     self._error()
-                    self._set_state(False, f"frozen: the same image for {now - same_since:.1f} s")
+                    self._reporter.set_state(False, f"frozen: the same image for {now - same_since:.1f} s")
                     return "worked"
             with self._lock:
                 seq = self._frames
@@ -352,7 +332,7 @@ class CameraDriver(DriverThreads):
             if self._mailbox.put(CameraFrame(self.name, seq, now, image)):
                 with self._lock:
                     self._dropped += 1
-            self._report_if_due()
+            self._reporter.report_if_due()
             if interval:
                 next_due = max(next_due + interval, now - interval)  # never try to catch up a long delay
                 delay = next_due - self._clock()

@@ -52,7 +52,7 @@ import serial
 from drivers.binding import LinkBinding
 from drivers.observations import BadReason, DeviceHealth, Observation
 from drivers.protocol import BadFrame, HostProtocol, ProtocolAdapter
-from drivers.supervision import Backoff, DriverThreads, RateMeter, call_guarded
+from drivers.supervision import Backoff, DriverThreads, HealthReporter, RateMeter, call_guarded
 
 __all__ = ["SerialDriver"]
 
@@ -101,7 +101,6 @@ class SerialDriver(DriverThreads):
         self.poll_interval = poll_interval
         self.write_timeout = write_timeout
         self._on_observation = on_observation
-        self._on_health = on_health
         self._protocol = protocol_factory() if protocol_factory is not None else HostProtocol(binding=binding)
         self._on_refused = on_refused
         self.refusal_interval = refusal_interval
@@ -116,14 +115,15 @@ class SerialDriver(DriverThreads):
                 remember(device, seq, now - max(0.0, age))
 
         self._lock = threading.Lock()  # guards the health fields below, read by health() from any thread
-        self._connected = False
-        self._state = "not started"
         self._frames_ok = 0
         self._frames_bad = {reason.value: 0 for reason in BadReason}
         self._last_seen: float | None = None
         self._reconnects = 0
         self._rate = RateMeter()
-        self._last_report = float("-inf")
+        self._reporter = HealthReporter(
+            f"serial driver {self.name}", self.url, lock=self._lock, snapshot=self.health, on_health=on_health,
+            interval=health_interval, clock=clock, logger=log,
+            calm=frozenset({"stopped", "connecting", "opened, waiting for the device"}))
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -138,8 +138,8 @@ class SerialDriver(DriverThreads):
             now = self._clock()
             return DeviceHealth(
                 name=self.name,
-                connected=self._connected,
-                state=self._state,
+                connected=self._reporter.connected,
+                state=self._reporter.state,
                 frames_ok=self._frames_ok,
                 frames_bad=dict(self._frames_bad),
                 lines_per_second=round(self._rate.rate(now, self._lines()), 3),
@@ -153,26 +153,6 @@ class SerialDriver(DriverThreads):
         lines = getattr(self._protocol, "lines", None)
         return lines if isinstance(lines, int) else self._frames_ok + sum(self._frames_bad.values())
 
-    def _set_state(self, connected: bool, state: str) -> None:
-        with self._lock:
-            changed = (connected, state) != (self._connected, self._state)
-            self._connected, self._state = connected, state
-        if changed:
-            calm = connected or state in ("stopped", "connecting", "opened, waiting for the device")
-            level = logging.INFO if calm else logging.WARNING
-            log.log(level, "serial driver %s (%s): %s", self.name, self.url, state)
-            self._report()
-
-    def _report(self) -> None:
-        snapshot = self.health()
-        self._last_report = snapshot.timestamp
-        if self._on_health is not None:
-            call_guarded(log, f"serial driver {self.name}: on_health", self._on_health, snapshot)
-
-    def _report_if_due(self) -> None:
-        if self._clock() - self._last_report >= self.health_interval:
-            self._report()
-
     # -- the thread ------------------------------------------------------------------------------
 
     def _run(self) -> None:
@@ -182,11 +162,11 @@ class SerialDriver(DriverThreads):
             log.exception("serial driver %s: supervisor failed", self.name)
         finally:
             with contextlib.suppress(Exception):
-                self._set_state(False, "stopped")
+                self._reporter.set_state(False, "stopped")
 
     def _supervise(self) -> None:
         opened_before = False
-        self._set_state(False, "connecting")
+        self._reporter.set_state(False, "connecting")
         while not self._stop.is_set():
             try:
                 port = self._open()
@@ -202,7 +182,7 @@ class SerialDriver(DriverThreads):
                         self._close(port)
             except Exception:  # a bug somewhere below must not end the supervision
                 log.exception("serial driver %s: unexpected error; reconnecting", self.name)
-                self._set_state(False, "internal error (see log)")
+                self._reporter.set_state(False, "internal error (see log)")
             if not self._stop.is_set():
                 self._wait(self._backoff.next_delay())
 
@@ -213,7 +193,7 @@ class SerialDriver(DriverThreads):
             if left <= 0:
                 return
             self._stop.wait(min(left, self.poll_interval))
-            self._report_if_due()
+            self._reporter.report_if_due()
 
     def _open(self) -> Any | None:
         try:
@@ -221,7 +201,7 @@ class SerialDriver(DriverThreads):
                 self.url, baudrate=self.baudrate, timeout=self.poll_interval, write_timeout=self.write_timeout
             )
         except Exception as error:  # SerialException, OSError, ValueError (bad URL) alike: report, retry
-            self._set_state(False, f"open failed: {error}")
+            self._reporter.set_state(False, f"open failed: {error}")
             return None
 
     def _close(self, port: Any) -> None:
@@ -235,7 +215,7 @@ class SerialDriver(DriverThreads):
         protocol = self._protocol
         worked = False
         try:
-            self._set_state(False, "opened, waiting for the device")
+            self._reporter.set_state(False, "opened, waiting for the device")
             self._write(port, protocol.connection_made())
             last_good = self._clock()
             probed = False
@@ -246,20 +226,20 @@ class SerialDriver(DriverThreads):
                     last_good, probed = now, False
                     if not worked:
                         worked = True
-                        self._set_state(True, "connected")
+                        self._reporter.set_state(True, "connected")
                 quiet = now - last_good
                 if quiet >= self.heartbeat_timeout:
-                    self._set_state(False, f"silent for {quiet:.1f} s")
+                    self._reporter.set_state(False, f"silent for {quiet:.1f} s")
                     return worked
                 if quiet >= self.heartbeat_timeout / 2 and not probed:
                     self._write(port, protocol.probe())
                     probed = True
-                self._report_if_due()
+                self._reporter.report_if_due()
         except (serial.SerialException, OSError) as error:  # unplugged, hung up, write timeout
-            self._set_state(False, f"port error: {error}")
+            self._reporter.set_state(False, f"port error: {error}")
         except Exception as error:  # a protocol adapter bug: log it, reopen, go on
             log.exception("serial driver %s: protocol failed", self.name)
-            self._set_state(False, f"protocol error: {error}")
+            self._reporter.set_state(False, f"protocol error: {error}")
         return worked
 
     def _handle(self, port: Any, protocol: ProtocolAdapter, data: bytes, now: float) -> bool:

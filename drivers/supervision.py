@@ -1,4 +1,4 @@
-"""Small pieces shared by the drivers: their threads' lifecycle, backoff, rates, guarded callbacks.
+"""Small pieces shared by the drivers: their threads' lifecycle, backoff, rates, guarded callbacks, health reports.
 
 Each driver owns a thread that opens its device, reads until something goes
 wrong, closes, waits and tries again (Frigate's camera watchdog, pyserial's
@@ -13,9 +13,9 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
-__all__ = ["Backoff", "DriverThreads", "RateMeter", "call_guarded"]
+__all__ = ["Backoff", "DriverThreads", "HealthReporter", "RateMeter", "call_guarded"]
 
 
 
@@ -144,3 +144,46 @@ def call_guarded(logger: logging.Logger, what: str, callback: Callable[..., obje
     except Exception:
         logger.exception("%s callback raised; the driver goes on", what)
         return None
+
+
+class HealthReporter:
+    """A driver's connection state and its health reports, the same for every driver: a change of state is
+    logged (INFO when connected or in one of the ``calm`` states, WARNING otherwise) and reported at once, and
+    :meth:`report_if_due` reports again every ``interval`` seconds. ``snapshot()`` makes the report (the
+    driver's ``health()``, which reads :attr:`connected` and :attr:`state` under the same ``lock``); it must
+    carry a ``timestamp`` from the driver's clock."""
+
+    def __init__(self, who: str, where: str, *, lock: threading.Lock, snapshot: Callable[[], Any],
+                 on_health: Callable[[Any], object] | None, interval: float, clock: Callable[[], float],
+                 logger: logging.Logger, calm: frozenset[str] = frozenset()) -> None:
+        self.who = who
+        self.where = where
+        self.connected = False
+        self.state = "not started"
+        self._lock = lock
+        self._snapshot = snapshot
+        self._on_health = on_health
+        self._interval = interval
+        self._clock = clock
+        self._log = logger
+        self._calm = calm
+        self._last_report = float("-inf")
+
+    def set_state(self, connected: bool, state: str) -> None:
+        with self._lock:
+            changed = (connected, state) != (self.connected, self.state)
+            self.connected, self.state = connected, state
+        if changed:
+            level = logging.INFO if connected or state in self._calm else logging.WARNING
+            self._log.log(level, "%s (%s): %s", self.who, self.where, state)
+            self.report()
+
+    def report(self) -> None:
+        snapshot = self._snapshot()
+        self._last_report = snapshot.timestamp
+        if self._on_health is not None:
+            call_guarded(self._log, f"{self.who}: on_health", self._on_health, snapshot)
+
+    def report_if_due(self) -> None:
+        if self._clock() - self._last_report >= self._interval:
+            self.report()

@@ -2,7 +2,7 @@
 
 The service writes one journal per table (``<data_dir>/<table>.sqlite3``)
 and, when the referee starts the next game after a game is over, moves it
-aside as ``<table>-<n>.sqlite3`` (:meth:`tablesvc.service.journal.Journal.archive`).
+aside as ``<table>-<n>.sqlite3`` (:meth:`tablesvc.storage.journal.Journal.archive`).
 Every game a table played is therefore one file, and the game is the fold of
 that file: this module finds the files and folds them, so ``tablesvc games``
 and ``tablesvc replay`` read a game exactly as the service played it,
@@ -24,10 +24,10 @@ from tablesvc.engine.results import GameResult, HandResult
 from tablesvc.engine.state import GameState, Phase
 from tablesvc.formats.record import RecordedGame, RecordError
 from tablesvc.mqtt.payloads import result_payload
-from tablesvc.service.journal import Entry, Journal, JournalError
-from tablesvc.service.table import Table
+from tablesvc.storage.journal import Entry, Journal, JournalError
+from tablesvc.storage.table import Table
 
-__all__ = ["ArchivedGame", "find_game", "game_csv", "game_id", "game_json", "is_journal", "list_games", "load_game",
+__all__ = ["ArchivedGame", "find_game", "game_csv", "game_json", "is_journal", "list_games", "load_game",
            "to_record"]
 
 _SUFFIX = ".sqlite3"
@@ -35,17 +35,13 @@ _ARCHIVED = re.compile(r"^(?P<table>.+)-(?P<n>\d+)$")
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
-def game_id(first_entry_ts: float) -> str:
-    """A game's id on the feed and in the records: when its journal's first entry (the game start) was written,
-    ISO 8601 in UTC to the millisecond. One journal per game, so it never changes."""
-    return datetime.fromtimestamp(first_entry_ts, UTC).isoformat(timespec="milliseconds")
-
-
 @dataclass(frozen=True)
 class ArchivedGame:
     """One table's game as its journal holds it (finished, or still in play for the current journal)."""
 
     id: str
+    """The archive id: the journal file's name without ``.sqlite3`` (``t1`` the current game, ``t1-3`` table
+    ``t1``'s third archived one); the game's id on the feed is :func:`tablesvc.storage.ids.game_id`."""
     table: str
     path: Path
     started: float | None
@@ -93,7 +89,7 @@ def _table_of(stem: str, siblings: set[str]) -> str:
     return m["table"] if not siblings or m["table"] in siblings else stem
 
 
-def load_game(path: str | Path, *, game_id: str | None = None, table: str | None = None) -> ArchivedGame:
+def load_game(path: str | Path, *, archive_id: str | None = None, table: str | None = None) -> ArchivedGame:
     """Fold one journal file into its game; :class:`JournalError` names the file when it is none."""
     p = Path(path)
     if not p.is_file():
@@ -105,7 +101,7 @@ def load_game(path: str | Path, *, game_id: str | None = None, table: str | None
         game = Table(journal)
     stem = p.name[: -len(_SUFFIX)] if p.name.endswith(_SUFFIX) else p.stem
     return ArchivedGame(
-        id=game_id or stem,
+        id=archive_id or stem,
         table=table or _table_of(stem, set()),
         path=p,
         started=entries[0].ts if entries else None,
@@ -143,7 +139,7 @@ def list_games(data_dir: str | Path) -> list[ArchivedGame]:
     for p in files:
         stem = p.name[: -len(_SUFFIX)]
         try:
-            game = load_game(p, game_id=stem, table=_table_of(stem, stems))
+            game = load_game(p, archive_id=stem, table=_table_of(stem, stems))
         except JournalError as exc:
             logging.getLogger(__name__).warning("skipped: %s", exc)
             continue
@@ -152,17 +148,17 @@ def list_games(data_dir: str | Path) -> list[ArchivedGame]:
     return sorted(games, key=lambda g: (g.started or 0.0, g.id))
 
 
-def find_game(data_dir: str | Path, game_id: str) -> ArchivedGame:
-    """The game ``game_id`` (a file name without ``.sqlite3``) of a data directory."""
+def find_game(data_dir: str | Path, archive_id: str) -> ArchivedGame:
+    """The game ``archive_id`` (a file name without ``.sqlite3``) of a data directory."""
     d = Path(data_dir)
-    if any(c in game_id for c in "/\\\0") or game_id in (".", ".."):
-        raise JournalError(f"game id {game_id!r} cannot name a file")
-    path = d / f"{game_id}{_SUFFIX}"
+    if any(c in archive_id for c in "/\\\0") or archive_id in (".", ".."):
+        raise JournalError(f"game id {archive_id!r} cannot name a file")
+    path = d / f"{archive_id}{_SUFFIX}"
     if not path.is_file():
         known = ", ".join(p.name[: -len(_SUFFIX)] for p in _journal_files(d)) if d.is_dir() else ""
-        raise JournalError(f"no game {game_id!r} in {d}" + (f" (games: {known})" if known else ""))
+        raise JournalError(f"no game {archive_id!r} in {d}" + (f" (games: {known})" if known else ""))
     stems = {p.name[: -len(_SUFFIX)] for p in _journal_files(d)}
-    return load_game(path, game_id=game_id, table=_table_of(game_id, stems))
+    return load_game(path, archive_id=archive_id, table=_table_of(archive_id, stems))
 
 
 def to_record(game: ArchivedGame) -> RecordedGame:

@@ -20,10 +20,10 @@ from drivers.binding import LinkBinding
 from drivers.observations import DeviceKind
 from tablesvc.engine.engine import Engine, Rejected
 from tablesvc.engine.events import GameStart
-from tablesvc.mqtt.link import BrokerURL
 from tablesvc.mqtt.topics import TopicTree
+from tablesvc.mqtt.url import BrokerURL
 from tablesvc.rules.ruleset import UnknownRuleSetError, get_ruleset
-from tablesvc.service.commands import REFEREE_NAME_PATTERN
+from tablesvc.text import REFEREE_NAME_PATTERN
 
 __all__ = ["CameraConfig", "Config", "ConfigError", "MqttConfig", "SerialConfig", "TableConfig", "WebConfig",
            "load_config", "load_web_config"]

@@ -8,7 +8,7 @@ hand's deltas must equal the record's; the final scores too.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import fields, is_dataclass
+from dataclasses import dataclass, fields, is_dataclass
 from dataclasses import replace as _replace
 from pathlib import Path
 
@@ -22,14 +22,28 @@ from tablesvc.formats.mjlog import parse_mjlog
 from tablesvc.formats.record import RecordedGame, RecordError, ReplayReport
 from tablesvc.formats.tenhou6 import parse_tenhou6
 from tablesvc.rules.ruleset import PRESETS, UnknownRuleSetError, get_ruleset
-from tablesvc.service.journal import JournalError
+from tablesvc.storage.journal import JournalError
 from tablesvc.tiles import Tile
 
-__all__ = ["Mismatch", "ReplayReport", "load_record", "replay"]
+__all__ = ["KNOWN_LOBBY_RULES", "LobbyRule", "Mismatch", "Refused", "ReplayReport", "explain_by_lobby_rules",
+           "load_record", "replay"]
 
 
 class Mismatch(AssertionError):
-    """The engine and the record disagree; the message names the hand and both values."""
+    """The engine and the record disagree; the message names the hand and both values.
+
+    ``report`` holds what was played up to the disagreement (the hands before it), so that a caller can
+    still show them.
+    """
+
+    def __init__(self, message: str, report: ReplayReport | None = None) -> None:
+        super().__init__(message)
+        self.report = report
+
+
+class Refused(Mismatch):
+    """The engine refused one of the record's events: the replay stops there (strict or not); ``report``
+    holds every hand played before it."""
 
 
 def load_record(path: str | Path, fmt: str | None = None) -> RecordedGame:
@@ -83,7 +97,8 @@ def replay(record: RecordedGame, *, strict: bool = False, rules: str | None = No
 
     def disagree(message: str) -> None:
         if strict:
-            raise Mismatch(message)
+            report.state = engine.state
+            raise Mismatch(message, report)
         report.mismatches.append(message)
 
     for index, event in enumerate(events):
@@ -94,8 +109,9 @@ def replay(record: RecordedGame, *, strict: bool = False, rules: str | None = No
         try:
             outputs = engine.apply(event)
         except Rejected as exc:
+            report.state = engine.state
             where = _where(record, hand_index)
-            raise Mismatch(f"{where}: event {index} ({event.type}) refused: {exc}") from None
+            raise Refused(f"{where}: event {index} ({event.type}) refused: {exc}", report) from None
         for out in outputs:
             if isinstance(out, HandResult):
                 report.hands.append(out)
@@ -175,3 +191,41 @@ def _stopped(record: RecordedGame, hand_index: int, state: GameState) -> str:
     if state.hand is not None:
         return f"the record ends in the middle of {_where(record, hand_index)}, before its result"
     return f"the record ends after {_where(record, hand_index)}, before the end of the game"
+
+
+@dataclass(frozen=True)
+class LobbyRule:
+    """A rule some lobbies or tournament rooms play that the presets do not: a house-rule switch and what it
+    means, so that a record played under it can be named and replayed exactly (``--rules "tenhou; ..."``)."""
+
+    switch: str
+    value: str
+    meaning: str
+
+
+KNOWN_LOBBY_RULES: tuple[LobbyRule, ...] = (
+    LobbyRule("kiriage", "yes", "4 han 30 fu and 3 han 60 fu rounded up to mangan"),
+    LobbyRule("dealer_stops_when_top", "no", "the dealer keeps the deal in the last hand even when first"),
+    LobbyRule("dealer_keeps_deal", "no", "the deal passes after every hand"),
+)
+
+
+def explain_by_lobby_rules(record: RecordedGame, played: str) -> tuple[str, LobbyRule] | None:
+    """The rule set (``played`` with one known lobby rule added) under which ``record`` replays exactly, every
+    hand and the final scores, and that rule; None when no single known rule explains the difference."""
+    try:
+        base = get_ruleset(played)
+    except UnknownRuleSetError:
+        return None
+    for rule in KNOWN_LOBBY_RULES:
+        if base.switch_text(rule.switch) == rule.value:
+            continue  # already played so
+        text = f"{played}; {rule.switch}={rule.value}"
+        try:
+            get_ruleset(text)
+            report = replay(record, strict=True, rules=text)
+        except (Mismatch, RecordError, UnknownRuleSetError):
+            continue
+        if report.final is not None or report.stopped is not None:
+            return get_ruleset(text).name, rule
+    return None

@@ -214,7 +214,8 @@ def score(request: ScoreRequest) -> ScoreAnswer:
         settlement = settle_nagashi([winner], dealer, request.rules, honba=c.honba, sticks=c.sticks)
         return ScoreAnswer(request, value, settlement, winner, None)
     if c.tsumo:
-        settlement = settle_tsumo(value, winner, dealer, honba=c.honba, sticks=c.sticks, pao=pao)
+        settlement = settle_tsumo(value, winner, dealer, honba=c.honba, sticks=c.sticks, pao=pao,
+                                  pao_liability=request.rules.pao_liability)
         return ScoreAnswer(request, value, settlement, winner, None)
     if request.discarder is not None:
         discarder = request.discarder.value

@@ -4,12 +4,19 @@ Python strings can hold lone surrogates (``"\\ud800"``), which JSON decoders
 accept and UTF-8 encoders refuse. A name holding one would be journalled and
 then break every later publish, export and listing, so each entry point
 (MQTT commands, web forms, imports) asks :func:`require_text` before it
-keeps anything, and the refusal names the field.
+keeps anything, and the refusal names the field. The names a referee goes by
+(:data:`REFEREE_NAME_PATTERN`) are checked here too, by the commands, the
+configuration and the web server's accounts alike.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+#: A referee's name as commands carry it (``by``) and the web server's accounts are named: letters (any script),
+#: digits, spaces, dots, underscores and hyphens, beginning with a letter or digit. It ends in "nothing follows"
+#: rather than ``$``, which in Python (jsonschema) also matches before a final newline.
+REFEREE_NAME_PATTERN = r"^\w[\w .-]{0,39}(?![\s\S])"
 
 
 class InvalidText(ValueError):

@@ -32,7 +32,7 @@ def test_vision_bench_quick_mode_prints_every_section() -> None:
         right, wrong, unknown = (float(x) for x in re.findall(r"(?:right|wrong|unknown) ([\d.]+) %", ln)[:3])
         assert abs(right + wrong + unknown - 100.0) < 0.05, ln
     # both colourings the network never saw (ink hues turned; a dark face) are read nearly always right even in
-    # the quick mode's few crops (the first network shipped read a third of the dark faces)
+    # the quick mode's few crops (a network that reads a third of the dark faces fails here)
     colouring = [ln for ln in lines if "4 orientations" in ln]
     assert len(colouring) == 4, out
     assert all(float(re.search(r"right ([\d.]+) %", ln).group(1)) >= 90.0 for ln in colouring), out

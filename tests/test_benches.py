@@ -1,6 +1,6 @@
 """Every bench runs in its quick mode, as the docs write it (`python bench/NAME.py --quick` from the
-repository root), and prints figures that make sense: a bench can no longer rot unseen (issue 11, hole 9:
-`bench/vision.py` shadowed the `vision` package and `python bench/pipeline.py` failed at import)."""
+repository root), and prints figures that make sense, so a bench cannot rot unseen (a bench module that
+shadows a package, such as `bench/vision.py` the `vision` package, or one that fails at import, fails here)."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def check_pipeline(out: str) -> None:
 
 
 def check_commands(out: str) -> None:
-    """Hole 8: a command's reply as fast as a device frame's. A Nagle / delayed-ACK stall adds about 40 ms per
+    """A command's reply as fast as a device frame's. A Nagle / delayed-ACK stall adds about 40 ms per
     hop (48 ms with the broker's TCP_NODELAY off, 88 ms with it off everywhere: docs/service.md), which no
     p50 of a sound run comes near; a busy machine slows the frames of the same run too, hence the 3x."""
     line = next(line for line in out.splitlines() if line.startswith("referee command"))
@@ -157,10 +157,10 @@ def test_bench_quick_mode(name):
     check(run_bench(name))
 
 
-# ---------------------------------------------------------------- hole 8 beyond the figures
+# ---------------------------------------------------------------- the reply stall beyond the figures
 
 # bench/commands.py --quick output, measured on the 2-core machine under load: a sound run, and one with
-# Mosquitto's set_tcp_nodelay left out of its configuration (the stall hole 8 was about)
+# Mosquitto's set_tcp_nodelay left out of its configuration (a Nagle / delayed-ACK stall on each reply)
 SOUND_RUN = """broker                    mosquitto
 referee command -> reply  30 set_scores, one at a time, journal_sync=full, MQTT 5 response topic: p50 11.8 ms, \
 p99 114.9 ms, max 114.9 ms (target p50 < 10 ms); 0 refused

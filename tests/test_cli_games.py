@@ -12,8 +12,8 @@ from hardware_sims.generator import generate_game
 from tablesvc.archive import list_games
 from tablesvc.cli import main
 from tablesvc.engine.events import Event
-from tablesvc.service.journal import Journal
-from tablesvc.service.table import Table
+from tablesvc.storage.journal import Journal
+from tablesvc.storage.table import Table
 from tests.club_games import game_one, game_two
 
 
@@ -116,8 +116,8 @@ def test_the_data_directory_comes_from_the_tables_configuration(data_dir, tmp_pa
 
 def test_kept_games_are_imported_into_the_records_once(data_dir, tmp_path, capsys):
     pytest.importorskip("sqlalchemy", reason="the records extra is not installed")
+    from tablesvc.records.records_db import RecordsStore
     from tablesvc.records.standings import club_standings
-    from tablesvc.records.store import RecordsStore
 
     db = str(tmp_path / "records.sqlite3")
     for _ in range(2):

@@ -13,8 +13,8 @@ import pytest
 from tablesvc.engine.clock import parse_deadline
 from tablesvc.engine.events import ClockStart, HandStart, TimeUp
 from tablesvc.service.commands import Commands
-from tablesvc.service.journal import Journal
-from tablesvc.service.table import Table
+from tablesvc.storage.journal import Journal
+from tablesvc.storage.table import Table
 
 NOW = parse_deadline("2026-11-26T10:00:00.000Z")
 

@@ -1,5 +1,5 @@
-"""The shipped broker setup (deploy/mosquitto.conf and deploy/acl) gives each account exactly its job
-(issue 11, hole 3). A real Mosquitto runs the shipped ACL file as it is; only the listener (a free
+"""The shipped broker setup (deploy/mosquitto.conf and deploy/acl) gives each account exactly its job.
+A real Mosquitto runs the shipped ACL file as it is; only the listener (a free
 loopback port, no WebSocket listener), the persistence directory and the password file (made here with
 mosquitto_passwd) are adapted. Every account publishes to every topic (MQTT 5 PUBACK reason code: 135
 is 'not authorised') and subscribes to every topic (does it see what an allowed writer publishes?)."""
@@ -182,7 +182,7 @@ def test_every_account_writes_and_reads_exactly_its_job(deployed_broker):
 
 
 def test_the_shipped_broker_sends_replies_at_once():
-    """Hole 8: without set_tcp_nodelay the broker holds a command's reply, written right after its PUBACK to the
+    """Without set_tcp_nodelay the broker holds a command's reply, written right after its PUBACK to the
     referee, until the referee's delayed ACK (40 ms); the bench measured 48 ms a command instead of 3 to 8."""
     settings = [line.split() for line in (DEPLOY / "mosquitto.conf").read_text().splitlines()
                 if line.strip() and not line.lstrip().startswith("#")]

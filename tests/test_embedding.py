@@ -72,7 +72,7 @@ def test_artwork_enrolled_set_read_in_four_orientations(fluffy_emb: EmbeddingCla
 def test_a_colouring_never_seen_enrolled_from_its_artwork(fluffy_faces: dict[str, np.ndarray]) -> None:
     """FluffyStuff inverted to a dark face (training never inverted FluffyStuff; bench/vision.py (g)
     measures 99.7-99.8 % on 1,480 crops), enrolled from that artwork, read in any orientation: no wrong
-    answer. The first network shipped read a third of these right."""
+    answer (a network that reads only a third of these right fails here)."""
     from bench.vision_real import invert
 
     art = {t: invert(f) for t, f in fluffy_faces.items()}

@@ -157,6 +157,49 @@ def test_pao_with_a_second_yakuman_ema2012_does_not_stack() -> None:
     assert result.deltas == (0, 32000, 0, -32000)
 
 
+# Big Three Dragons and All Honours (PPP FFF CCC EEE SS) won by seat 1 with seat 3 liable, the hand of a real
+# Tenhou game: each preset's own rule. EMA (3.3.6): the hand does not stack, it is worth one yakuman and the
+# liable player "pays the full hand" on a self-draw and shares a ron with the discarder. Tenhou stacks the two
+# yakuman (64,000) and its own settlement of that game made the liable player pay all of it, counters too.
+COMPOSITE = {"ema2012": 32000, "ema2016": 32000, "ema2025": 32000, "tenhou": 64000}
+
+
+@pytest.mark.parametrize("rules", sorted(COMPOSITE))
+def test_pao_on_a_composite_yakuman_tsumo_each_preset(rules: str) -> None:
+    tb = Table(rules)
+    tb.start_hand()
+    tb.play(DRAGON_PONS + " 2:d2m 3:d3m 0:d4m")
+    tb.tsumo(1, "EEESS", "S")
+    result = _win(tb)
+    (win,) = result.wins
+    assert win.pao == 3
+    value = COMPOSITE[rules]
+    assert result.deltas == (0, value, 0, -value)
+
+
+@pytest.mark.parametrize("rules", sorted(COMPOSITE))
+def test_pao_on_a_composite_yakuman_ron_each_preset(rules: str) -> None:
+    tb = Table(rules)
+    tb.start_hand()
+    tb.play(DRAGON_PONS + " 2:dS")
+    tb.ron(1, "EEESS")
+    result = _win(tb)
+    assert result.wins[0].pao == 3
+    value = COMPOSITE[rules]
+    # the whole hand shared: half from the discarder (seat 2), half from the liable seat 3
+    assert result.deltas == (0, value, -value // 2, -value // 2)
+
+
+def test_pao_on_a_composite_yakuman_pao_yakuman_only_as_a_house_rule() -> None:
+    tb = Table("tenhou; pao_liability=yakuman")
+    tb.start_hand()
+    tb.play(DRAGON_PONS + " 2:d2m 3:d3m 0:d4m")
+    tb.tsumo(1, "EEESS", "S")
+    # the liable seat pays Big Three Dragons as a ron (32,000); All Honours is an ordinary non-dealer tsumo
+    # of base 8000: 16,000 from the dealer, 8,000 from each other seat, the liable one included
+    assert _win(tb).deltas == (-16000, 64000, -8000, -40000)
+
+
 # ---------------------------------------------------------------- 3.4.11
 
 

@@ -11,7 +11,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from tablesvc.config import parse_config
 from tablesvc.service import TableService
 from tablesvc.service.commands import Commands
-from tablesvc.service.journal import Journal
+from tablesvc.storage.journal import Journal
 from tests.test_service_mqtt import BASE, Subscriber, config_text, send_command
 
 

@@ -1,4 +1,4 @@
-"""Failures speak (issue 11, hole 5): an unreachable broker, a certificate problem and a line that echoes
+"""Failures speak: an unreachable broker, a certificate problem and a line that echoes
 are said plainly, within seconds, and a device that keeps being refused is reported in bursts, not a
 message per frame. Against a real Mosquitto (TLS listener included), real subprocesses and pyserial."""
 
@@ -21,7 +21,8 @@ from drivers.observations import DiceRolled
 from drivers.protocol import HostProtocol, encode
 from drivers.serial_driver import SerialDriver
 from tablesvc.config import parse_config
-from tablesvc.mqtt.link import BrokerURL, MqttLink
+from tablesvc.mqtt.link import MqttLink
+from tablesvc.mqtt.url import BrokerURL
 from tablesvc.service import TableService
 from tests.conftest import Mosquitto, _free_port
 from tests.test_service_mqtt import Subscriber, config_text
@@ -203,7 +204,7 @@ def test_a_missing_ca_file_is_named(tmp_path):
 
 
 def test_the_broker_connection_sends_at_once(mosquitto):
-    """TCP_NODELAY on the service's connection (hole 8: Nagle held a command's reply about 40 ms)."""
+    """TCP_NODELAY on the service's connection (without it Nagle holds a command's reply about 40 ms)."""
     link = _link(mosquitto.url, None)
     link.start()
     try:
@@ -285,7 +286,7 @@ def test_ten_thousand_refusals_make_a_bounded_report_that_counts_them_all(mosqui
 
 
 def test_ten_thousand_refused_frames_on_a_serial_line(mosquitto, pty_device, tmp_path, caplog):
-    """The issue's case end to end: 10,000 good frames on the automatic table's line that the game refuses
+    """End to end: 10,000 good frames on the automatic table's line that the game refuses
     (dice with no game started) give a bounded number of `errors` messages and warnings, which count them all."""
     device = pty_device("table", "TBL1")
     config = parse_config(config_text(mosquitto.url, tmp_path / "data")

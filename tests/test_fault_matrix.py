@@ -1,4 +1,4 @@
-"""The fault matrix (issue 11), bounded in time.
+"""The fault matrix, bounded in time.
 
 (1) Over three seeds, a generated game is entered into a real `tablesvc run` process while it is SIGKILLed
 at random points (commands in flight) and the broker is stopped and started: the journal holds the game
@@ -37,7 +37,7 @@ from tablesvc.config import parse_config
 from tablesvc.engine.events import DiceRolled, to_dict
 from tablesvc.mqtt.link import IncomingMessage
 from tablesvc.service import TableService
-from tablesvc.service.journal import Journal
+from tablesvc.storage.journal import Journal
 from tests.test_service_mqtt import _RUN, Subscriber, config_text, send_command
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from tablesvc.engine.events import Discard, EndGame, from_dict, to_dict
 from tablesvc.mqtt.payloads import event_payload, iso_time, result_payload, state_payload, wire_event
-from tablesvc.service.journal import Entry, Journal
-from tablesvc.service.table import Table as LiveTable
+from tablesvc.storage.journal import Entry, Journal
+from tablesvc.storage.table import Table as LiveTable
 from tests.feed_schemas import validate
 from tests.scenario import Table, t, ts
 from tests.test_engine_scenarios import DRAGON_PONS, PINFU_TANYAO, RIICHI_SECOND_TURN

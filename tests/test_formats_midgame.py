@@ -74,7 +74,8 @@ def test_tenhou6_log_starting_at_any_hand(name, k):
 @pytest.mark.data
 @needs_data
 def test_tenhou6_single_hand_of_south_4_is_no_longer_refused(capsys, tmp_path):
-    """The issue's case: 'engine starts it at round E1 ...; record says S4'."""
+    """A tenhou.net/6 record holding only its game's South 4 replays from South 4 with its honba, sticks and
+    scores, instead of being refused with 'engine starts it at round E1 ...; record says S4'."""
     record, report = _full(S4_GAME)
     doc = json.loads(export_tenhou6(record, report))
     doc["log"] = doc["log"][-1:]

@@ -13,8 +13,8 @@ from tablesvc.engine.engine import Engine, Rejected
 from tablesvc.engine.events import Discard, DoraRevealed, GameStart, HandStart, to_dict
 from tablesvc.engine.state import Phase
 from tablesvc.replay import load_record
-from tablesvc.service.journal import SCHEMA_VERSION, Journal, JournalError
-from tablesvc.service.table import Table
+from tablesvc.storage.journal import SCHEMA_VERSION, Journal, JournalError
+from tablesvc.storage.table import Table
 from tablesvc.tiles import parse_tile
 from tests.conftest import MJLOG_DIR
 
@@ -204,9 +204,9 @@ def test_a_batch_of_acknowledgements_is_one_transaction_all_or_nothing(tmp_path)
 
 _FEEDER = r"""
 import sys, time
-from tablesvc.service.journal import Journal
+from tablesvc.storage.journal import Journal
 from tablesvc.replay import load_record
-from tablesvc.service.table import Table
+from tablesvc.storage.table import Table
 record = load_record(sys.argv[1])
 table = Table(Journal(sys.argv[2]))
 start = len(table.events)

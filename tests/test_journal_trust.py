@@ -19,8 +19,8 @@ import pytest
 from tablesvc.config import parse_config
 from tablesvc.engine.events import DiceRolled
 from tablesvc.service import JournalMissing, TableService
-from tablesvc.service.journal import Journal, JournalDamaged, JournalForeign
-from tablesvc.service.table import Table
+from tablesvc.storage.journal import Journal, JournalDamaged, JournalForeign
+from tablesvc.storage.table import Table
 from tests.test_service_mqtt import Subscriber, config_text, send_command
 
 _RUN = [sys.executable, "-m", "tablesvc", "run", "--config"]
@@ -290,9 +290,10 @@ def test_a_really_full_disk_is_not_acknowledged_either(mosquitto, pty_device, ti
 
 
 def test_run_with_an_empty_journal_waits_for_the_broker_to_answer(tmp_path, caplog):
-    """Issue 11, holes 5 and 6 together: a new table whose broker is not up yet (a club box that boots first)
-    keeps asking, with backoff, whether the broker holds a game of it, and starts once it answers; without a
-    stop event to wait on (anything but 'tablesvc run') it gives up at once, saying why."""
+    """A broker that cannot be reached and an empty journal together: a new table whose broker is not up yet
+    (a club box that boots first) keeps asking, with backoff, whether the broker holds a game of it, and starts
+    once it answers; without a stop event to wait on (anything but 'tablesvc run') it gives up at once, saying
+    why."""
     import threading
     import time
 

@@ -19,7 +19,7 @@ from tablesvc.rules.payments import (
     settle_ron,
     settle_tsumo,
 )
-from tablesvc.rules.ruleset import PRESETS, ChomboPenalty, Nagashi, RuleSet
+from tablesvc.rules.ruleset import PRESETS, ChomboPenalty, Nagashi, PaoLiability, RuleSet, get_ruleset
 from tablesvc.rules.scoring import HandValue, Limit, base_points
 
 PROPERTY = settings(max_examples=200, deadline=None)
@@ -29,7 +29,9 @@ ORDINARY_BASES = sorted({base_points(han, fu, r)[0] for han in range(1, 14) for 
 
 seats = st.integers(0, 3)
 counters = st.integers(0, 10)
-presets = st.sampled_from(sorted(PRESETS)).map(PRESETS.__getitem__)
+# every preset, and each with the liability a club may limit to the pao yakuman
+presets = st.sampled_from(sorted(PRESETS)).map(PRESETS.__getitem__) | st.sampled_from(sorted(PRESETS)).map(
+    lambda name: get_ruleset(f"{name}; pao_liability=yakuman"))
 
 
 def ceil100(points: int) -> int:
@@ -65,8 +67,11 @@ def hand_values(draw: st.DrawFn) -> HandValue:
     )
 
 
-def liable_base(value: HandValue, pao: int | None) -> int:
-    return 8000 * value.pao_yakuman if pao is not None else 0
+def liable_base(value: HandValue, pao: int | None, liability: PaoLiability) -> int:
+    """What the pao player is liable for: the whole hand, or its pao yakuman alone (8000 a multiple)."""
+    if pao is None or value.pao_yakuman == 0:
+        return 0
+    return value.base_points if liability is PaoLiability.HAND else 8000 * value.pao_yakuman
 
 
 def assert_well_formed(s: Settlement) -> None:
@@ -93,17 +98,18 @@ def assert_well_formed(s: Settlement) -> None:
     pao=st.none() | seats,
     honba=counters,
     sticks=counters,
+    liability=st.sampled_from(PaoLiability),
 )
 def test_tsumo_balances_and_pays_the_winner_exactly(
-    value: HandValue, winner: int, dealer: int, pao: int | None, honba: int, sticks: int
+    value: HandValue, winner: int, dealer: int, pao: int | None, honba: int, sticks: int, liability: PaoLiability
 ) -> None:
     if pao == winner:
         pao = None
-    s = settle_tsumo(value, winner, dealer, honba=honba, sticks=sticks, pao=pao)
+    s = settle_tsumo(value, winner, dealer, honba=honba, sticks=sticks, pao=pao, pao_liability=liability)
     assert_well_formed(s)
     assert s.sticks_points == 1000 * sticks
     assert s.sticks_to == (winner if sticks else None)
-    liable = liable_base(value, pao)
+    liable = liable_base(value, pao, liability)
     ordinary = value.base_points - liable
     expected = 300 * honba + 1000 * sticks
     expected += ron_value(liable, winner == dealer) if liable else 0
@@ -208,7 +214,7 @@ def test_ron_pays_each_winner_exactly(case: tuple) -> None:
             expected += 1000 * sticks
         assert s.deltas[win.winner] == expected
         assert s.deltas[win.winner] > 0  # winners never lose
-        liable = liable_base(win.value, win.pao)
+        liable = liable_base(win.value, win.pao, rules.pao_liability)
         if liable and win.pao != discarder:
             pao_owed[win.pao] += ron_value(liable, win.winner == dealer) // 2
     winners = {w.winner for w in wins}

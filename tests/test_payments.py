@@ -23,7 +23,7 @@ from tablesvc.rules.payments import (
     settle_tsumo,
     tsumo_points,
 )
-from tablesvc.rules.ruleset import PRESETS, get_ruleset
+from tablesvc.rules.ruleset import PRESETS, PaoLiability, get_ruleset
 from tablesvc.rules.scoring import HandValue, Limit, score_hand
 
 EMA2012 = get_ruleset("ema2012")
@@ -230,29 +230,46 @@ def test_pao_without_pao_yakuman_is_ignored() -> None:
     assert s.deltas == (-16000, 32000, -8000, -8000)
 
 
-def test_pao_stacked_double_yakuman_tsumo_tenhou() -> None:
-    # Tenhou stacks yakuman: yakuman=2 (base 16000), only 1 pao-liable (base 8000).
-    # winner 1 (non-dealer), dealer 0, pao 2, 1 counter:
-    #   liable part: pao pays 8000*4 = 32000 + counter 300
-    #   the rest (base 8000) as an ordinary tsumo: dealer 16000, seats 2 and 3 8000 each (pao pays his share too)
-    #   pao 32000 + 300 + 8000 = 40300; winner 32000 + 300 + 16000 + 8000 + 8000 = 64300
-    s = settle_tsumo(yakuman(2, pao=1), winner=1, dealer=0, honba=1, pao=2)
+# A stacked hand: two yakuman, one of them the pao yakuman (Big Three Dragons + All Honours under Tenhou).
+# Every preset makes the liable player cover the full hand (EMA 3.3.6 "pays the full hand"; Tenhou's settlement
+# of a real game: the liable player paid 64,900, the others nothing); a club may limit it to the pao yakuman.
+WHOLE = PaoLiability.HAND
+PART = PaoLiability.YAKUMAN
+
+
+def test_pao_stacked_double_yakuman_tsumo_liable_pays_the_whole_hand() -> None:
+    # winner 1 (non-dealer), dealer 0, pao 2, 3 counters: 16000 * 4 = 64000 + 900, all from pao
+    s = settle_tsumo(yakuman(2, pao=1), winner=1, dealer=0, honba=3, pao=2, pao_liability=WHOLE)
+    assert s.deltas == (0, 64900, -64900, 0)
+    assert_balanced(s)
+
+
+def test_pao_stacked_double_yakuman_tsumo_pao_yakuman_only() -> None:
+    # the club switch: liable part 8000 * 4 = 32000 + counter 300 from pao; the rest (base 8000) as an ordinary
+    # tsumo: dealer 16000, seats 2 and 3 8000 each (pao pays his share too): pao 40300, winner 64300
+    s = settle_tsumo(yakuman(2, pao=1), winner=1, dealer=0, honba=1, pao=2, pao_liability=PART)
     assert s.deltas == (-16000, 64300, -40300, -8000)
     assert_balanced(s)
 
 
 def test_pao_stacked_double_yakuman_tsumo_dealer_winner() -> None:
-    # dealer 0 wins double yakuman (1 liable), pao 3: liable 8000*6 = 48000; rest base 8000: 16000 from each
-    # pao 48000 + 16000 = 64000; seats 1, 2: 16000; winner 96000
-    s = settle_tsumo(yakuman(2, pao=1), winner=0, dealer=0, pao=3)
-    assert s.deltas == (96000, -16000, -16000, -64000)
+    # dealer 0 wins double yakuman (1 liable), pao 3
+    # whole hand: 16000 * 6 = 96000 from pao alone
+    assert settle_tsumo(yakuman(2, pao=1), winner=0, dealer=0, pao=3, pao_liability=WHOLE).deltas == (
+        96000, 0, 0, -96000)
+    # pao yakuman only: liable 8000*6 = 48000; rest base 8000: 16000 from each: pao 64000, seats 1, 2 16000
+    assert settle_tsumo(yakuman(2, pao=1), winner=0, dealer=0, pao=3, pao_liability=PART).deltas == (
+        96000, -16000, -16000, -64000)
 
 
-def test_pao_stacked_double_yakuman_ron_tenhou() -> None:
-    # winner 1 (non-dealer), discarder 3, pao 2, dealer 0:
-    #   liable 32000 split 16000 (pao) / 16000 (discarder); the rest base 8000 -> ron 32000 from the discarder
-    #   discarder 16000 + 32000 = 48000; winner 64000
-    s = settle_ron([RonWin(1, yakuman(2, pao=1), pao=2)], discarder=3, dealer=0, rules=TENHOU)
+def test_pao_stacked_double_yakuman_ron() -> None:
+    # winner 1 (non-dealer), discarder 3, pao 2, dealer 0, 1 counter
+    # whole hand: 64000 shared 32000 / 32000; the counter from the discarder alone
+    s = settle_ron([RonWin(1, yakuman(2, pao=1), pao=2)], discarder=3, dealer=0, rules=TENHOU, honba=1)
+    assert s.deltas == (0, 64300, -32000, -32300)
+    # pao yakuman only: liable 32000 split 16000 / 16000; the rest, a ron of 32000, from the discarder
+    part = get_ruleset("tenhou; pao_liability=yakuman")
+    s = settle_ron([RonWin(1, yakuman(2, pao=1), pao=2)], discarder=3, dealer=0, rules=part)
     assert s.deltas == (0, 64000, -16000, -48000)
 
 

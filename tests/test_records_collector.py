@@ -22,8 +22,8 @@ from tablesvc.cli import main
 from tablesvc.config import parse_config
 from tablesvc.engine.events import Event, GameStart, Ron, RonClaim, to_dict
 from tablesvc.mqtt.link import IncomingMessage
+from tablesvc.records.records_db import RecordsStore
 from tablesvc.records.standings import club_standings
-from tablesvc.records.store import RecordsStore
 from tablesvc.service import TableService
 from tests.club_games import PINFU_TANYAO, game_one, game_three, game_two
 from tests.scenario import ts
@@ -214,7 +214,7 @@ def test_a_result_the_database_refused_is_retried_and_never_acknowledged_before_
     """The database fails (a fault injected at the store's one write boundary): the collector retries; stopped
     while it still fails, it leaves the message unacknowledged, and the next start stores it."""
     from tablesvc.records.collector import Collector
-    from tablesvc.records.store import RecordsError
+    from tablesvc.records.records_db import RecordsError
     from tests.test_records_store import feed
 
     store = RecordsStore(str(tmp_path / "records.sqlite3"))

@@ -30,8 +30,8 @@ from sqlalchemy import insert, select, update
 from tablesvc.cli import main
 from tablesvc.records.checks import MAX_PAYLOAD, Refused, check_result, parse
 from tablesvc.records.collector import Collector
+from tablesvc.records.records_db import GameInfo, RecordsStore, RefusedByDatabase
 from tablesvc.records.schema import game_players, games, hands
-from tablesvc.records.store import GameInfo, RecordsStore, RefusedByDatabase
 from tests import web_support
 from tests.club_games import game_one, game_two
 from tests.feed_schemas import validate
@@ -249,8 +249,8 @@ def test_import_skips_a_game_it_cannot_keep_says_which_and_why_and_exits_1(tmp_p
     other games, names the file and the field of the one it leaves out, and exits 1 at the end."""
     from dataclasses import replace
 
-    from tablesvc.service.journal import Journal
-    from tablesvc.service.table import Table
+    from tablesvc.storage.journal import Journal
+    from tablesvc.storage.table import Table
 
     data = tmp_path / "data"
     for n, events in enumerate((game_one(), game_two())):

@@ -21,9 +21,9 @@ from tablesvc.engine.results import GameResult, HandResult
 from tablesvc.mqtt.payloads import result_payload
 from tablesvc.records import schema
 from tablesvc.records.export import games_csv
+from tablesvc.records.records_db import GameInfo, RecordsError, RecordsStore, database_url
 from tablesvc.records.schema import SCHEMA_VERSION, SchemaError, games, records_schema
 from tablesvc.records.standings import club_standings
-from tablesvc.records.store import GameInfo, RecordsError, RecordsStore, database_url
 from tests.club_games import ANN_BOB_CAT_DAN, game_one, game_three, game_two, sticks_game
 
 

@@ -13,8 +13,8 @@ import time
 
 from tablesvc.config import parse_config
 from tablesvc.engine.events import DoraRevealed, GameStart, HandStart, to_dict
-from tablesvc.service.journal import KEEP_TRANSACTIONS, Journal
 from tablesvc.service.table_service import COMMAND_BURST, TableService
+from tablesvc.storage.journal import KEEP_TRANSACTIONS, Journal
 from tablesvc.tiles import parse_tile
 from tests.test_deploy_acl import PASSWORD, Account, deployed_broker  # noqa: F401  (a fixture)
 from tests.test_service_mqtt import BASE, Subscriber, config_text, send_command

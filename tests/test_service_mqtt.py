@@ -21,7 +21,7 @@ from hardware_sims.table import DirectOutputs, TableSimulator
 from tablesvc.config import parse_config
 from tablesvc.engine.events import to_dict
 from tablesvc.service import TableService
-from tablesvc.service.journal import Journal
+from tablesvc.storage.journal import Journal
 from tests.feed_schemas import validate
 
 BASE = "tablesvc/club/t1"

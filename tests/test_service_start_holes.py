@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from tablesvc.engine.events import Discard, DoraRevealed, GameStart, HandStart, to_dict
-from tablesvc.service.journal import SCHEMA_VERSION, Journal, JournalDamaged, checksum
 from tablesvc.service.startup import open_journal
-from tablesvc.service.table import Table
+from tablesvc.storage.journal import SCHEMA_VERSION, Journal, JournalDamaged, checksum
+from tablesvc.storage.table import Table
 from tablesvc.tiles import parse_tile
 from tests.test_deploy_acl import deployed_broker  # noqa: F401  (a fixture)
 from tests.test_failures_speak import tls_broker  # noqa: F401  (a fixture)
@@ -229,7 +229,8 @@ def test_demo_with_a_refused_password_removes_its_temporary_directory(deployed_b
 
 
 def test_mqtt_to_a_tls_port_says_so_and_suggests_mqtts(tls_broker):  # noqa: F811
-    from tablesvc.mqtt.link import BrokerURL, probe
+    from tablesvc.mqtt.probe import probe
+    from tablesvc.mqtt.url import BrokerURL
 
     broker, _ = tls_broker
     started = time.monotonic()
@@ -261,7 +262,8 @@ def test_mqtt_to_an_http_port_says_so(tmp_path):
     import http.server
     import threading
 
-    from tablesvc.mqtt.link import BrokerURL, probe
+    from tablesvc.mqtt.probe import probe
+    from tablesvc.mqtt.url import BrokerURL
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -274,7 +276,8 @@ def test_mqtt_to_an_http_port_says_so(tmp_path):
 
 
 def test_a_broker_that_answers_mqtt_probes_clean(mosquitto):
-    from tablesvc.mqtt.link import BrokerURL, probe
+    from tablesvc.mqtt.probe import probe
+    from tablesvc.mqtt.url import BrokerURL
 
     assert probe(BrokerURL.parse(mosquitto.url)) is None
 
@@ -304,7 +307,8 @@ def test_a_refusal_lost_with_the_connection_still_stops_a_link_on_another_tables
     are refusals too."""
     import threading
 
-    from tablesvc.mqtt.link import WRITES_REFUSED, BrokerURL, MqttLink
+    from tablesvc.mqtt.link import WRITES_REFUSED, MqttLink
+    from tablesvc.mqtt.url import BrokerURL
     from tests.test_deploy_acl import PASSWORD
 
     real = MqttLink._published

@@ -36,10 +36,10 @@ from hardware_sims.table import DirectOutputs, TableSimulator
 from tablesvc.cli import main
 from tablesvc.config import parse_config
 from tablesvc.records.collector import Collector
-from tablesvc.records.store import RecordsStore
+from tablesvc.records.records_db import RecordsStore
 from tablesvc.service import TableService
 from tablesvc.tournament.actions import current_standings
-from tablesvc.tournament.store import TournamentStore
+from tablesvc.tournament.tournament_db import TournamentStore
 from tests import web_support
 from tests.test_web_referee import Client
 from tests.web_support import REFEREE_PASSWORD, shot, start_web, viewport, wait_js

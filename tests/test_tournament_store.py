@@ -17,14 +17,14 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from tablesvc.cli import main
-from tablesvc.records.store import GameInfo, RecordsStore
+from tablesvc.records.records_db import GameInfo, RecordsStore
 from tablesvc.rules.payments import final_standings
 from tablesvc.rules.ruleset import get_ruleset
 from tablesvc.tournament.actions import current_standings
 from tablesvc.tournament.export import check_sums, ema_csv
 from tablesvc.tournament.hall import start_round
 from tablesvc.tournament.model import PlayerStatus, RoundStatus, TournamentError
-from tablesvc.tournament.store import TournamentStore
+from tablesvc.tournament.tournament_db import TournamentStore
 
 PLAYERS_CSV = "Name,EMA id,Club,Country\n" + "\n".join(
     f"Player {chr(65 + i)}{' Smith' if i % 3 == 0 else ''},{10000000 + i},Club {i % 4},{'FR' if i % 2 else 'DE'}"

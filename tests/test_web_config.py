@@ -60,7 +60,7 @@ def test_the_score_pages_rules_and_tile_set_come_from_the_web_section():
     assert parse_config(BASE + "[web]\n").web.rules is None  # the table's rules, else ema2012
 
     from tablesvc.cli.web import make_server
-    from tablesvc.mqtt.link import BrokerURL
+    from tablesvc.mqtt.url import BrokerURL
 
     bare = parse_config(BASE + "[web]\n").web
     for web, kwargs, want in ((bare, {}, ("ema2012", None)),

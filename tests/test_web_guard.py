@@ -314,7 +314,7 @@ def test_request_bodies_over_64_kib_are_refused_before_they_are_read(server):
 
 
 def test_event_streams_are_bounded_and_made_up_names_keep_nothing(server, monkeypatch):
-    from tablesvc.web import app as web_app
+    from tablesvc.web import streams as web_streams
 
     port = server.port
     assert Client(server.url).request("/sse/table/club/a%20b")[0] == 404  # no name a topic could hold
@@ -327,7 +327,7 @@ def test_event_streams_are_bounded_and_made_up_names_keep_nothing(server, monkey
     assert server.store._subs == {}  # nothing kept per name: no subscriber set, no table
     assert not any(table.startswith("made-up") for _, table in server.store.tables)
 
-    monkeypatch.setattr(web_app, "MAX_STREAMS", 5)
+    monkeypatch.setattr(web_streams, "MAX_STREAMS", 5)
     held = []
     try:
         for i in range(5):
@@ -434,7 +434,7 @@ def test_the_tournament_stream_and_calls_are_bounded_like_the_rest(broker, clock
     """With a records database the server also serves the tournament: its stream counts against the bound and
     ends when its page goes, and a referee's call with text that is not Unicode, or JSON nested beyond reason,
     is refused (400), not a server error."""
-    from tablesvc.web import app as web_app
+    from tablesvc.web import streams as web_streams
 
     web = start_web(broker.url, clock=clock, accounts=ACCOUNTS, records_db=str(tmp_path / "records.sqlite3"))
     try:
@@ -450,7 +450,7 @@ def test_the_tournament_stream_and_calls_are_bounded_like_the_rest(broker, clock
         for _ in range(20):  # tournament streams opened and dropped: each gives its place back
             _raw(web.port, b"GET /sse/tournament HTTP/1.1\r\nHost: x\r\n\r\n", read=False)
         _wait_streams_closed(web)
-        monkeypatch.setattr(web_app, "MAX_STREAMS", 1)
+        monkeypatch.setattr(web_streams, "MAX_STREAMS", 1)
         sock = socket.create_connection(("127.0.0.1", web.port), timeout=10)
         sock.sendall(b"GET /sse/tournament HTTP/1.1\r\nHost: x\r\n\r\n")
         assert b"200 OK" in sock.recv(4096)

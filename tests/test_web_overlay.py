@@ -19,13 +19,14 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
+from hardware_sims.network import CuttableProxy
 from tablesvc.engine.engine import Engine
 from tablesvc.engine.events import Call, Discard, ExhaustiveDraw, GameStart, HandStart, Ron, Tsumo
 from tablesvc.engine.results import HandResult
 from tablesvc.mqtt.payloads import state_payload
 from tests import web_support
 from tests.feed_schemas import validate
-from tests.web_support import CuttableProxy, LiveTable, shot, viewport, wait_js, wait_seq
+from tests.web_support import LiveTable, shot, viewport, wait_js, wait_seq
 
 # the module's own Mosquitto, web server and Chromium (tests/web_support.py)
 broker, web, browser = web_support.broker, web_support.web, web_support.browser

@@ -16,9 +16,9 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web extra is not installed (pip install -e '.[test]')")
 
-from tablesvc.mqtt.link import BrokerURL
-from tablesvc.web.app import WebSettings
+from tablesvc.mqtt.url import BrokerURL
 from tablesvc.web.server import WebServer
+from tablesvc.web.settings import WebSettings
 from tests import web_support
 from tests.web_support import shot, viewport, wait_js
 from vision.photo_reader import FinderMissing, LabelBoxFinder, PhotoReader, load_finder, load_tiles

@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("sqlalchemy", reason="the records extra is not installed (pip install -e '.[test]')")
 
-from tablesvc.records.store import RecordsStore
+from tablesvc.records.records_db import RecordsStore
 from tests import web_support
 from tests.test_records_store import NIGHT, club_night
 from tests.web_support import shot, start_web, viewport, wait_js
@@ -119,7 +119,7 @@ def test_without_a_records_database_the_api_and_page_say_how_to_set_one_up(broke
 def test_records_db_comes_from_the_command_line_or_the_web_section(tmp_path):
     from tablesvc.cli.web import make_server
     from tablesvc.config import load_web_config
-    from tablesvc.mqtt.link import BrokerURL
+    from tablesvc.mqtt.url import BrokerURL
 
     path = tmp_path / "web.toml"
     path.write_text('[web]\nrecords_db = "postgresql://records@db/club"\n')

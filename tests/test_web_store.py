@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from tablesvc.web.store import Store
+from tablesvc.web.feed_store import Store
 
 
 def _state(seq: int, phase: str = "playing", discards: int = 0) -> bytes:

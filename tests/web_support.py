@@ -9,7 +9,6 @@ module (the machine is small): the module-scoped fixtures ``broker``, ``web`` an
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
@@ -24,11 +23,12 @@ from hardware_sims.generator import generate_game
 from hardware_sims.table import DirectOutputs, TableSimulator
 from tablesvc.config import parse_config
 from tablesvc.engine.events import GameStart
-from tablesvc.mqtt.link import BrokerURL, IncomingMessage
+from tablesvc.mqtt.link import IncomingMessage
+from tablesvc.mqtt.url import BrokerURL
 from tablesvc.service import TableService
-from tablesvc.web.app import WebSettings
 from tablesvc.web.auth import hash_password
 from tablesvc.web.server import WebServer
+from tablesvc.web.settings import WebSettings
 from tests.conftest import Mosquitto
 
 REFEREE_PASSWORD = "correct horse battery"
@@ -186,72 +186,3 @@ def shot(driver, name: str, *, backdrop: bool = False) -> Path:
     if backdrop:
         driver.execute_script("document.documentElement.style.background = ''")
     return path
-
-
-class CuttableProxy:
-    """A TCP proxy between the browser and the web server whose connections the test can cut, as a
-    Wi-Fi drop would: open streams die, and new ones are refused until :meth:`restore`."""
-
-    def __init__(self, target_port: int) -> None:
-        import socket
-        import threading
-
-        self._socket, self._threading = socket, threading
-        self.target = target_port
-        self.listener = socket.socket()
-        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(64)
-        self.port = self.listener.getsockname()[1]
-        self.blocked = False
-        self.pairs: list[tuple[Any, Any]] = []
-        self.lock = threading.Lock()
-        self.cuts = 0
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            if self.blocked:
-                client.close()
-                continue
-            upstream = self._socket.create_connection(("127.0.0.1", self.target))
-            with self.lock:
-                self.pairs.append((client, upstream))
-            for a, b in ((client, upstream), (upstream, client)):
-                self._threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
-
-    @staticmethod
-    def _pipe(a, b) -> None:
-        try:
-            while data := a.recv(65536):
-                b.sendall(data)
-        except OSError:
-            pass
-        finally:
-            for s in (a, b):
-                with contextlib.suppress(OSError):
-                    s.close()
-
-    def cut(self) -> None:
-        self.blocked = True
-        self.cuts += 1
-        with self.lock:
-            pairs, self.pairs = self.pairs, []
-        for pair in pairs:
-            for s in pair:
-                try:
-                    s.shutdown(self._socket.SHUT_RDWR)
-                    s.close()
-                except OSError:
-                    pass
-
-    def restore(self) -> None:
-        self.blocked = False
-
-    def close(self) -> None:
-        self.cut()
-        self.listener.close()

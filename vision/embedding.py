@@ -23,8 +23,8 @@ gives how similar a crop of the same kind and of the nearest other kind are *in 
 The defaults (0.95, 0.3) were chosen with ``python training/tune_rejection.py`` on training photos
 only (docs/vision.md).
 
-A fixed threshold set on mixed photos was far too strict on one set (the issue's note); the
-set's own spread sets them here.
+A fixed threshold set on mixed photos is far too strict on some sets, so the set's own spread sets
+them here.
 
 Every crop, enrolled or read, is embedded as it lies and turned half round, and the two vectors are
 averaged (``half_turn``): the network learnt both ways up (the far player's tiles reach the camera upside

@@ -8,11 +8,11 @@ import sys
 from collections.abc import Sequence
 
 from tablesvc import __version__
-from tablesvc.cli import games, records, replay, score, service, tournament, vision, web
+from tablesvc.cli import demo, games, records, replay, run, score, tournament, vision, watch, web
 
 __all__ = ["main"]
 
-_COMMANDS = (score, replay, games, records, tournament)
+_COMMANDS = (score, replay, games, records, tournament, run, demo, watch, vision, web)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,11 +31,6 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for command in _COMMANDS:
         command.add_parser(sub)
-    service.add_run(sub)
-    service.add_demo(sub)
-    service.add_watch(sub)
-    vision.add_parser(sub)
-    web.add_parser(sub)
     return parser
 
 

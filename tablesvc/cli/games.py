@@ -11,7 +11,7 @@ from tablesvc.archive import ArchivedGame, find_game, game_csv, game_json, iso, 
 from tablesvc.cli.output import fail, write_output
 from tablesvc.cli.replay import _final_text, _hand_line
 from tablesvc.formats.record import RecordError
-from tablesvc.service.journal import JournalError
+from tablesvc.storage.journal import JournalError
 from tablesvc.text import safe_text
 
 NAME = "games"
@@ -52,11 +52,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     ls.add_argument("--json", action="store_true", help="one JSON object per game")
     ls.set_defaults(run=_list)
     show = actions.add_parser("show", parents=[where], help="one game: players, rules, every hand, final ranking")
-    show.add_argument("game_id", metavar="ID")
+    show.add_argument("archive_id", metavar="ID")
     show.add_argument("--json", action="store_true", help="the game as JSON (as 'export --format json')")
     show.set_defaults(run=_show)
     export = actions.add_parser("export", parents=[where], help="write one game as mjai, tenhou6, csv or json")
-    export.add_argument("game_id", metavar="ID")
+    export.add_argument("archive_id", metavar="ID")
     export.add_argument("--format", required=True, choices=["mjai", "tenhou6", "csv", "json"])
     export.add_argument("--out", type=Path, metavar="FILE", help="where to write it (default: standard output)")
     export.set_defaults(run=_export)
@@ -108,7 +108,7 @@ def _summary(g: ArchivedGame) -> str:
 
 def _show(args: argparse.Namespace) -> int:
     try:
-        game = find_game(_data_dir(args), args.game_id)
+        game = find_game(_data_dir(args), args.archive_id)
     except (JournalError, ValueError) as exc:
         return _fail(str(exc))
     if args.json:
@@ -129,7 +129,7 @@ def _show(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     try:
-        game = find_game(_data_dir(args), args.game_id)
+        game = find_game(_data_dir(args), args.archive_id)
         text = _render(game, args.format)
     except (JournalError, RecordError, ValueError) as exc:
         return _fail(str(exc))

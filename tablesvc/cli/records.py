@@ -101,9 +101,9 @@ def _fail(message: str) -> int:
 
 def _store(args: argparse.Namespace):
     try:
-        from tablesvc.records.store import RecordsStore
+        from tablesvc.records.records_db import RecordsStore
     except ImportError as exc:  # SQLAlchemy or psycopg missing
-        from tablesvc.records.store import RecordsError
+        from tablesvc.records.records_db import RecordsError
 
         raise RecordsError(f"{exc}: install the records extra (pip install 'tablesvc[records]')") from None
     return RecordsStore(args.db)
@@ -111,7 +111,7 @@ def _store(args: argparse.Namespace):
 
 def _collect(args: argparse.Namespace) -> int:
     from tablesvc.records.collector import Collector
-    from tablesvc.records.store import RecordsError
+    from tablesvc.records.records_db import RecordsError
 
     if not args.broker:
         print("tablesvc records: the collector needs --broker (or give an action: standings, merge, export)",
@@ -142,8 +142,8 @@ def _rate(x: float) -> str:
 
 
 def _standings(args: argparse.Namespace) -> int:
+    from tablesvc.records.records_db import RecordsError
     from tablesvc.records.standings import club_standings
-    from tablesvc.records.store import RecordsError
 
     try:
         with _store(args) as store:
@@ -173,7 +173,7 @@ def _standings(args: argparse.Namespace) -> int:
 
 
 def _merge(args: argparse.Namespace) -> int:
-    from tablesvc.records.store import RecordsError
+    from tablesvc.records.records_db import RecordsError
 
     try:
         with _store(args) as store:
@@ -194,7 +194,7 @@ def _merge(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     from tablesvc.records.export import games_csv
-    from tablesvc.records.store import RecordsError
+    from tablesvc.records.records_db import RecordsError
 
     try:
         with _store(args) as store:
@@ -207,8 +207,8 @@ def _export(args: argparse.Namespace) -> int:
 def _import(args: argparse.Namespace) -> int:
     from tablesvc.archive import list_games
     from tablesvc.records.backfill import import_games
-    from tablesvc.records.store import RecordsError
-    from tablesvc.service.journal import JournalError
+    from tablesvc.records.records_db import RecordsError
+    from tablesvc.storage.journal import JournalError
 
     if args.config:
         from tablesvc.config import ConfigError, load_config

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from tablesvc.cli.arguments import rules_argument
 from tablesvc.engine.results import GameResult, HandResult, round_name
-from tablesvc.formats.record import RecordError
-from tablesvc.replay import Mismatch, ReplayReport, load_record, replay
+from tablesvc.formats.record import RecordedGame, RecordError
+from tablesvc.replay import Mismatch, Refused, ReplayReport, explain_by_lobby_rules, load_record, replay
 
 NAME = "replay"
 
@@ -27,9 +27,15 @@ The first line says which rules the game is played under and why: the record's o
 A hand's deltas are what its result moved (win or draw payments, counters, riichi sticks
 collected); each riichi deposit of the hand is listed apart, as the recorded logs do.
 
+Where the engine refuses an event, every hand played before it is printed, then the
+refusal. Where the record differs from the engine (or is refused), the message names the
+known lobby rule that would replay it exactly, when one does: 4 han 30 fu rounded up to
+mangan (kiriage=yes), the dealer keeping the deal in the last hand (dealer_stops_when_top=no),
+the deal passing after every hand (dealer_keeps_deal=no); --rules "tenhou; kiriage=yes" plays it.
+
 exit status: 0 played (a file cut short stops with a note on standard error), 1 the file
 cannot be read or the engine refuses an event, 3 --strict found a hand that differs from
-the record (the message names the hand and both values).
+the record (the message names the hand and both values; the hands before it are printed).
 """
 
 
@@ -55,10 +61,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         record = load_record(args.game_file, args.format)
+    except RecordError as exc:
+        print(f"tablesvc replay: {exc}", file=sys.stderr)
+        return 1
+    stop: Mismatch | None = None
+    try:
         report = replay(record, strict=args.strict, rules=args.rules)
     except Mismatch as exc:
-        print(f"tablesvc replay: {args.game_file}: {exc}", file=sys.stderr)
-        return 3
+        if exc.report is None:
+            raise
+        stop, report = exc, exc.report
     except RecordError as exc:
         print(f"tablesvc replay: {exc}", file=sys.stderr)
         return 1
@@ -66,17 +78,34 @@ def run(args: argparse.Namespace) -> int:
     rules, origin = _rules_played(report, record.rules, args.rules)
     print(json.dumps({"rules": rules, "rules_from": origin}) if args.json else
           f"rules: {rules} ({_ORIGIN[origin]})")
-    for hand in report.hands:
+    for hand in report.hands:  # every hand played, also those before a refusal or a difference
         print(json.dumps(_hand_json(hand)) if args.json else _hand_line(hand, players))
-    if report.final is not None:
+    if report.final is not None and stop is None:
         print(json.dumps(_final_json(report.final)) if args.json else _final_text(report.final, players))
+    if stop is not None:
+        print(f"tablesvc replay: {args.game_file}: {stop}", file=sys.stderr)
     for message in report.mismatches:
         print(f"tablesvc replay: differs from the record: {message}", file=sys.stderr)
+    if stop is not None or report.mismatches:
+        _name_lobby_rule(record, rules)
+    if isinstance(stop, Refused):
+        return 1
+    if stop is not None:
+        return 3
     if report.stopped:
         print(f"tablesvc replay: note: {report.stopped}", file=sys.stderr)
     if args.export:
         return _export(args.export[0], Path(args.export[1]), report)
     return 0
+
+
+def _name_lobby_rule(record: RecordedGame, rules: str) -> None:
+    """Say which known lobby rule would make the record replay exactly, when one does."""
+    found = explain_by_lobby_rules(record, rules)
+    if found is not None:
+        name, rule = found
+        print(f"tablesvc replay: the record replays exactly with --rules \"{name}\" ({rule.meaning}): it was "
+              "played under that rule", file=sys.stderr)
 
 
 _ORIGIN = {"option": "--rules", "record": "the record's own",

@@ -205,8 +205,8 @@ def _fail(message: str) -> int:
 
 def _open(args: argparse.Namespace):
     try:
-        from tablesvc.records.store import RecordsStore
-        from tablesvc.tournament.store import TournamentStore
+        from tablesvc.records.records_db import RecordsStore
+        from tablesvc.tournament.tournament_db import TournamentStore
     except ImportError as exc:
         from tablesvc.records.schema import RecordsError
 
@@ -282,7 +282,7 @@ def _import_players(args: argparse.Namespace) -> int:
 
 
 def _new(args: argparse.Namespace) -> Any:
-    from tablesvc.tournament.store import NewPlayer
+    from tablesvc.tournament.tournament_db import NewPlayer
 
     return NewPlayer(args.name, args.ema_id, args.club, args.country, first_name=args.first_name,
                      last_name=args.last_name)

@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
 
     from tablesvc.config import ConfigError, WebConfig, load_web_config
-    from tablesvc.mqtt.link import BrokerURL
+    from tablesvc.mqtt.url import BrokerURL
 
     try:
         from tablesvc.web.server import parse_listen  # uvicorn, and Starlette through the app
@@ -145,8 +145,8 @@ def make_server(broker, web, *, listen: tuple[str, int], site: str | None = None
     """A :class:`WebServer` from a ``[web]`` config (shared by ``web``, ``run`` and ``demo``); ``rules`` and
     ``photo_model``: what ``/score`` uses where ``[web]`` names none (``run``: the table's rules and its
     camera's enrolled set); ``tournament``: the one the /tournament pages show."""
-    from tablesvc.web.app import WebSettings
     from tablesvc.web.server import WebServer
+    from tablesvc.web.settings import WebSettings
 
     settings = WebSettings(site=site or web.site, accounts=web.accounts, secret_key=web.secret_key,
                            referee_token=web.referee_token, records_db=records_db or web.records_db,

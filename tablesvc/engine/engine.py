@@ -764,7 +764,8 @@ class Engine:
         )
         value, concealed = self._value(h, e.seat, e.hand, win_tile, cond, add_win_tile=False)
         pao = self._pao_for(h, e.seat, value)
-        settlement = settle_tsumo(value, e.seat, h.dealer, honba=h.honba, sticks=h.sticks, pao=pao)
+        settlement = settle_tsumo(value, e.seat, h.dealer, honba=h.honba, sticks=h.sticks, pao=pao,
+                                  pao_liability=self.rules.pao_liability)
         points = settlement.received_by(e.seat) - self._bonus(settlement, e.seat)
         dealer_wins = e.seat == h.dealer
         return self._finish(h, kind="win", settlement=settlement,
@@ -945,6 +946,9 @@ class Engine:
                 tenpai: tuple[bool, bool, bool, bool] | None = None, chombo: int | None = None,
                 replay: bool = False, ura: Sequence[Tile] = ()) -> list[Output]:
         st = self.state
+        if dealer_continues and not replay and not self.rules.dealer_keeps_deal:
+            dealer_continues = False  # the deal passes after every hand; a win clears the counters as usual
+            honba = 0 if kind == "win" else honba
         for seat in range(4):
             st.scores[seat] += settlement.deltas[seat]
         result = HandResult(

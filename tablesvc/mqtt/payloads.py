@@ -26,7 +26,7 @@ from tablesvc.engine.state import GameState, Phase
 from tablesvc.mqtt.topics import SCHEMA_VERSION
 from tablesvc.rules.conditions import Price, SeatConditions, all_last_conditions, describe, target_line
 from tablesvc.rules.ruleset import UnknownRuleSetError, get_ruleset
-from tablesvc.service.journal import Entry
+from tablesvc.storage.journal import Entry
 
 __all__ = ["all_last", "clock_payload", "event_payload", "hand_id", "iso_time", "result_payload", "state_payload",
            "status_payload", "wire_event"]

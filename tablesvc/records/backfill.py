@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tablesvc.archive import ArchivedGame, game_id, game_json
+from tablesvc.archive import ArchivedGame, game_json
 from tablesvc.records.checks import Refused, check_payload, check_text
-from tablesvc.records.store import GameInfo, RecordsStore, RefusedByDatabase
+from tablesvc.records.records_db import GameInfo, RecordsStore, RefusedByDatabase
+from tablesvc.storage.ids import game_id
 
 __all__ = ["Imported", "import_games"]
 

@@ -30,9 +30,10 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from tablesvc.mqtt.link import BrokerURL, IncomingMessage, MqttLink
+from tablesvc.mqtt.link import IncomingMessage, MqttLink
+from tablesvc.mqtt.url import BrokerURL
 from tablesvc.records.checks import MAX_NAME, Refused, check_result, parse, parse_object
-from tablesvc.records.store import GameInfo, RecordsError, RecordsStore, RefusedByDatabase
+from tablesvc.records.records_db import GameInfo, RecordsError, RecordsStore, RefusedByDatabase
 from tablesvc.text import is_valid_text
 
 __all__ = ["Collector"]

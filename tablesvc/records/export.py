@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
-from tablesvc.records.store import StoredGame
+from tablesvc.records.records_db import StoredGame
 
 __all__ = ["COLUMNS", "games_csv"]
 

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # no SQLAlchemy needed to rank games or parse a date (the web server imports this)
-    from tablesvc.records.store import RecordsStore, StoredGame
+    from tablesvc.records.records_db import RecordsStore, StoredGame
 
 __all__ = ["GameLine", "PlayerStanding", "Standings", "club_standings", "game_lines", "parse_since", "standings"]
 

@@ -33,6 +33,7 @@ def game_ends(rules: RuleSet, round_played: int, scores: Sequence[int], dealer: 
     """Whether the game is over after a hand of ``round_played`` that left ``scores`` (riichi sticks still on
     the table not counted). ``dealer`` dealt that hand; ``dealer_continues`` says whether they keep the deal.
     Ties for top are broken by seat order from ``first_dealer``, the seat that dealt East 1."""
+    dealer_continues = dealer_continues and rules.dealer_keeps_deal  # some rooms pass the deal after every hand
     if rules.busting_ends_game and min(scores) < 0:
         return True
     if round_played < LAST_ROUND:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from tablesvc.rules.ruleset import ChomboPenalty, Nagashi, RuleSet
+from tablesvc.rules.ruleset import ChomboPenalty, Nagashi, PaoLiability, RuleSet
 from tablesvc.rules.scoring import HandValue
 
 __all__ = [
@@ -123,10 +123,17 @@ def _check_seats(*seats: int | None) -> None:
             raise ValueError(f"seat must be 0..3, not {s}")
 
 
-def _pao_split(value: HandValue, pao: int | None) -> tuple[int, int]:
-    """(base the pao player is liable for, base paid the ordinary way)."""
+def _pao_split(value: HandValue, pao: int | None, liability: PaoLiability) -> tuple[int, int]:
+    """(base the pao player is liable for, base paid the ordinary way).
+
+    A hand without a pao yakuman, or with nobody liable, is paid the ordinary way. Otherwise the liable player
+    covers the full value of the hand (EMA 3.3.6 "pays the full hand"; Tenhou settles a stacked hand so too)
+    or, where a club's rules say so, the pao yakuman alone.
+    """
     if pao is None or value.pao_yakuman == 0:
         return 0, value.base_points
+    if liability is PaoLiability.HAND:
+        return value.base_points, 0
     liable = 8000 * value.pao_yakuman
     return liable, value.base_points - liable
 
@@ -139,15 +146,16 @@ def settle_tsumo(
     honba: int = 0,
     sticks: int = 0,
     pao: int | None = None,
+    pao_liability: PaoLiability = PaoLiability.HAND,
 ) -> Settlement:
-    """A self-drawn win. With ``pao`` set, that seat pays the whole liable yakuman
-    (as a ron would cost) and every counter; any other yakuman in a stacked hand
-    is paid by all three as usual."""
+    """A self-drawn win. With ``pao`` set, that seat pays what it is liable for (``pao_liability``: the whole
+    hand, or the pao yakuman alone) as a ron would cost, and every counter; what it is not liable for is paid
+    by all three as usual."""
     _check_seats(winner, dealer, pao)
     if pao == winner:
         raise ValueError("a player cannot be liable (pao) for their own hand")
     ledger = _Ledger()
-    liable, ordinary = _pao_split(value, pao)
+    liable, ordinary = _pao_split(value, pao, pao_liability)
     if liable and pao is not None:
         ledger.pay(pao, winner, ron_points(liable, winner == dealer), "pao")
         ledger.pay(pao, winner, HONBA_POINTS * honba, "honba")
@@ -186,8 +194,8 @@ def settle_ron(
     The discarder pays each winner in full. The first winner in turn order
     after the discarder takes the riichi sticks; counters go to each winner
     or to that first winner only, by ``rules.multi_ron_honba_to_each``. A pao
-    player shares a liable yakuman half and half with the discarder, who
-    alone pays the counters.
+    player shares what it is liable for (``rules.pao_liability``) half and
+    half with the discarder, who alone pays the counters.
     """
     if not wins:
         raise ValueError("a ron needs at least one winner")
@@ -205,7 +213,7 @@ def settle_ron(
     ledger = _Ledger()
     for i, win in enumerate(ordered):
         dealer_wins = win.winner == dealer
-        liable, ordinary = _pao_split(win.value, win.pao)
+        liable, ordinary = _pao_split(win.value, win.pao, rules.pao_liability)
         if liable and win.pao is not None and win.pao != discarder:
             half = ron_points(liable, dealer_wins) // 2
             ledger.pay(win.pao, win.winner, half, "pao")

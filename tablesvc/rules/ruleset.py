@@ -18,6 +18,7 @@ __all__ = [
     "ChomboPenalty",
     "Kazoe",
     "Nagashi",
+    "PaoLiability",
     "Renhou",
     "RuleSet",
     "UnknownRuleSetError",
@@ -46,6 +47,13 @@ class Nagashi(Enum):
     NONE = "none"
     WIN = "win"  # a mangan tsumo win: counters and riichi sticks go to the player, hand ends as a win
     DRAW = "draw"  # mangan tsumo payments at the exhaustive draw, instead of noten payments; no counters, no sticks
+
+
+class PaoLiability(Enum):
+    """What the liable (pao) player covers when the hand holds more than the pao yakuman (a stacked hand)."""
+
+    HAND = "hand"  # the full value of the hand: EMA 3.3.6 ("pays the full hand"), and Tenhou's settlement
+    YAKUMAN = "yakuman"  # the pao yakuman only; any other yakuman of the hand is paid the ordinary way
 
 
 class ChomboPenalty(Enum):
@@ -83,6 +91,8 @@ class RuleSet:
     """Multiple ron: every winner gets the counter bonus (True) or only the first in turn order."""
     abortive_draws: bool = True
     pao: bool = True
+    pao_liability: PaoLiability = PaoLiability.HAND
+    """On a stacked hand, the liable player covers the whole hand or only the pao yakuman."""
     # --- points
     start_points: int = 30000
     return_points: int = 30000
@@ -93,6 +103,8 @@ class RuleSet:
     chombo: ChomboPenalty = ChomboPenalty.MANGAN_PAYMENT
     chombo_final_points: int = 0
     """With FINAL_PENALTY: points taken off the final score for each chombo."""
+    dealer_keeps_deal: bool = True
+    """The dealer keeps the deal after a win or tenpai (renchan); no: the deal passes after every hand."""
     busting_ends_game: bool = False
     extension_round: bool = False
     """After South 4, play on into the West round until someone reaches return_points (Tenhou)."""

@@ -3,16 +3,16 @@
 Everything here runs with the service: the worker (:mod:`.table_service`),
 what it publishes (:mod:`.publisher`), the referee's commands
 (:mod:`.commands`), the observations turned into events (:mod:`.fusion`),
-the journal and the live table folded from it (:mod:`.journal`,
-:mod:`.table`), the table's lock and start-up checks (:mod:`.lock`,
+the table's lock and start-up checks (:mod:`.lock`,
 :mod:`.startup`, :mod:`.retained`), the camera's reader and snapshots
 (:mod:`.camera_reader`, :mod:`.snapshots`), the clock's timer
 (:mod:`.clock`), the stick watch (:mod:`.stickwatch`), command bursts and
 reply routes (:mod:`.bursts`, :mod:`.reply_route`). The pure core (tiles,
-rules, engine, formats) and the consumers (web, records, watch) stay outside.
+rules, engine, formats), the journal and the live table folded from it
+(:mod:`tablesvc.storage`) and the consumers (web, records, watch) stay outside.
 
 :class:`TableService` is loaded on first use, so a consumer that only reads
-a journal (``from tablesvc.service.journal import Journal``) does not pull in
+a journal (``from tablesvc.storage.journal import Journal``) does not pull in
 the broker client, the drivers and the camera.
 """
 

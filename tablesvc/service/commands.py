@@ -64,9 +64,9 @@ from tablesvc.engine.events import (
 from tablesvc.mqtt.payloads import iso_time
 from tablesvc.mqtt.topics import SCHEMA_VERSION
 from tablesvc.rules.game_end import MAX_MORE_HANDS, TimeRule
-from tablesvc.text import find_invalid_text, is_valid_text
+from tablesvc.text import REFEREE_NAME_PATTERN, find_invalid_text, is_valid_text
 
-__all__ = ["CLOCK_ACTIONS", "COMMAND_SCHEMA", "MAX_COMMAND_BYTES", "REFEREE_NAME_PATTERN", "SITUATION",
+__all__ = ["CLOCK_ACTIONS", "COMMAND_SCHEMA", "MAX_COMMAND_BYTES", "SITUATION",
            "CommandError", "Commands", "Reply"]
 
 log = logging.getLogger(__name__)
@@ -80,10 +80,6 @@ MAX_COMMAND_BYTES = 64 * 1024
 #: Transactions are the caller's ids: a text up to this long, or a whole number JSON carries exactly.
 MAX_TRANSACTION = 128
 _SAFE_INT = 2**53 - 1
-#: A referee's name as commands carry it (``by``) and the web server's accounts are named: letters (any script),
-#: digits, spaces, dots, underscores and hyphens, beginning with a letter or digit. It ends in "nothing follows"
-#: rather than ``$``, which in Python (jsonschema) also matches before a final newline.
-REFEREE_NAME_PATTERN = r"^\w[\w .-]{0,39}(?![\s\S])"
 
 
 def _whole(low: int, high: int) -> dict[str, Any]:

@@ -28,14 +28,14 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from tablesvc import __version__
-from tablesvc.archive import game_id
 from tablesvc.engine.results import GameResult, HandResult, Output, RiichiAccepted
 from tablesvc.engine.state import GameState
 from tablesvc.mqtt.payloads import event_payload, iso_time, result_payload, state_payload, status_payload
 from tablesvc.mqtt.topics import SCHEMA_VERSION, TopicTree
-from tablesvc.service.journal import Entry, Journal
 from tablesvc.service.reply_route import reply_route
-from tablesvc.service.table import ResultSeqs
+from tablesvc.storage.ids import game_id
+from tablesvc.storage.journal import Entry, Journal
+from tablesvc.storage.table import ResultSeqs
 from tablesvc.text import safe_text
 
 __all__ = ["Publisher", "Transport"]
@@ -116,7 +116,7 @@ class Publisher:
     def accepted(self, entry: Entry, outputs: list[Output], state: GameState, mjai: list[dict] | None = None,
                  seqs: ResultSeqs | None = None) -> None:
         """One journal entry and what followed from it; the state after it (``seqs``: where each result
-        came from, :class:`~tablesvc.service.table.ResultSeqs`)."""
+        came from, :class:`~tablesvc.storage.table.ResultSeqs`)."""
         self.publish_event(entry)
         for output in outputs:
             if not self.synced:

@@ -21,8 +21,9 @@ import json
 import threading
 import time
 
-from tablesvc.mqtt.link import BrokerURL, IncomingMessage, MqttLink
+from tablesvc.mqtt.link import IncomingMessage, MqttLink
 from tablesvc.mqtt.topics import TopicTree
+from tablesvc.mqtt.url import BrokerURL
 
 __all__ = ["BrokerUnreachable", "retained_seq"]
 

@@ -2,7 +2,7 @@
 
 The journal is the truth of a game; the service must never quietly replace
 it. :func:`open_journal` opens and folds it (a damaged one raises
-:class:`~tablesvc.service.journal.JournalDamaged`; with the operator's
+:class:`~tablesvc.storage.journal.JournalDamaged`; with the operator's
 ``--new-game`` it is kept beside and a new journal begins).
 :func:`check_broker` covers the journal that is missing or empty: a new
 table, or a lost journal. The broker tells the two apart, since it retains
@@ -16,8 +16,8 @@ from __future__ import annotations
 import logging
 
 from tablesvc.config import Config, TableConfig
-from tablesvc.service.journal import Journal, JournalDamaged, JournalError
-from tablesvc.service.table import Table
+from tablesvc.storage.journal import Journal, JournalDamaged, JournalError
+from tablesvc.storage.table import Table
 
 __all__ = ["BrokerNotAsked", "JournalMissing", "check_broker", "open_journal"]
 

@@ -41,13 +41,13 @@ from tablesvc.service.bursts import BurstLimiter
 from tablesvc.service.clock import ClockTimer
 from tablesvc.service.commands import Commands
 from tablesvc.service.fusion import UNDO, Fusion
-from tablesvc.service.journal import Entry, Journal, JournalError
 from tablesvc.service.lock import TableLock
 from tablesvc.service.publisher import Publisher
 from tablesvc.service.reply_route import PLAIN, ReplyRoute, reply_route
 from tablesvc.service.startup import BrokerNotAsked, JournalMissing, check_broker, open_journal
 from tablesvc.service.stickwatch import StickWatch
-from tablesvc.service.table import Accepted, Table
+from tablesvc.storage.journal import Entry, Journal, JournalError
+from tablesvc.storage.table import Accepted, Table
 from tablesvc.text import safe_text as safe
 from vision.observations import CameraObservation
 

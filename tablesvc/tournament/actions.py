@@ -11,7 +11,7 @@ from tablesvc.tournament import seating as seats
 from tablesvc.tournament.model import PlayerStatus, Round, RoundStatus, Seating, SeatingMethod, TournamentError
 from tablesvc.tournament.seating import SeatingQuality
 from tablesvc.tournament.standings import Standings, standings
-from tablesvc.tournament.store import TournamentStore
+from tablesvc.tournament.tournament_db import TournamentStore
 
 __all__ = ["current_standings", "next_round", "seat_round"]
 

@@ -174,10 +174,11 @@ def export_games(st: Standings, data_dirs: Mapping[tuple[str, str], Path], fmt: 
     """Every finished game of the tournament as ``round-R-table-T.<fmt>`` under ``out``; the files written and
     what could not be (a table whose journals were not given, a game not among them, one the format cannot
     hold)."""
-    from tablesvc.archive import game_id, list_games, to_record
+    from tablesvc.archive import list_games, to_record
     from tablesvc.formats.record import RecordError
     from tablesvc.replay import Mismatch, replay
-    from tablesvc.service.journal import JournalError
+    from tablesvc.storage.ids import game_id
+    from tablesvc.storage.journal import JournalError
 
     if fmt == "mjai":
         from tablesvc.formats.mjai import export_mjai as write

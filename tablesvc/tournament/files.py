@@ -13,7 +13,7 @@ import io
 from collections.abc import Sequence
 
 from tablesvc.tournament.model import Player, Seating, TournamentError
-from tablesvc.tournament.store import NewPlayer
+from tablesvc.tournament.tournament_db import NewPlayer
 
 __all__ = ["read_players_csv", "read_seating_csv", "read_tables"]
 
@@ -97,7 +97,7 @@ def read_seating_csv(text: str, players: Sequence[Player], source: str = "the se
     """A prescribed seating: a header, then one line per table: round, table, east, south, west, north, each
     player by number, name or EMA id. Refused naming the line: a player unknown, one seated twice in a round,
     a table given twice or missing."""
-    from tablesvc.tournament.store import _find_player
+    from tablesvc.tournament.tournament_db import _find_player
 
     _keys, rows = _rows(text, source)
     by_round: dict[int, dict[int, tuple[int, int, int, int]]] = {}

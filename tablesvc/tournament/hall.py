@@ -30,7 +30,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from tablesvc.tournament.model import HallTable, PlayerStatus, Round, RoundStatus, Tournament, TournamentError
-from tablesvc.tournament.store import TournamentStore
+from tablesvc.tournament.tournament_db import TournamentStore
 
 __all__ = ["Hall", "MqttHall", "StartReport", "clock_field", "round_deadline", "start_command", "start_round",
            "table_clock"]
@@ -247,7 +247,8 @@ class MqttHall:
 
     def __init__(self, url: Any, *, prefix: str = "tablesvc", ca_file: str | None = None,
                  client_id: str | None = None) -> None:
-        from tablesvc.mqtt.link import BrokerURL, MqttLink
+        from tablesvc.mqtt.link import MqttLink
+        from tablesvc.mqtt.url import BrokerURL
 
         self.prefix = prefix
         self.url = url if isinstance(url, BrokerURL) else BrokerURL.parse(url)

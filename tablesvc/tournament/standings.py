@@ -31,7 +31,7 @@ from tablesvc.tournament.model import (
     TieBreak,
     Tournament,
 )
-from tablesvc.tournament.store import GameRow
+from tablesvc.tournament.tournament_db import GameRow
 
 __all__ = ["PlayerStanding", "Standings", "TableGame", "match_games", "standings"]
 

@@ -15,8 +15,7 @@ import re
 from pathlib import Path
 
 from tablesvc.config import ConfigError, load_web_config
-from tablesvc.service.commands import REFEREE_NAME_PATTERN
-from tablesvc.text import require_text
+from tablesvc.text import REFEREE_NAME_PATTERN, require_text
 
 __all__ = ["AccountError", "add_referee", "check_name"]
 

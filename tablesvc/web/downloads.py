@@ -28,7 +28,7 @@ class DownloadError(ValueError):
 
 class Feed(Protocol):
     """What a game is written from: the web server's copy of a table's feed
-    (:class:`tablesvc.web.store.TableFeed`), which asks this module what it can be downloaded as."""
+    (:class:`tablesvc.web.feed_store.TableFeed`), which asks this module what it can be downloaded as."""
 
     site: str
     table: str

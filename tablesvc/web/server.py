@@ -2,7 +2,7 @@
 
 It is a consumer of the feed like any other (DESIGN: a table box never serves
 browsers, and a crash here never touches a game). Who owns what: paho's
-network thread feeds the :class:`~tablesvc.web.store.Store` (under its lock);
+network thread feeds the :class:`~tablesvc.web.feed_store.Store` (under its lock);
 uvicorn's asyncio loop serves the pages, which the store tells of changes
 through ``call_soon_threadsafe``. Commands from the referee console go out on
 the same MQTT connection; replies come back through the store.
@@ -26,9 +26,11 @@ from typing import Any
 
 import uvicorn
 
-from tablesvc.mqtt.link import BrokerURL, IncomingMessage, MqttLink
-from tablesvc.web.app import WebSettings, build_app
-from tablesvc.web.store import Store
+from tablesvc.mqtt.link import IncomingMessage, MqttLink
+from tablesvc.mqtt.url import BrokerURL
+from tablesvc.web.app import build_app
+from tablesvc.web.feed_store import Store
+from tablesvc.web.settings import WebSettings
 
 __all__ = ["WebServer", "parse_listen"]
 

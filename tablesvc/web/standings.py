@@ -34,7 +34,7 @@ class StandingsReader:
         with self._lock:
             if self._store is None:
                 try:
-                    from tablesvc.records.store import RecordsStore
+                    from tablesvc.records.records_db import RecordsStore
                 except ImportError as exc:  # SQLAlchemy or psycopg missing
                     raise RuntimeError(f"{exc}: install the records extra (pip install 'tablesvc[records]')") from None
                 self._store = RecordsStore(self.url)

@@ -31,7 +31,7 @@ from starlette.routing import Route
 
 from tablesvc.text import find_invalid_text
 from tablesvc.web.auth import same_token
-from tablesvc.web.store import Store, sse
+from tablesvc.web.feed_store import Store, sse
 
 __all__ = ["REFRESH", "TournamentFeed", "WebHall", "tournament_routes"]
 
@@ -61,8 +61,8 @@ class TournamentFeed:
         with self._lock:
             if self._store is None:
                 try:
-                    from tablesvc.records.store import RecordsStore
-                    from tablesvc.tournament.store import TournamentStore
+                    from tablesvc.records.records_db import RecordsStore
+                    from tablesvc.tournament.tournament_db import TournamentStore
                 except ImportError as exc:
                     raise RuntimeError(f"{exc}: install the records extra (pip install 'tablesvc[records]')") from None
                 self._store = TournamentStore(RecordsStore(self.url))
@@ -188,7 +188,7 @@ class WebHall:
 
 
 def _new_player(body: dict[str, Any], key: str = "name") -> Any:
-    from tablesvc.tournament.store import NewPlayer
+    from tablesvc.tournament.tournament_db import NewPlayer
 
     return NewPlayer(str(body[key]), body.get("ema_id"), body.get("club"), body.get("country"))
 
@@ -267,7 +267,7 @@ def tournament_routes(feed: TournamentFeed, store: Store, publish: Callable[[str
                       page: Callable[[str], Any], keepalive: float, referee_token: str | None,
                       current: Callable[[Request], Any], streams: Any = None) -> list[Route]:
     """The tournament's pages and calls; ``current(request)`` is the signed-in referee's session, or None;
-    ``streams`` (:class:`~tablesvc.web.app.Streams`) counts the open event streams against the server's bound."""
+    ``streams`` (:class:`~tablesvc.web.streams.Streams`) counts the open event streams against the server's bound."""
     async def stream(request: Request) -> Response:
         if streams is not None and streams.full():
             return streams.refusal()

@@ -1,4 +1,4 @@
-"""``tablesvc run``, ``tablesvc demo`` and ``tablesvc watch``: the service and its consumers."""
+"""``tablesvc demo``: a whole simulated table tracked by the service and published over MQTT."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import argparse
 import contextlib
 import json
 import logging
-import signal
 import sys
 import tempfile
 import threading
@@ -20,125 +19,12 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from hardware_sims.camera_feed import CameraFeed
-    from tablesvc.config import CameraConfig
     from tablesvc.formats.record import RecordedGame
 
 log = logging.getLogger(__name__)
 
-# ------------------------------------------------------------------ run
 
-
-def add_run(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="run the table service from a configuration file",
-                       description="Run the table service: devices and camera in, the game out over MQTT. "
-                       "With a [web] section in its configuration it also serves the stream overlay, club "
-                       "dashboard and referee console (as `tablesvc web` does; needs the web extra). "
-                       "A bad configuration fails at once with the file, line and key.")
-    p.add_argument("--config", required=True, metavar="FILE", help="the table's TOML configuration ([web]: serve "
-                   "the pages too)")
-    p.add_argument("--check", action="store_true",
-                   help="only check the configuration (and read the camera's calibration and tile model) and exit")
-    p.add_argument("--new-game", action="store_true",
-                   help="start a new game even though the journal is damaged (it is kept beside as "
-                   "<id>.damaged-<time>.sqlite3) or missing while the broker still shows this table's game")
-    p.set_defaults(run=run_service)
-
-
-def run_service(args: argparse.Namespace) -> int:
-    from tablesvc.config import ConfigError, load_config
-    from tablesvc.service import TableService
-    from tablesvc.service.journal import JournalError
-    from tablesvc.service.lock import TableLocked
-
-    try:
-        config = load_config(args.config)
-    except ConfigError as exc:
-        print(f"tablesvc run: {exc}", file=sys.stderr)
-        return 2
-    if args.check:
-        try:
-            camera = _check_camera(config.camera)
-        except (ValueError, OSError) as exc:
-            print(f"tablesvc run: {exc}", file=sys.stderr)
-            return 2
-        print(f"{args.config}: configuration is valid (table {config.table.site}/{config.table.id}, "
-              f"broker {config.mqtt.url}, {len(config.serial)} serial device(s){camera})")
-        return 0
-    if config.web is not None:  # [web] without the web extra: say so before the table starts, not a traceback
-        try:
-            import tablesvc.web.server  # noqa: F401  (uvicorn, and Starlette through the app)
-        except ImportError as exc:
-            from tablesvc.cli.web import missing_extra
-
-            print(f"tablesvc run: [web]: {missing_extra(exc).removeprefix('tablesvc web: ')}", file=sys.stderr)
-            return 2
-    try:
-        service = TableService(config, new_game=args.new_game)
-    except (JournalError, TableLocked, ValueError, OSError) as exc:
-        log.error("%s", exc)
-        print(f"tablesvc run: {exc}", file=sys.stderr)
-        return 1
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    try:
-        service.start(stop=stop)  # an empty journal waits for the broker to say whether it holds this table's game
-    except (JournalError, ValueError, OSError) as exc:  # a lost journal; [camera] model is no tile model
-        service.stop()
-        print(f"tablesvc run: {exc}", file=sys.stderr)
-        return 1
-    print(f"tablesvc: table {config.table.site}/{config.table.id} publishing to {config.mqtt.url} under "
-          f"{config.topics.base}/", flush=True)
-    web = None
-    if config.web is not None:  # [web]: the pages served beside the table, still a consumer of the feed
-        from tablesvc.cli.web import make_server
-        from tablesvc.web.server import parse_listen
-
-        camera_model = config.camera.model if config.camera is not None else None
-        web = make_server(config.mqtt.url, config.web, listen=parse_listen(config.web.listen),
-                          site=config.web.site or config.table.site, prefix=config.mqtt.prefix,
-                          protocol=config.mqtt.protocol, rules=config.table.rules,
-                          photo_model=str(camera_model) if camera_model else None)
-        try:
-            web.start()
-            print(f"tablesvc: pages on {web.url}/ (overlay {web.url}/overlay/{config.table.site}/{config.table.id})",
-                  flush=True)
-        except (OSError, RuntimeError) as exc:
-            print(f"tablesvc run: [web]: {exc}", file=sys.stderr)
-            web = None
-    try:
-        while not stop.wait(0.5) and not service.failed.is_set():
-            pass
-    except KeyboardInterrupt:
-        pass
-    if web is not None:
-        web.stop()
-    service.stop()
-    if service.failure is not None:
-        print(f"tablesvc run: {service.failure}", file=sys.stderr)
-        return 1
-    return 0
-
-
-def _check_camera(cam: CameraConfig | None) -> str:
-    """``--check``: read the camera's calibration and tile model as the service will (a file that exists
-    but is no calibration or model is found now, not at the next start)."""
-    if cam is None or cam.calibration is None:
-        return ""
-    from vision.calibration import Calibration
-    from vision.classifier import TileClassifier
-
-    calibration = Calibration.load(cam.calibration)
-    text = f", camera {cam.name}: calibrated to {calibration.error_mm:.2f} mm"
-    if cam.model is not None or cam.tiles is not None:
-        classifier = TileClassifier.from_files(cam.model, cam.tiles)
-        text += f", {len(classifier.tiles)} tile kinds enrolled"
-    return text
-
-
-# ------------------------------------------------------------------ demo
-
-
-def add_demo(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="a whole simulated table publishing to MQTT",
                        description="Run the whole pipeline on simulators: a generated game played on a "
                        "simulated automatic table and seat panel (real pseudo-terminals read by the serial "
@@ -177,7 +63,7 @@ def add_demo(sub: argparse._SubParsersAction) -> None:
 
 def run_demo(args: argparse.Namespace) -> int:
     from tablesvc.broker import EmbeddedBroker
-    from tablesvc.mqtt.link import BrokerURL
+    from tablesvc.mqtt.url import BrokerURL
 
     record = None
     if args.game:
@@ -221,10 +107,11 @@ def _demo(args: argparse.Namespace, record: RecordedGame | None, url: str, broke
     from hardware_sims.generator import GeneratorOptions, generate_game
     from hardware_sims.table import DeviceOutputs, TableSimulator
     from tablesvc.config import parse_config
-    from tablesvc.mqtt.link import BrokerURL, IncomingMessage, MqttLink
+    from tablesvc.mqtt.link import IncomingMessage, MqttLink
+    from tablesvc.mqtt.url import BrokerURL
     from tablesvc.service import TableService
-    from tablesvc.service.journal import JournalError
     from tablesvc.service.lock import TableLocked
+    from tablesvc.storage.journal import JournalError
     from tablesvc.watch import Watcher
 
     data_dir = args.data_dir or work / "data"
@@ -396,7 +283,7 @@ def _demo_web(args: argparse.Namespace, url: str, prefix: str, protocol: str):
 
     from tablesvc.cli.web import make_server
     from tablesvc.config import WebConfig
-    from tablesvc.mqtt.link import BrokerURL
+    from tablesvc.mqtt.url import BrokerURL
     from tablesvc.web.auth import hash_password
     from tablesvc.web.server import parse_listen
 
@@ -506,68 +393,3 @@ def _shutdown(service, viewer, *others) -> None:
     for thing in others:
         if thing is not None:
             thing.stop()
-
-
-# ------------------------------------------------------------------ watch
-
-
-def add_watch(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("watch", help="a terminal view of tables from their MQTT feed",
-                       description="Show one or all tables live from the MQTT feed: round, scores, ponds, "
-                       "melds, the all-last conditions, last results with names, the final ranking, events, "
-                       "device health and the score sticks compared with the game, with a legend of the marks under "
-                       "the screen.")
-    p.add_argument("--broker", default="mqtt://127.0.0.1:1883", metavar="URL", help="default: %(default)s")
-    p.add_argument("--prefix", default="tablesvc", help="topic prefix (default: %(default)s)")
-    p.add_argument("--table", help="only this table (TABLE or SITE/TABLE)")
-    p.add_argument("--once", type=float, metavar="SECONDS",
-                   help="collect for SECONDS, print the view once and exit (for scripts)")
-    p.set_defaults(run=run_watch)
-
-
-def run_watch(args: argparse.Namespace) -> int:
-    from tablesvc.mqtt.link import BrokerURL, IncomingMessage, MqttLink
-    from tablesvc.watch import Watcher
-
-    try:
-        url = BrokerURL.parse(args.broker)
-    except ValueError as exc:
-        print(f"tablesvc watch: {exc}", file=sys.stderr)
-        return 2
-    watcher = Watcher(prefix=args.prefix, table=args.table)
-    lock = threading.Lock()
-    tty = sys.stdout.isatty() and args.once is None
-
-    def on_message(msg: IncomingMessage) -> None:
-        with lock:
-            line = watcher.feed(msg.topic, msg.payload)
-        if line and not tty and args.once is None:
-            print(line, flush=True)
-
-    link = MqttLink(url, client_id=f"tablesvc-watch-{int(time.time() * 1000) % 10**9}", on_connected=lambda: None,
-                    on_message=on_message, subscriptions=(f"{args.prefix}/#",))
-    started = time.monotonic()
-    link.start()
-    wait = args.once if args.once is not None else 10.0  # --once keeps its deadline, connecting included
-    if not link.wait_connected_or_failed(wait):
-        print(f"tablesvc watch: cannot reach the broker {url}: {link.failure or f'no answer in {wait:g} s'}",
-              file=sys.stderr)
-        link.stop()
-        return 1
-    try:
-        if args.once is not None:
-            time.sleep(max(0.0, args.once - (time.monotonic() - started)))
-            with lock:
-                print(watcher.render())
-        else:
-            while True:
-                if tty:
-                    with lock:
-                        screen = watcher.render()
-                    sys.stdout.write("\x1b[H\x1b[2J" + screen + "\n")
-                    sys.stdout.flush()
-                time.sleep(1.0)
-    except KeyboardInterrupt:
-        pass
-    link.stop()
-    return 0

@@ -18,7 +18,7 @@ from tablesvc.engine.engine import Engine, Rejected
 from tablesvc.engine.events import Event, EventFormatError, from_dict, to_dict
 from tablesvc.engine.results import GameResult, HandResult, Output
 from tablesvc.engine.state import GameState
-from tablesvc.service.journal import Entry, Journal, JournalError
+from tablesvc.storage.journal import Entry, Journal, JournalError
 
 __all__ = ["Accepted", "ResultSeqs", "Table"]
 

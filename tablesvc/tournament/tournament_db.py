@@ -20,6 +20,7 @@ from typing import Any
 from sqlalchemy import Connection, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
+from tablesvc.records.records_db import RecordsError, RecordsStore
 from tablesvc.records.schema import (
     game_players,
     games,
@@ -30,7 +31,6 @@ from tablesvc.records.schema import (
     tournament_tables,
     tournaments,
 )
-from tablesvc.records.store import RecordsError, RecordsStore
 from tablesvc.tournament.model import (
     HallTable,
     Penalty,
