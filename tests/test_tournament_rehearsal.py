@@ -16,8 +16,8 @@ import pytest
 pytest.importorskip("sqlalchemy", reason="the records extra is not installed (pip install -e '.[test]')")
 
 from tablesvc.cli import main
-from tablesvc.records.store import RecordsStore
-from tablesvc.tournament.store import TournamentStore
+from tablesvc.records.records_db import RecordsStore
+from tablesvc.tournament.tournament_db import TournamentStore
 
 PLAYERS = [("Niamh", "Ó Briain", "10990001", "Dublin", "IE"), ("Pieter", "van den Berg", "31990002", "Utrecht", "NL"),
            ("Ana", "García Peña", "18990003", "Madrid", "ES"), ("Jean-Luc", "Le Goff", "09990004", "Brest", "FR"),

@@ -14,7 +14,7 @@ from tablesvc.tournament.model import (
     Tournament,
 )
 from tablesvc.tournament.standings import standings
-from tablesvc.tournament.store import GameRow, SeatRow
+from tablesvc.tournament.tournament_db import GameRow, SeatRow
 
 T = Tournament("Club Cup", "ema2016", 2)
 PLAYERS = [Player(i, f"P{i}") for i in range(1, 5)] + [Player(5, "Gone", status=PlayerStatus.WITHDRAWN)]

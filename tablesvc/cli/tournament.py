@@ -597,7 +597,7 @@ def _export(args: argparse.Namespace) -> int:
 def _rehearse(args: argparse.Namespace) -> int:
     import tempfile
 
-    from tablesvc.tournament.rehearsal import Rehearsal
+    from tablesvc.cli.rehearse import Rehearsal
 
     def work(store: Any) -> int:
         tid = _tid(store, args)

@@ -1,4 +1,4 @@
-"""A rehearsal of the tournament day: every seated round not yet played, on simulated tables.
+"""``tablesvc tournament rehearse``: every seated round not yet played, on simulated tables.
 
 Everything but the tables is the real thing: an embedded broker, one table
 service per hall table (its journal in a data directory of the rehearsal's),
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from tablesvc.tournament.model import HallTable, RoundStatus, TournamentError
-from tablesvc.tournament.store import TournamentStore
+from tablesvc.tournament.tournament_db import TournamentStore
 
 __all__ = ["Rehearsal", "RehearsalReport"]
 
@@ -105,7 +105,7 @@ class Rehearsal:
 
         from tablesvc.cli.web import make_server
         from tablesvc.config import WebConfig
-        from tablesvc.mqtt.link import BrokerURL
+        from tablesvc.mqtt.url import BrokerURL
         from tablesvc.web.auth import hash_password
 
         password = secrets.token_urlsafe(6)
