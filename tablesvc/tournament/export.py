@@ -139,10 +139,10 @@ def check_lines(st: Standings) -> list[str]:
 
 
 def ema_csv(st: Standings) -> str:
-    """The EMA results report as CSV (after the sum check); a provisional one says so on its first line."""
+    """The EMA results report as CSV (after the sum check)."""
     _checked(st)
     buf = io.StringIO()
-    line = provisional_line(st)
+    line = provisional_line(st)  # a report before the last round is finished says so on its first line
     if line:
         buf.write(line + "\n")
     writer = csv.DictWriter(buf, fieldnames=list(EMA_COLUMNS), lineterminator="\n")
