@@ -93,7 +93,7 @@ class TournamentFeed:
         shown = started[-1] if started else seated[0] if seated else rounds[-1] if rounds else None
         data["rounds"] = [{"number": r.number, "status": r.status.value, "method": r.method.value,
                            "started_at": r.started_at, "started_tables": list(r.started_tables),
-                           "offline_tables": list(r.offline_tables)} for r in rounds]
+                           "offline_tables": list(r.offline_tables), "deadline": r.deadline} for r in rounds]
         data["shown_round"] = shown.number if shown else None
         data["hall"] = [{"number": h.number, "site": h.site, "table_id": h.table_id} for h in hall]
         return data
