@@ -133,12 +133,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--token", help="the referee token, when the tables require one ([commands] tokens)")
     a.add_argument("--ca-file", help="CA certificate for mqtts://")
 
-    a = action("time", "a referee's word on one table's clock in the round in play: more minutes or one more hand",
-               _time)
-    a.add_argument("table", type=int, metavar="TABLE", help="the hall table's number")
+    a = action("time", "a referee's word on one table's clock in the round in play (more minutes, one more hand, "
+               "time up now), or time up for the whole hall (TABLE: all)", _time)
+    a.add_argument("table", metavar="TABLE", help="the hall table's number, or all (with --time-up)")
     what = a.add_mutually_exclusive_group(required=True)
     what.add_argument("--extend", type=int, metavar="MINUTES", help="add this many minutes to the table's time")
     what.add_argument("--add-hand", action="store_true", help="one hand more after time")
+    what.add_argument("--time-up", action="store_true", help="call time now (the rule at the end of time follows)")
     a.add_argument("--reason", default="", help="why (recorded in the table's journal)")
     a.add_argument("--round", type=int, dest="round_number", help="default: the round in play")
     a.add_argument("--broker", metavar="URL", required=True, help="the hall's broker: mqtt://host:1883")
@@ -487,7 +488,7 @@ def _start_round(args: argparse.Namespace) -> int:
 
 
 def _time(args: argparse.Namespace) -> int:
-    from tablesvc.tournament.hall import MqttHall, table_clock
+    from tablesvc.tournament.hall import MqttHall, hall_time_up, table_clock
     from tablesvc.tournament.model import RoundStatus, TournamentError
 
     def work(store: Any) -> int:
@@ -497,10 +498,24 @@ def _time(args: argparse.Namespace) -> int:
             next((x for x in reversed(rounds) if x.status is RoundStatus.STARTED), None)
         if r is not None and r.status is RoundStatus.FINISHED:  # refused before the broker is even asked
             raise TournamentError(f"round {r.number} is finished: its tables' clocks are closed")
+        if args.table == "all":
+            if not args.time_up:
+                raise TournamentError("the whole hall takes --time-up only: extend or add a hand table by table")
+            with MqttHall(args.broker, prefix=args.prefix, ca_file=args.ca_file) as hall:
+                called, refused = hall_time_up(store, tid, hall, reason=args.reason, round_number=args.round_number,
+                                               token=args.token)
+            print(f"time up at {len(called)} table(s): {', '.join(map(str, called)) or 'none'}")
+            for table, why in sorted(refused.items()):
+                print(f"  table {table}: NOT CALLED: {why}")
+            return 0 if not refused else 1
+        if not args.table.isdigit():
+            raise TournamentError(f"TABLE {args.table!r}: a hall table's number, or all")
         with MqttHall(args.broker, prefix=args.prefix, ca_file=args.ca_file) as hall:
-            done = table_clock(store, tid, args.table, hall, extend=args.extend, add_hand=args.add_hand,
-                               reason=args.reason, round_number=args.round_number, token=args.token)
-        what = f"{done['minutes']} minute(s) more" if done["minutes"] else "one hand more"
+            done = table_clock(store, tid, int(args.table), hall, extend=args.extend, add_hand=args.add_hand,
+                               time_up=args.time_up, reason=args.reason, round_number=args.round_number,
+                               token=args.token)
+        what = f"{done['minutes']} minute(s) more" if done["minutes"] else "one hand more" if args.add_hand else \
+            "time up"
         print(f"round {done['round']}, table {done['table']}: {what}")
         return 0
 

@@ -32,8 +32,8 @@ from typing import Any, Protocol
 from tablesvc.tournament.model import HallTable, PlayerStatus, Round, RoundStatus, Tournament, TournamentError
 from tablesvc.tournament.tournament_db import TournamentStore
 
-__all__ = ["Hall", "MqttHall", "StartReport", "clock_field", "round_deadline", "start_command", "start_round",
-           "table_clock"]
+__all__ = ["Hall", "MqttHall", "StartReport", "clock_field", "hall_time_up", "round_deadline", "start_command",
+           "start_round", "table_clock"]
 
 log = logging.getLogger(__name__)
 
@@ -191,14 +191,35 @@ def _send_all(hall: Hall, tables: dict[int, HallTable], payloads: dict[int, dict
         return dict(replies)
 
 
+def hall_time_up(store: TournamentStore, tid: int, hall: Hall, *, reason: str = "", round_number: int | None = None,
+                 timeout: float = 10.0, token: str | None = None) -> tuple[list[int], dict[int, str]]:
+    """Time called for the whole hall at once: every started table of the round in play gets the clock's
+    ``time_up``; the tables that took it, and those that did not with why (a table already past its time, one
+    not answering), never skipped in silence."""
+    rounds = store.rounds(tid)
+    playing = [r for r in rounds if r.status is RoundStatus.STARTED and round_number in (None, r.number)]
+    if not playing:
+        raise TournamentError("no round is in play: time is called in a round in play")
+    r = playing[-1]
+    done, refused = [], {}
+    for table in r.started_tables:
+        try:
+            table_clock(store, tid, table, hall, time_up=True, reason=reason, round_number=r.number, timeout=timeout,
+                        token=token)
+            done.append(table)
+        except TournamentError as exc:
+            refused[table] = str(exc)
+    return done, refused
+
+
 def table_clock(store: TournamentStore, tid: int, table: int, hall: Hall, *, extend: int | None = None,
-                add_hand: bool = False, reason: str = "", round_number: int | None = None, timeout: float = 10.0,
-                token: str | None = None) -> dict[str, Any]:
+                add_hand: bool = False, time_up: bool = False, reason: str = "", round_number: int | None = None,
+                timeout: float = 10.0, token: str | None = None) -> dict[str, Any]:
     """A referee's word on one table's clock in the round in play: ``extend`` minutes more, or one hand more
     (``add_hand``), as the table's ``clock`` command; the table's reply data. Refused naming the round for a
     round not started or finished, naming the table for one not in the hall or not started."""
-    if (extend is None) == (not add_hand):
-        raise TournamentError("give the minutes to extend by, or one hand to add")
+    if (extend is not None) + add_hand + time_up != 1:
+        raise TournamentError("give the minutes to extend by, one hand to add, or time up")
     rounds = store.rounds(tid)
     if round_number is None:
         playing = [r for r in rounds if r.status is RoundStatus.STARTED]
@@ -221,7 +242,7 @@ def table_clock(store: TournamentStore, tid: int, table: int, hall: Hall, *, ext
         raise TournamentError(f"table {table} of round {r.number} did not start: start it (start-round --retry)")
     h = tables[table]
     command: dict[str, Any] = {"command": "clock", "transaction": f"tournament-{tid}-clock-{secrets.token_hex(4)}",
-                               "action": "add_hand" if add_hand else "extend"}
+                               "action": "add_hand" if add_hand else "time_up" if time_up else "extend"}
     if extend is not None:
         command["minutes"] = extend
     if reason:

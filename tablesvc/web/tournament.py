@@ -409,13 +409,20 @@ def tournament_routes(feed: TournamentFeed, store: Store, publish: Callable[[str
         if isinstance(body, JSONResponse):
             return body
         from tablesvc.records.schema import RecordsError
-        from tablesvc.tournament.hall import table_clock
+        from tablesvc.tournament.hall import hall_time_up, table_clock
         from tablesvc.tournament.model import TournamentError
 
         def go() -> dict[str, Any]:
+            if body.get("table") == "all":  # time for the whole hall, one action
+                if not body.get("time_up"):
+                    raise TournamentError("the whole hall takes time_up only")
+                called, refused = hall_time_up(feed.store(), feed.tid(), WebHall(store, publish),
+                                               reason=str(body.get("reason") or ""), token=referee_token)
+                return {"time_up": called, "refused": {str(k): v for k, v in refused.items()}}
             return table_clock(feed.store(), feed.tid(), int(body["table"]), WebHall(store, publish),
                                extend=int(body["extend"]) if body.get("extend") is not None else None,
-                               add_hand=bool(body.get("add_hand")), reason=str(body.get("reason") or ""),
+                               add_hand=bool(body.get("add_hand")), time_up=bool(body.get("time_up")),
+                               reason=str(body.get("reason") or ""),
                                round_number=int(body["round"]) if body.get("round") is not None else None,
                                token=referee_token)
 
