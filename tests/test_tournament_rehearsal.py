@@ -1,6 +1,6 @@
 """The organiser's rehearsal, as the issue's "done when" puts it: a 16-player, 2-round tournament from a CSV
 with separate first and last names (accents, particles, compound surnames) is seated, rehearsed with
-``tablesvc tournament --db DB rehearse --speed 0`` (an embedded broker, four table services fed by the table
+``tablesvc tournament --db DB rehearse --speed 0`` (a broker of its own, four table services fed by the table
 simulator, the records collector, the web server and the real start-round) and exported: the names exactly as
 imported, no text cell a spreadsheet would run as a formula, all 16 ranked with 2 games, the table points
 adding up to the games' results."""

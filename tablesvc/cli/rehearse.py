@@ -1,6 +1,7 @@
 """``tablesvc tournament rehearse``: every seated round not yet played, on simulated tables.
 
-Everything but the tables is the real thing: an embedded broker, one table
+Everything but the tables is the real thing: a broker of its own (Mosquitto
+where it is installed, else the embedded one), one table
 service per hall table (its journal in a data directory of the rehearsal's),
 the records collector writing into the tournament's own database, the web
 server with the tournament's pages, and the same start-round the organiser
@@ -76,12 +77,11 @@ class Rehearsal:
         self.close()
 
     def _start(self) -> None:
-        from tablesvc.broker import EmbeddedBroker
         from tablesvc.config import parse_config
         from tablesvc.records.collector import Collector
         from tablesvc.service import TableService
 
-        self.broker = EmbeddedBroker()
+        self.broker = _broker(self.data_dir)
         self.broker.start()
         for h in self.hall:
             where = self.data_dir / h.site / h.table_id
@@ -198,13 +198,73 @@ class Rehearsal:
         """Until the collector has every game of the round with its final result (the standings read them)."""
         from tablesvc.tournament.actions import current_standings
 
-        deadline = time.monotonic() + 60
+        deadline, seen = time.monotonic() + 60, -1
         while True:
             st = current_standings(self.store, self.tid)
             done = [tg for tg in st.tables if tg.round == number and tg.status == "finished"]
             if len(done) == tables:
                 return
+            if len(done) > seen:  # games still arriving: a busy machine is given the time, a stuck one is not
+                deadline, seen = time.monotonic() + 60, len(done)
             if time.monotonic() > deadline:
-                raise TournamentError(f"round {number}: {len(done)} of {tables} games reached the standings in 60 s "
-                                      "after the tables ended")
+                raise TournamentError(f"round {number}: {len(done)} of {tables} games reached the standings, none "
+                                      "more in 60 s after the tables ended")
             time.sleep(0.1)
+
+
+class _Mosquitto:
+    """Mosquitto on a free loopback port, in the rehearsal's directory: the hall's own broker where it is
+    installed (faster and nearer the day than the embedded one)."""
+
+    def __init__(self, binary: str, workdir: Path) -> None:
+        import getpass
+
+        from tablesvc.broker import free_port
+
+        self.binary, self.port = binary, free_port()
+        workdir.mkdir(parents=True, exist_ok=True)
+        self.conf = workdir / "mosquitto.conf"
+        self.conf.write_text(f"user {getpass.getuser()}\nlistener {self.port} 127.0.0.1\nallow_anonymous true\n"
+                             "max_queued_messages 0\nset_tcp_nodelay true\n", encoding="utf-8")
+        self.log = workdir / "mosquitto.log"
+        self.proc: Any = None
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        import socket
+        import subprocess
+
+        with self.log.open("ab") as log:
+            self.proc = subprocess.Popen([self.binary, "-c", str(self.conf)], stdout=log, stderr=log)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                break
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise TournamentError(f"mosquitto did not start on port {self.port} (see {self.log})")
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(10)
+            self.proc = None
+
+
+def _broker(workdir: Path) -> Any:
+    """Mosquitto where it is installed, else the embedded broker."""
+    import shutil
+
+    binary = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None)
+    if binary:
+        return _Mosquitto(binary, workdir / "broker")
+    from tablesvc.broker import EmbeddedBroker
+
+    return EmbeddedBroker()

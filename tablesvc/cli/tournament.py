@@ -165,8 +165,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     a = action("standings", "the ranking so far, and every round's tables", _standings)
     a.add_argument("--json", action="store_true")
 
-    a = action("rehearse", "play every seated round not yet played on simulated tables (embedded broker, the "
-               "real start-round, collector and web server): the day before the day. Use a copy of the database",
+    a = action("rehearse", "play every seated round not yet played on simulated tables (a broker of its own, "
+               "the real start-round, collector and web server): the day before the day. Use a copy of the database",
                _rehearse)
     a.add_argument("--speed", type=float, default=0.0, help="the tables' pace: 0 as fast as they go (default), 1 a "
                    "real table's, 10 ten times faster")
