@@ -48,6 +48,8 @@ def test_demo_plays_a_recorded_game_file(mosquitto):
     double = [r for r in sub.of("results") if r["type"] == "hand_result" and len(r["wins"]) == 2]
     assert double and all(w["name"] == double[0]["players"][w["seat"]] and w["win_tile"] in w["hand"]
                           for w in double[0]["wins"])
+    hands = sub.of("broadcast/hands")  # the simulator knows every hand: the broadcast shows them with waits
+    assert len(hands) > 100 and any(s["waits"] for h in hands for s in h["seats"])
     sub.close()  # fails on any payload that did not match its schema
     assert "rules tenhou" in proc.stdout
     assert "E4-0" in proc.stdout and "[+9700 0 +8000 -15700]" in proc.stdout  # the double ron, over MQTT
