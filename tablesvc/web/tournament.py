@@ -17,6 +17,7 @@ goes out on the web server's own broker connection.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import threading
@@ -253,6 +254,22 @@ def _tables(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
     return {"tables": [f"{h.site}/{h.table_id}" for h in hall]}
 
 
+def _time_up(tstore: Any, tid: int, hall: Any, body: dict[str, Any], token: str | None) -> dict[str, Any]:
+    """Time called now: at one table (``{"table": 7, "time_up": true}``) or at every started table of the round
+    in play (``{"table": "all", "time_up": true}``), each table's refusal listed."""
+    from tablesvc.tournament.hall import hall_time_up, table_clock
+    from tablesvc.tournament.model import TournamentError
+
+    reason = str(body.get("reason") or "")
+    if not body.get("time_up"):
+        raise TournamentError("the whole hall takes time_up only: extend or add a hand table by table")
+    if body.get("table") == "all":
+        called, refused = hall_time_up(tstore, tid, hall, reason=reason, token=token)
+        return {"time_up": called, "refused": {str(k): v for k, v in refused.items()}}
+    return table_clock(tstore, tid, int(body["table"]), hall, time_up=True, reason=reason,
+                       round_number=int(body["round"]) if body.get("round") is not None else None, token=token)
+
+
 ACTIONS: dict[str, Callable[[Any, int, dict[str, Any]], dict[str, Any]]] = {
     "finish-round": _finish, "seating": _seat, "add": _add, "rename": _rename, "withdraw": _withdraw,
     "substitute": _substitute, "clock": _clock, "import-players": _import_players, "tables": _tables,
@@ -409,23 +426,18 @@ def tournament_routes(feed: TournamentFeed, store: Store, publish: Callable[[str
         if isinstance(body, JSONResponse):
             return body
         from tablesvc.records.schema import RecordsError
-        from tablesvc.tournament.hall import hall_time_up, table_clock
+        from tablesvc.tournament.hall import table_clock
         from tablesvc.tournament.model import TournamentError
 
         def go() -> dict[str, Any]:
-            if body.get("table") == "all":  # time for the whole hall, one action
-                if not body.get("time_up"):
-                    raise TournamentError("the whole hall takes time_up only")
-                called, refused = hall_time_up(feed.store(), feed.tid(), WebHall(store, publish),
-                                               reason=str(body.get("reason") or ""), token=referee_token)
-                return {"time_up": called, "refused": {str(k): v for k, v in refused.items()}}
             return table_clock(feed.store(), feed.tid(), int(body["table"]), WebHall(store, publish),
                                extend=int(body["extend"]) if body.get("extend") is not None else None,
-                               add_hand=bool(body.get("add_hand")), time_up=bool(body.get("time_up")),
-                               reason=str(body.get("reason") or ""),
+                               add_hand=bool(body.get("add_hand")), reason=str(body.get("reason") or ""),
                                round_number=int(body["round"]) if body.get("round") is not None else None,
                                token=referee_token)
 
+        if body.get("table") == "all" or body.get("time_up"):  # time up: at one table, or the whole hall at once
+            go = functools.partial(_time_up, feed.store(), feed.tid(), WebHall(store, publish), body, referee_token)
         try:
             return JSONResponse({"status": "ok", "data": await run_in_threadpool(go)})
         except TournamentError as exc:
