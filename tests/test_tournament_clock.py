@@ -4,6 +4,8 @@ called for the whole hall in one command. Two table services on a real Mosquitto
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 pytest.importorskip("sqlalchemy", reason="the records extra is not installed (pip install -e '.[test]')")
@@ -15,6 +17,8 @@ from tablesvc.records.records_db import RecordsStore
 from tablesvc.service import TableService
 from tablesvc.tournament.tournament_db import TournamentStore
 from tests import web_support
+from tests.test_web_referee import Client
+from tests.web_support import REFEREE_PASSWORD, start_web
 
 broker = web_support.broker
 
@@ -69,6 +73,21 @@ def test_one_deadline_per_round_and_time_for_the_whole_hall(broker, tmp_path, ca
         assert all(s.table.state.clock.time_up for s in services)
         code, out, _ = run(capsys, db, "time", "all", "--time-up", "--broker", broker.url)  # twice: said, not hidden
         assert code == 1 and out.count("NOT CALLED") == 2 and "time is already up" in out
+        # the same one action from the referee's page: the web server's call, each table's answer listed
+        web = start_web(broker.url, records_db=db)
+        try:
+            referee = Client(web.url)
+            assert referee.sign_in(REFEREE_PASSWORD)[0] in (200, 303)
+            csrf = json.loads(referee.get("/api/session"))["csrf"]
+            status, text = referee.post("/api/tournament/time", json.dumps({"table": "all", "time_up": True}).encode(),
+                                        {"Content-Type": "application/json", "X-CSRF-Token": csrf})
+            reply = json.loads(text)
+            assert status == 200 and reply["data"]["time_up"] == [] and sorted(reply["data"]["refused"]) == ["1", "2"]
+            status, text = referee.post("/api/tournament/time", json.dumps({"table": "all", "extend": 5}).encode(),
+                                        {"Content-Type": "application/json", "X-CSRF-Token": csrf})
+            assert status == 409 and "time_up only" in json.loads(text)["error"]
+        finally:
+            web.stop()
     finally:
         for s in services:
             s.stop()
