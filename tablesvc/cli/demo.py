@@ -97,6 +97,9 @@ def run_demo(args: argparse.Namespace) -> int:
             print(f"tablesvc demo: {exc}", file=sys.stderr)
             return 1
         url = broker.url
+    from tablesvc.cli.signals import interrupt_on_termination
+
+    interrupt_on_termination()  # kill, docker stop, a closed terminal: the same clean-up as Ctrl-C
     work = Path(tempfile.mkdtemp(prefix="tablesvc-demo-"))
     try:
         if args.phones:

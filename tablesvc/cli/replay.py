@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from tablesvc.cli.arguments import rules_argument
 from tablesvc.engine.results import GameResult, HandResult, round_name
@@ -19,6 +20,7 @@ from tablesvc.replay import (
     replay,
     replay_results,
 )
+from tablesvc.text import safe_text
 
 NAME = "replay"
 
@@ -88,6 +90,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
+def _say(text: str, file: Any = None) -> None:
+    """Print a line that may hold a name from a journal written before names were checked (a lone surrogate):
+    shown as U+FFFD instead of ending the replay in a UnicodeEncodeError."""
+    print(safe_text(text), file=file if file is not None else sys.stdout)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.analysis and not args.json:
         print("tablesvc replay: --analysis writes JSON lines: give --json too", file=sys.stderr)
@@ -101,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         record = load_record(args.game_file, args.format)
     except RecordError as exc:
-        print(f"tablesvc replay: {exc}", file=sys.stderr)
+        _say(f"tablesvc replay: {exc}", file=sys.stderr)
         return 1
     if args.results_only and args.export:
         print("tablesvc replay: --export writes a game tile by tile; without --results-only", file=sys.stderr)
@@ -122,23 +130,23 @@ def run(args: argparse.Namespace) -> int:
             raise
         stop, report = exc, exc.report
     except RecordError as exc:
-        print(f"tablesvc replay: {exc}", file=sys.stderr)
+        _say(f"tablesvc replay: {exc}", file=sys.stderr)
         return 1
     players = report.state.players if report.state else record.players
     rules, origin = _rules_played(report, record.rules, args.rules)
-    print(json.dumps({"rules": rules, "rules_from": origin}) if args.json else
+    _say(json.dumps({"rules": rules, "rules_from": origin}) if args.json else
           f"rules: {rules} ({_ORIGIN[origin]})")
     if args.analysis and stop is None:
         _print_analysis(watch.items)
     else:
         for hand in report.hands:  # every hand played, also those before a refusal or a difference
-            print(json.dumps(_hand_json(hand)) if args.json else _hand_line(hand, players))
+            _say(json.dumps(_hand_json(hand)) if args.json else _hand_line(hand, players))
     if report.final is not None and stop is None:
-        print(json.dumps(_final_json(report.final)) if args.json else _final_text(report.final, players))
+        _say(json.dumps(_final_json(report.final)) if args.json else _final_text(report.final, players))
     if stop is not None:
-        print(f"tablesvc replay: {args.game_file}: {stop}", file=sys.stderr)
+        _say(f"tablesvc replay: {args.game_file}: {stop}", file=sys.stderr)
     for message in report.mismatches:
-        print(f"tablesvc replay: differs from the record: {message}", file=sys.stderr)
+        _say(f"tablesvc replay: differs from the record: {message}", file=sys.stderr)
     if stop is not None or report.mismatches:
         _name_lobby_rule(record, rules)
     if isinstance(stop, Refused):
@@ -146,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
     if stop is not None:
         return 3
     if report.stopped:
-        print(f"tablesvc replay: note: {report.stopped}", file=sys.stderr)
+        _say(f"tablesvc replay: note: {report.stopped}", file=sys.stderr)
     if args.export:
         return _export(args.export[0], Path(args.export[1]), report)
     return 0
@@ -207,7 +215,7 @@ def _name_lobby_rule(record: RecordedGame, rules: str) -> None:
     found = explain_by_lobby_rules(record, rules)
     if found is not None:
         name, rule = found
-        print(f"tablesvc replay: the record replays exactly with --rules \"{name}\" ({rule.meaning}): it was "
+        _say(f"tablesvc replay: the record replays exactly with --rules \"{name}\" ({rule.meaning}): it was "
               "played under that rule", file=sys.stderr)
 
 
@@ -227,17 +235,17 @@ def _export(fmt: str, out: Path, report: ReplayReport) -> int:
     elif fmt == "tenhou6":
         from tablesvc.formats.tenhou6 import export_tenhou6 as export
     else:
-        print(f"tablesvc replay: cannot export to {fmt!r}: mjai or tenhou6", file=sys.stderr)
+        _say(f"tablesvc replay: cannot export to {fmt!r}: mjai or tenhou6", file=sys.stderr)
         return 2
     try:
         text = export(report.record, report)
     except RecordError as exc:
-        print(f"tablesvc replay: cannot export to {fmt}: {exc}", file=sys.stderr)
+        _say(f"tablesvc replay: cannot export to {fmt}: {exc}", file=sys.stderr)
         return 1
     try:
-        out.write_text(text, encoding="utf-8")
+        out.write_text(safe_text(text), encoding="utf-8")
     except OSError as exc:
-        print(f"tablesvc replay: cannot write {out}: {exc.strerror}", file=sys.stderr)
+        _say(f"tablesvc replay: cannot write {out}: {exc.strerror}", file=sys.stderr)
         return 1
     return 0
 

@@ -70,7 +70,7 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
         *dashboard_routes(store, settings, streams, reader),
         *feed_routes(store, settings, streams),
         *console.routes,
-        *ScorePage(settings.rules, photo_reader, settings.photo_model).routes(page("score.html")),
+        *(score_page := ScorePage(settings.rules, photo_reader, settings.photo_model)).routes(page("score.html")),
     ]
     # a table fed by its players' phones: its page, and the codes its token travels in (a lasting secret_key
     # keeps printed codes good; without one they last this run)
@@ -90,5 +90,6 @@ def build_app(store: Store, settings: WebSettings, publish: Callable[[str, bytes
     app.state.tournament = tournament
     app.state.standings = reader  # closed by WebServer.stop
     app.state.hashing = console.hashing  # shut down by WebServer.stop
+    app.state.photo_queue = score_page.queue  # the photos being read and waiting (tablesvc.web.photo_queue)
     app.state.guard, app.state.sessions, app.state.streams = console.guard, console.sessions, streams
     return LimitBodies(app)  # type: ignore[return-value]

@@ -141,6 +141,7 @@ class WebServer:
         if getattr(self.app.state, "tournament", None) is not None:
             self.app.state.tournament.close()
         self.app.state.hashing.shutdown(wait=False)
+        self.app.state.photo_queue.close()
         if self.app.state.broadcast_records is not None:
             self.app.state.broadcast_records.close()
         if self.broadcast_link is not None:
