@@ -87,22 +87,15 @@ def _checked(st: Standings) -> None:
         raise TournamentError("the results do not sum as the rules say; nothing written:\n  " + "\n  ".join(problems))
 
 
-def _cell(text: str) -> str:
-    """A text cell as it goes into a CSV. FORMULA-CELL NEUTRALISATION: the one shared function of
-    tablesvc/text.py (built for every CSV the project writes) goes here once it is on main."""
-    return text
-
-
 def _rows(st: Standings) -> list[dict[str, Any]]:
     out = []
     for p in st.players:
         if p.place is None:
             continue
         first, last = p.player.first_last
-        out.append({"place": p.place, "first name": _cell(first), "last name": _cell(last),
-                    "EMA number": _cell(p.player.ema_id or ""), "table points": _thousands(p.total),
-                    "score": _thousands(p.score), "EMA member": "Y" if p.player.ema_id else "N",
-                    "country": _cell(p.player.country or "")})
+        out.append({"place": p.place, "first name": first, "last name": last, "EMA number": p.player.ema_id or "",
+                    "table points": _thousands(p.total), "score": _thousands(p.score),
+                    "EMA member": "Y" if p.player.ema_id else "N", "country": p.player.country or ""})
     return out
 
 
