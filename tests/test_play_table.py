@@ -150,12 +150,12 @@ class PhotoBoxes:
     the tiles in them are read by the packaged reader, as on ``/score``."""
 
     def __init__(self) -> None:
-        from vision.photo_reader import LabelBoxFinder
+        from vision.photos.reader import LabelBoxFinder
 
         self.labels = LabelBoxFinder([])
 
     def use(self, path: Path) -> None:
-        from vision.photo_reader import LabelBoxFinder
+        from vision.photos.reader import LabelBoxFinder
 
         self.labels = LabelBoxFinder.for_photo(path)
 
@@ -175,7 +175,7 @@ def photo_web(broker, boxes, tmp_path_factory):  # noqa: F811
     from tablesvc.web.server import WebServer
     from tablesvc.web.settings import WebSettings
     from tests.web_support import _HASH
-    from vision.photo_reader import PhotoReader, load_tiles
+    from vision.photos.reader import PhotoReader, load_tiles
 
     tiles = load_tiles()
     db = str(tmp_path_factory.mktemp("records") / "club.sqlite3")

@@ -62,7 +62,7 @@ def test_beyond_the_queue_a_photo_is_a_clean_503_with_retry_after_and_pages_answ
     is read, with 503, Retry-After and a sentence; the pages answer meanwhile; the queue empties after."""
     from tablesvc.mqtt.link import BrokerURL
     from tablesvc.web.server import WebServer
-    from vision.photo_reader import PhotoReader, load_tiles
+    from vision.photos.reader import PhotoReader, load_tiles
 
     finder = GatedFinder()
     tiles = load_tiles()

@@ -64,10 +64,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--phones", action="store_true",
                    help="a table with no devices instead: two scripted phones play a game through its /play page "
                    "(printed with its token); see docs/phones.md")
+    from tablesvc.cli.hand_cams import add_hand_cams
+
+    add_hand_cams(p)
     p.set_defaults(run=run_demo)
 
 
 def run_demo(args: argparse.Namespace) -> int:
+    if getattr(args, "hand_cams", False):
+        from tablesvc.cli.hand_cams import run_hand_cams
+
+        return run_hand_cams(args)
     from tablesvc.broker import EmbeddedBroker
     from tablesvc.mqtt.url import BrokerURL
 
@@ -360,7 +367,7 @@ def _camera_feed(device: object, observe: Callable[[object], None], seed: int) -
     from hardware_sims.camera_feed import CameraFeed
     from hardware_sims.camera_render import Effects
     from hardware_sims.tile_art import drawn_tile_set
-    from vision.classifier import TileClassifier
+    from vision.naming.classifier import TileClassifier
 
     t0 = time.perf_counter()
     tiles = drawn_tile_set()
@@ -381,7 +388,7 @@ def _camera_feed(device: object, observe: Callable[[object], None], seed: int) -
 
 def describe_observation(o: object) -> str:
     """One line for what the camera reported (the demo prints every one)."""
-    from vision.observations import (
+    from vision.table.observations import (
         DoraIndicatorSeen,
         HandRevealed,
         KanAdded,

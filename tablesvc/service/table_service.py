@@ -51,7 +51,7 @@ from tablesvc.service.stickwatch import StickWatch
 from tablesvc.storage.journal import Entry, Journal, JournalError
 from tablesvc.storage.table import Accepted, Table
 from tablesvc.text import safe_text as safe
-from vision.observations import CameraObservation
+from vision.table.observations import CameraObservation
 
 __all__ = ["JournalMissing", "TableService"]
 
@@ -268,11 +268,11 @@ class TableService:
             log.warning("camera %s: no calibration and tile set configured; its frames are not read", cam.name)
             return None
         from tablesvc.service.camera_reader import CameraReader
-        from vision.calibration import Calibration
-        from vision.classifier import TileClassifier
-        from vision.finder import finder_or_none
-        from vision.pipeline import FramePipeline
-        from vision.tracking import ZoneTracker
+        from vision.naming.classifier import TileClassifier
+        from vision.photos.finder import finder_or_none
+        from vision.table.calibration import Calibration
+        from vision.table.pipeline import FramePipeline
+        from vision.table.tracking import ZoneTracker
 
         classifier = TileClassifier.from_files(cam.model, cam.tiles)
         calibration = Calibration.load(cam.calibration)

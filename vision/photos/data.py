@@ -30,12 +30,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .features import photo_label_to_tile
+from vision.naming.features import photo_label_to_tile
 
 __all__ = ["CAMERASH_ERRATA", "DATA", "ROBOFLOW_ERRATA", "ROBOFLOW_UNLABELLED", "PhotoCrop", "camerash_photos",
            "camerash_split", "one_label_photos", "roboflow_crops", "roboflow_names"]
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 ROBOFLOW = DATA / "tiles-photos-roboflow"
 CAMERASH = DATA / "tiles-photos-camerash"
 

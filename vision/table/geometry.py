@@ -349,7 +349,7 @@ TOML_KEYS: dict[str, dict[str, str]] = {
 def save_geometry(geometry: TableGeometry, path: str | Path) -> None:
     """Write ``geometry`` as TOML (sections of :data:`TOML_KEYS`), so a club can edit its table."""
     values = asdict(geometry)
-    lines = ["# tablesvc table geometry, millimetres, table coordinates (see vision/geometry.py)"]
+    lines = ["# tablesvc table geometry, millimetres, table coordinates (see vision/table/geometry.py)"]
     for section, keys in TOML_KEYS.items():
         lines.append(f"\n[{section}]")
         for key, doc in keys.items():

@@ -9,7 +9,7 @@ averaged over 4x4 pixels, none), the last reading is repeated at the cost of
 the thumbnail (~2 ms), provided that reading was complete (every face-up tile
 named, nothing occluded).
 
-:class:`FramePipeline` runs :class:`~vision.detection.TileDetector` on a frame
+:class:`FramePipeline` runs :class:`~vision.table.detection.TileDetector` on a frame
 and classifies each face-up tile's upright crop. Classification is the
 expensive part (~1 ms a tile), and from one frame to the next almost
 nothing changes, so answers are cached per slot (zone, seat, index, sideways)
@@ -36,13 +36,13 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
-from vision.calibration import Calibration
-from vision.classifier import TileClassifier
-from vision.detection import DetectedTile, TileDetector
-from vision.geometry import TableGeometry, TileRect, local_to_table, table_to_local
+from vision.naming.classifier import TileClassifier
+from vision.table.calibration import Calibration
+from vision.table.detection import DetectedTile, TileDetector
+from vision.table.geometry import TableGeometry, TileRect, local_to_table, table_to_local
 
 if TYPE_CHECKING:
-    from vision.finder import TileFinder
+    from vision.photos.finder import TileFinder
 
 __all__ = ["FramePipeline", "MeldReading", "ReadTile", "SeatReading", "ZoneReadings"]
 

@@ -2,7 +2,7 @@
 
 Interface (what the photo reader and the camera use)::
 
-    from vision.finder import TileFinder, FoundTile
+    from vision.photos.finder import TileFinder, FoundTile
     finder = TileFinder.load()            # the packaged vision/models/tile_finder.onnx, through cv2.dnn
     tiles = finder.find(image_bgr)        # -> list[FoundTile], best score first
     # FoundTile(box=(x0, y0, x1, y1),     # ints, pixels of the image given (axis-aligned, around a turned tile)
@@ -33,14 +33,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.photo_layout import TILE_PROPORTIONS, tile_shaped
+from vision.photos.layout import TILE_PROPORTIONS, tile_shaped
 
 __all__ = ["FINDER_PATH", "LOAD_ERRORS", "BoxMatch", "FoundTile", "TileFinder", "box_iou", "finder_or_none",
            "match_boxes"]
 
 log = logging.getLogger(__name__)
 
-FINDER_PATH = Path(__file__).resolve().parent / "models" / "tile_finder.onnx"
+FINDER_PATH = Path(__file__).resolve().parents[1] / "models" / "tile_finder.onnx"
 STRIDE = 4
 #: the network's input is a multiple of this (its deepest stage halves five times)
 ALIGN = 32
@@ -130,7 +130,7 @@ class TileFinder:
         A picture scaled out of its proportions (a screenshot or an app's crop squeezed into a square) shows
         tiles many times wider or taller than a tile is; the network, trained on real proportions, then finds
         few of them. Where the tiles found are so out of shape (median height/width beyond
-        :data:`~vision.photo_layout.TILE_PROPORTIONS`), or where in a picture over twice as long as wide they
+        :data:`~vision.photos.layout.TILE_PROPORTIONS`), or where in a picture over twice as long as wide they
         cover less than :data:`COVERED` of its length (a strip stretched along its length, its tiles too thin
         at the network's input to be found), the picture is squeezed back by the factor, among
         :data:`RESHAPE_FACTORS`, at which the finder is surest, and the boxes mapped back to the picture as

@@ -25,11 +25,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.calibration import Calibration
-from vision.classifier import TileClassifier
-from vision.detection import TileDetector
-from vision.embedding import EmbeddingClassifier
-from vision.geometry import TableGeometry
+from vision.naming.classifier import TileClassifier
+from vision.naming.embedding import EmbeddingClassifier
+from vision.table.calibration import Calibration
+from vision.table.detection import TileDetector
+from vision.table.geometry import TableGeometry
 
 __all__ = [
     "ENROLL_LAYOUT",

@@ -17,9 +17,9 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from vision.calibration import Calibration
-from vision.detection import DetectedTile
-from vision.geometry import TableGeometry, TileRect
+from vision.table.calibration import Calibration
+from vision.table.detection import DetectedTile
+from vision.table.geometry import TableGeometry, TileRect
 
 __all__ = ["annotate"]
 

@@ -16,10 +16,10 @@ import numpy as np
 
 __all__ = ["EMBED_FORMAT", "LDA_FORMAT", "OtherNetwork", "read_model"]
 
-#: what :meth:`TileClassifier.save <vision.classifier.TileClassifier.save>` writes:
+#: what :meth:`TileClassifier.save <vision.naming.classifier.TileClassifier.save>` writes:
 #: 1 = HOG + colour, cosine kNN (no "format" entry); 2 = + top HOG, LDA metric
 LDA_FORMAT = 2
-#: what :meth:`EmbeddingClassifier.save <vision.embedding.EmbeddingClassifier.save>` writes
+#: what :meth:`EmbeddingClassifier.save <vision.naming.embedding.EmbeddingClassifier.save>` writes
 EMBED_FORMAT = 3
 
 T = TypeVar("T")

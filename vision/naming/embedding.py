@@ -6,7 +6,7 @@ in which crops of one kind lie close whatever the set's design, light and camera
 OpenCV's ``dnn`` module (no other runtime dependency).
 
 A set is **enrolled** from a few images per kind (artwork, photos, frame crops): each image and a
-few camera-like copies of it (:class:`~vision.features.CameraAugmenter`) are embedded, and the mean
+few camera-like copies of it (:class:`~vision.naming.features.CameraAugmenter`) are embedded, and the mean
 of each image's copies is one **prototype** of its kind (a kind has as many prototypes as images:
 several frames, turned tiles, other lights). A crop goes to the kind of its most similar
 prototype (cosine). Two gates make an answer ``None`` (unknown), **calibrated per enrolled set
@@ -53,9 +53,9 @@ from .tile_set import TILES, GridLayout, read_tile_directory, rotate
 
 __all__ = ["EMBED_FORMAT", "MODEL_PATH", "NOT_TILES_PATH", "EmbeddingClassifier", "OtherNetwork", "TileEmbedder"]
 
-MODEL_PATH = Path(__file__).resolve().parent / "models" / "tile_embed.onnx"
+MODEL_PATH = Path(__file__).resolve().parents[1] / "models" / "tile_embed.onnx"
 #: flowers, seasons and backs as the network sees them (training/not_tiles.py): the runner-up they deserve
-NOT_TILES_PATH = Path(__file__).resolve().parent / "models" / "not_tiles.npy"
+NOT_TILES_PATH = Path(__file__).resolve().parents[1] / "models" / "not_tiles.npy"
 EMBED_W, EMBED_H = 48, 64
 class TileEmbedder:
     """Crops -> unit 128-d embeddings with the packaged ONNX network (OpenCV dnn, CPU)."""
@@ -108,7 +108,7 @@ def not_tile_prototypes() -> np.ndarray:
 class EmbeddingClassifier:
     """Enroll a tile set as prototypes in the learnt embedding, then classify upright crops.
 
-    Same interface as :class:`~vision.classifier.TileClassifier` (``enroll``, ``enroll_directory``,
+    Same interface as :class:`~vision.naming.classifier.TileClassifier` (``enroll``, ``enroll_directory``,
     ``scores``, ``decide``, ``classify``, ``classify_any_orientation``, ``save``, ``load``), so the
     pipeline, the service and the CLI take either. ``min_similarity`` / ``min_margin`` are set by
     :meth:`calibrate` after every enrollment (unless ``calibrated`` is False: then they are kept).
@@ -292,6 +292,23 @@ class EmbeddingClassifier:
         top2 = np.argsort(-ks, axis=1)[:, :2]
         nt = self._not_tile_sims(emb)
         return [(self._kinds[a], float(ks[i, a]), float(max(ks[i, b], nt[i]))) for i, (a, b) in enumerate(top2)]
+
+    def ranked_many(self, images: Sequence[np.ndarray], k: int = 3) -> list[tuple[tuple[str, float, float], float,
+                                                                                  list[tuple[str, float]]]]:
+        """For each crop: its :meth:`scores` triple, its similarity to the nearest "not a tile" prototype (a
+        flower, a season, a back; -2 without them) and the ``k`` most similar kinds, best first (the best
+        guesses shown for a tile the reader is not sure of). One network pass."""
+        self._check()
+        emb = self._embed(list(images))
+        ks = self._kind_sims(emb @ self._protos.T)
+        nt = self._not_tile_sims(emb)
+        order = np.argsort(-ks, axis=1)[:, :max(2, k)]
+        out = []
+        for i, row in enumerate(order):
+            a, b = int(row[0]), int(row[1])
+            triple = (self._kinds[a], float(ks[i, a]), float(max(ks[i, b], nt[i])))
+            out.append((triple, float(nt[i]), [(self._kinds[int(j)], float(ks[i, int(j)])) for j in row[:k]]))
+        return out
 
     def scores(self, image: np.ndarray) -> tuple[str, float, float]:
         """(best kind, cosine to its nearest prototype, the runner-up kind's), without rejection."""

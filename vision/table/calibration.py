@@ -2,7 +2,7 @@
 
 A camera over a mahjong table is not fixed well enough to calibrate once at
 installation: it gets bumped. So calibration must be cheap and automatic. The
-four corner markers (see :class:`~vision.geometry.TableGeometry`) give 16
+four corner markers (see :class:`~vision.table.geometry.TableGeometry`) give 16
 point pairs; a least-squares homography over all of them is exact for a flat
 table under a pinhole camera, and the residual (reported in mm) says how
 much to trust it. :func:`moved` re-detects the markers in a live frame and
@@ -20,7 +20,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.geometry import TableGeometry
+from vision.table.geometry import TableGeometry
 
 __all__ = [
     "Calibration",

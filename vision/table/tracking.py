@@ -1,4 +1,4 @@
-"""Temporal filter: successive :class:`~vision.pipeline.ZoneReadings` -> camera observations.
+"""Temporal filter: successive :class:`~vision.table.pipeline.ZoneReadings` -> camera observations.
 
 A zone's content counts only when the same *complete* reading (every tile
 known, none occluded) was seen in ``stable_frames`` frames in a row; frames
@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from vision.observations import (
+from vision.table.observations import (
     CameraObservation,
     DoraIndicatorSeen,
     HandRevealed,
@@ -32,7 +32,7 @@ from vision.observations import (
     TileDiscarded,
     UraIndicatorsSeen,
 )
-from vision.pipeline import MeldReading, ReadTile, ZoneReadings
+from vision.table.pipeline import MeldReading, ReadTile, ZoneReadings
 
 __all__ = ["ZoneTracker"]
 

@@ -1,6 +1,6 @@
 """Pixels -> feature vectors for tile classification, plus the augmentations used to train on them.
 
-Kept apart from :mod:`vision.classifier` so that the benchmark can compare several
+Kept apart from :mod:`vision.naming.classifier` so that the benchmark can compare several
 matchers (template, HOG + nearest neighbour, HOG + SVM) on exactly the same
 normalisation: a difference in the table must come from the matcher, not from
 how the crop was prepared.

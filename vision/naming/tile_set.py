@@ -1,7 +1,7 @@
 """The tile set every recogniser enrolls: the kinds, their file names, the enrollment grid, the quarter turns.
 
-Shared by the LDA classifier (:mod:`vision.classifier`) and the embedding
-(:mod:`vision.embedding`), so that neither has to import the other for it.
+Shared by the LDA classifier (:mod:`vision.naming.classifier`) and the embedding
+(:mod:`vision.naming.embedding`), so that neither has to import the other for it.
 """
 
 from __future__ import annotations

@@ -30,10 +30,10 @@ from .model_file import EMBED_FORMAT, LDA_FORMAT, read_model
 from .tile_set import DEFAULT_GRID, FLUFFY_NAMES, TILES, GridLayout, read_tile_directory
 from .tile_set import rotate as _rotate
 
-#: re-exported: the tile set is :mod:`vision.tile_set`
+#: re-exported: the tile set is :mod:`vision.naming.tile_set`
 __all__ = ["DEFAULT_GRID", "FLUFFY_NAMES", "TILES", "GridLayout", "TileClassifier", "read_tile_directory"]
 
-#: what ``save`` writes (:mod:`vision.model_file`)
+#: what ``save`` writes (:mod:`vision.naming.model_file`)
 MODEL_FORMAT = LDA_FORMAT
 
 
@@ -42,7 +42,7 @@ class TileClassifier:
     """Enroll a tile set, then classify upright tile crops of any size.
 
     Each enrolled image becomes ``augment_per_image`` copies as a table camera would crop it
-    (:class:`~vision.features.CameraAugmenter`); their features give a discriminant metric (the
+    (:class:`~vision.naming.features.CameraAugmenter`); their features give a discriminant metric (the
     within-kind scatter of the copies whitened, projected on the directions that separate the
     kinds, LDA) in which a crop goes to the nearest kind mean. Similarities come from distances
     in that space (:meth:`scores`); two gates make an answer ``None``:
@@ -257,21 +257,26 @@ class TileClassifier:
     @classmethod
     def from_files(cls, model: str | Path | None = None, tiles: str | Path | None = None) -> TileClassifier:
         """The classifier a configuration names: a saved ``model`` (:meth:`load`), or a directory of
-        ``tiles`` enrolled now (:meth:`enroll_directory`, a few seconds). Raises ``ValueError`` with a
-        message a club can act on (neither given, both given, a file that is no model, no tile images)."""
+        ``tiles`` enrolled now (``enroll_directory``, a few seconds). A set enrolled from artwork is
+        enrolled in the learnt embedding (:class:`~vision.naming.embedding.EmbeddingClassifier`, returned
+        as such): it reads an artwork it never trained on best (an unseen dark set: 98.7 / 99.8 % at
+        64 / 40 px with 0 wrong, the LDA 96.3 / 97.9 %). Raises ``ValueError`` with a message a club can
+        act on (neither given, both given, a file that is no model, no tile images)."""
         if (model is None) == (tiles is None):
             raise ValueError("give either a saved tile model or a directory of tile images to enroll, not "
                              f"{'both' if model is not None else 'neither'}")  # fmt: skip
         if model is not None:
             return cls.load(model)
-        clf = cls()
+        from .embedding import EmbeddingClassifier
+
+        clf = EmbeddingClassifier()
         clf.enroll_directory(tiles)  # type: ignore[arg-type]
-        return clf
+        return clf  # type: ignore[return-value]
 
     @classmethod
     def load(cls, path: str | Path) -> TileClassifier:
         """Read a model written by :meth:`save` (or by :meth:`EmbeddingClassifier.save
-        <vision.embedding.EmbeddingClassifier.save>`, which is returned as such: the file says which
+        <vision.naming.embedding.EmbeddingClassifier.save>`, which is returned as such: the file says which
         method enrolled it); answers are identical to the saved classifier's.
 
         Raises ``ValueError`` naming the file when it is no model, one of an older format, or a set

@@ -4,7 +4,7 @@ Tiles on a riichi table lie in known places (ponds in rows of six from the
 player's left, melds flush with the player-side edge from the right, a
 revealed hand from the left, dora indicators on the wall ring), so instead of
 segmenting blobs and splitting touching tiles, the detector *walks the
-slots* of :class:`~vision.geometry.TableGeometry` and tests each one on a
+slots* of :class:`~vision.table.geometry.TableGeometry` and tests each one on a
 binary "tile body" mask of the rectified view:
 
 - the mask is "not felt": the felt's hue and saturation are estimated per
@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.calibration import Calibration
-from vision.geometry import TableGeometry, TileRect
+from vision.table.calibration import Calibration
+from vision.table.geometry import TableGeometry, TileRect
 
 __all__ = ["DetectedTile", "TileDetector"]
 
