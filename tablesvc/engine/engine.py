@@ -83,6 +83,8 @@ __all__ = ["Engine", "Rejected", "apply", "implied_draw"]
 
 # events that a seat can only make holding a drawn tile: their draw may be inferred
 _MAY_FOLLOW_A_DRAW = frozenset({Discard, Tsumo, ConcealedKan, AddedKan, AbortiveDraw})
+_TERMINAL_HONOUR_KINDS = frozenset(k for k in range(34) if k >= 27 or k % 9 in (0, 8))
+_NO_KINDS: frozenset[int] = frozenset()
 
 
 class Rejected(ValueError):
@@ -164,7 +166,7 @@ class Engine:
         seat = getattr(event, "seat", None)
         if seat is not None and not 0 <= seat <= 3:
             raise Rejected(f"seat must be 0..3, not {seat}")
-        if implied_draw(self.state, event) is not None:
+        if type(event) in _MAY_FOLLOW_A_DRAW and implied_draw(self.state, event) is not None:
             # the draw was not seen: infer it, and undo it if the event is refused after all
             backup = self.state.clone()
             try:
@@ -234,6 +236,13 @@ class Engine:
     @staticmethod
     def _check_visible(h: HandState, tiles: Sequence[Tile]) -> None:
         """Refuse tiles that would make a fifth of a kind (or a second red five) come out."""
+        if len(tiles) == 1:  # a draw, discard or indicator: no count of its own needed
+            t = tiles[0]
+            if h.visible[t.kind] >= 4:
+                raise Rejected(f"a fifth {t.name}: all four are already accounted for on the table")
+            if t.red and h.visible_red & (1 << (t.kind // 9)):
+                raise Rejected(f"a second red five ({t.mjai}): a set has only one")
+            return
         extra = [0] * 34
         red = h.visible_red
         for t in tiles:
@@ -421,20 +430,21 @@ class Engine:
             s.hand.remove(e.tile)
         else:
             self._see(h, (e.tile,))
+        tile = e.tile
         for other in h.seats:
             if other is not s:
-                other.passed.append(e.tile)
+                other.passed.append(tile)
                 if other.riichi:
-                    other.riichi_passed.append(e.tile)
+                    other.riichi_passed.append(tile)
         s.passed.clear()
         s.count -= 1
         s.pond.append(PondTile(e.tile, riichi=e.riichi, tsumogiri=e.tsumogiri))
         if not h.interrupted and len(h.first_discards) < 4:
             h.first_discards.append(e.tile)
         s.discards += 1
-        s.kuikae = frozenset()
+        s.kuikae = _NO_KINDS
         s.drawn = None
-        if not e.tile.is_terminal_or_honor:
+        if e.tile.kind not in _TERMINAL_HONOUR_KINDS:
             s.nagashi = False
         if e.riichi:
             s.riichi = True
