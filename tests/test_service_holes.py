@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 
+from hardware_sims.pytest_plugin import subscribe
 from tablesvc.config import parse_config
 from tablesvc.engine.events import DoraRevealed, GameStart, HandStart, to_dict
 from tablesvc.service.table_service import COMMAND_BURST, TableService
@@ -45,7 +46,7 @@ def _ask(sub: Subscriber, command: dict, count: int = 1) -> dict:
 def test_a_response_topic_outside_cmd_reply_is_refused_and_nothing_is_overwritten(mosquitto, tmp_path):
     service = _service(mosquitto, tmp_path)
     sub = Subscriber(mosquitto.port)
-    sub.client.subscribe("elsewhere/#", qos=1)
+    subscribe(sub.client, "elsewhere/#")
     try:
         assert sub.wait_for(lambda: sub.of("status") and sub.of("status")[-1]["status"] == "online")
         aimed = {"state": f"{BASE}/state", "status": f"{BASE}/status", "other": "elsewhere/x",
