@@ -291,7 +291,9 @@ def test_killed_service_resumes_with_no_event_lost_or_applied_twice(mosquitto, t
         assert sub.wait_for(lambda: sub.of("status") and sub.of("status")[-1]["status"] == "online", 30)
         for i in range(start, stop):
             send_command(sub, {"command": "event", "event": events[i], "transaction": i})
-        assert sub.wait_for(lambda: any(r["transaction"] == stop - 1 for r in sub.of("cmd/reply")), 30)
+        # about 1,400 commands after the restart: a minute and more on a busy machine
+        assert sub.wait_for(lambda: any(r["transaction"] == stop - 1 for r in sub.of("cmd/reply")), 120,
+                            what=f"the reply to command {stop - 1}")
         return proc
 
     kill_at = 150
