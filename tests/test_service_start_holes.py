@@ -5,7 +5,6 @@ why (a TLS or HTTP port, a broker that refuses the account's writes)."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import sqlite3
 import subprocess
@@ -15,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from hardware_sims.network import CuttableProxy
 from hardware_sims.pytest_plugin import eventually
 from tablesvc.engine.events import Discard, DoraRevealed, GameStart, HandStart, to_dict
 from tablesvc.service.startup import open_journal
@@ -300,56 +298,8 @@ def test_a_service_with_another_tables_account_says_the_broker_refused_its_write
     assert time.monotonic() - started < 60
 
 
-class _RefusalsLost(CuttableProxy):
-    """The broker's port behind a proxy that passes on only the first PUBACK refusing a message (MQTT 5 reason
-    code 0x80 or above); a later one is lost with the connection, which it closes at once, as a busy machine
-    loses a refusal with the connection the broker closes: the fault injected on the wire, where it happens."""
-
-    def __init__(self, target: int) -> None:
-        self.refusals: list[int] = []  # the reason code of every refusal the broker sent
-        self.connections = 0
-        super().__init__(target)
-
-    def _pipe(self, a, b) -> None:
-        if a.getpeername()[1] != self.target:  # client -> broker: as it is
-            self.connections += 1
-            CuttableProxy._pipe(a, b)
-            return
-        pending = b""
-        try:
-            while data := a.recv(65536):
-                pending += data
-                while (packet := _mqtt_packet(pending)) is not None:
-                    pending = pending[len(packet):]
-                    # a PUBACK (type 4): fixed header, packet id (2 bytes), then the reason code
-                    if packet[0] >> 4 == 4 and len(packet) >= 5 and packet[4] >= 0x80:
-                        self.refusals.append(packet[4])
-                        if len(self.refusals) > 1:
-                            raise ConnectionAbortedError  # lost with the connection, which the broker closes
-                    b.sendall(packet)
-        except OSError:
-            pass
-        for sock in (a, b):
-            with contextlib.suppress(OSError):
-                sock.close()
-
-
-def _mqtt_packet(data: bytes) -> bytes | None:
-    """The first whole MQTT control packet at the start of ``data``, or None while it is incomplete."""
-    length, shift, i = 0, 0, 1
-    while True:
-        if i >= len(data):
-            return None
-        length |= (data[i] & 0x7F) << shift
-        shift += 7
-        i += 1
-        if not data[i - 1] & 0x80:
-            break
-    return data[:i + length] if len(data) >= i + length else None
-
-
 def test_a_refusal_lost_with_the_connection_still_stops_a_link_on_another_tables_account(
-        deployed_broker):  # noqa: F811
+        deployed_broker, mocker):  # noqa: F811
     """Mosquitto closes the connection as it refuses a write, and on a busy machine the refusal can be lost with
     it (seen under four test workers: the service reconnected every second for ever). Only the first refusal
     reaches the link here; the connections the broker closes after it, writes outstanding and none accepted,
@@ -360,10 +310,20 @@ def test_a_refusal_lost_with_the_connection_still_stops_a_link_on_another_tables
     from tablesvc.mqtt.url import BrokerURL
     from tests.test_deploy_acl import PASSWORD
 
-    proxy = _RefusalsLost(deployed_broker.port)
+    real = MqttLink._published
+    delivered: list[object] = []
+
+    def first_refusal_only(self, client, userdata, mid, reason, props):  # the boundary: paho's PUBACK callback
+        if getattr(reason, "is_failure", False):
+            if delivered:
+                return  # lost with the connection
+            delivered.append(reason)
+        real(self, client, userdata, mid, reason, props)
+
+    mocker.patch.object(MqttLink, "_published", first_refusal_only)
     said: list[str] = []
     stopped = threading.Event()
-    url = BrokerURL.parse(f"mqtt://club-a%2Ftable-2:{PASSWORD}@127.0.0.1:{proxy.port}")
+    url = BrokerURL.parse(f"mqtt://club-a%2Ftable-2:{PASSWORD}@127.0.0.1:{deployed_broker.port}")
     link: MqttLink | None = None
 
     def connected() -> None:
@@ -376,14 +336,13 @@ def test_a_refusal_lost_with_the_connection_still_stops_a_link_on_another_tables
     link.start()
     try:
         assert stopped.wait(30), f"still reconnecting after {link.connects} connections"
-        connects, connections = link.connects, proxy.connections
+        connects = link.connects
         # it stops for good: paho's loop, which would reconnect, has ended
         eventually(lambda: not any(t.name == "paho-mqtt-client-refusal-lost" for t in threading.enumerate()), 10,
                    what="paho's loop of the link ended")
-        assert link.connects == connects and proxy.connections == connections
+        assert link.connects == connects
     finally:
         link.stop()
-        proxy.close()
-    assert proxy.refusals and all(code == 0x87 for code in proxy.refusals)  # not authorised
-    assert WRITES_REFUSED == 2
+    assert len(delivered) == 1 and WRITES_REFUSED == 2
+    assert "refused the writes of the account club-a/table-2" in said[0]
     assert "tablesvc/club-a/table-1/" in said[0]
