@@ -305,11 +305,13 @@ def _substitute(args: argparse.Namespace) -> int:
 
 
 def _players(args: argparse.Namespace) -> int:
+    from tablesvc.text import printable
+
     def work(store: Any) -> int:
         for p in store.players(_tid(store, args)):
             extra = ", ".join(x for x in (p.ema_id and f"EMA {p.ema_id}", p.club, p.country,
                                           p.status.value if p.status.value != "active" else None) if x)
-            print(f"{p.number:>4}  {p.name}" + (f"  ({extra})" if extra else ""))
+            print(printable(f"{p.number:>4}  {p.name}" + (f"  ({extra})" if extra else "")))
         return 0
 
     return _run(args, work)
@@ -407,7 +409,8 @@ def _seating(args: argparse.Namespace) -> int:
 
 def _start_round(args: argparse.Namespace) -> int:
     from tablesvc.tournament.actions import next_round
-    from tablesvc.tournament.hall import MqttHall, start_round
+    from tablesvc.tournament.actions import start_round_once as start_round
+    from tablesvc.tournament.hall import MqttHall
 
     def work(store: Any) -> int:
         tid = _tid(store, args)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from tablesvc.rules.ruleset import RuleSet, get_ruleset
+from tablesvc.text import spreadsheet_cell
 from tablesvc.tournament.model import PlayerStatus, TournamentError
 from tablesvc.tournament.standings import Standings
 
@@ -99,12 +100,12 @@ def _rows(st: Standings) -> list[dict[str, Any]]:
 
 
 def ema_csv(st: Standings) -> str:
-    """The EMA results report as CSV (after the sum check)."""
+    """The EMA results report as CSV (after the sum check), every cell passed through :func:`spreadsheet_cell`."""
     _checked(st)
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(EMA_COLUMNS), lineterminator="\n")
     writer.writeheader()
-    writer.writerows(_rows(st))
+    writer.writerows({k: spreadsheet_cell(v) for k, v in row.items()} for row in _rows(st))
     return buf.getvalue()
 
 

@@ -31,6 +31,7 @@ from tablesvc.records.schema import (
     tournament_tables,
     tournaments,
 )
+from tablesvc.text import InvalidText, require_plain_text
 from tablesvc.tournament.model import (
     HallTable,
     Penalty,
@@ -90,6 +91,16 @@ class GameRow:
     finished: bool
     leftover_sticks: int | None
     seats: tuple[SeatRow, ...]
+
+
+def _plain(where: str, **fields: str | None) -> None:
+    """Names, clubs, countries and EMA ids are one line of visible text (:func:`tablesvc.text.require_plain_text`)."""
+    for field, value in fields.items():
+        if value is not None:
+            try:
+                require_plain_text(str(value), f"the {field.replace('_', ' ')}")
+            except InvalidText as exc:
+                raise TournamentError(f"{where}: {exc}") from None
 
 
 def _clean(value: str | None) -> str | None:
@@ -206,6 +217,7 @@ class TournamentStore:
             added = []
             for n in new:
                 where = n.row or f"player {n.name!r}"
+                _plain(where, name=n.name, club=n.club, country=n.country, ema_id=n.ema_id)
                 name = _clean(n.name)
                 if not name:
                     raise TournamentError(f"{where}: no name")
@@ -237,6 +249,7 @@ class TournamentStore:
                        r["replaces"]) for r in rows]
 
     def rename(self, tid: int, who: str | int, name: str) -> Player:
+        _plain(f"the new name of {who}", name=name)
         name = name.strip()
 
         def write(conn: Connection) -> Player:

@@ -24,10 +24,11 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+
+from tablesvc.web.photo_queue import Busy, PhotoQueue
 
 __all__ = ["PHOTO_TYPES", "ScorePage"]
 
@@ -48,8 +49,9 @@ class ScorePage:
     or a test's finder); default: the packaged one (:meth:`vision.photos.reader.PhotoReader.load`)."""
 
     def __init__(self, rules: str = "ema2012", reader: Callable[[], Any] | None = None,
-                 model: str | None = None) -> None:
+                 model: str | None = None, queue: PhotoQueue | None = None) -> None:
         self.rules = rules
+        self.queue = queue or PhotoQueue()
         self._make = reader or (lambda: _packaged_reader(model))
         self._reader: Any = None
         self._lock = threading.Lock()
@@ -77,15 +79,27 @@ class ScorePage:
             return _error(f"the photo is over {MAX_BYTES // 2**20} MB: send a smaller one (phones offer a "
                           "smaller size when sharing)", 413)
         try:
+            self.queue.admit()  # before the body is read: a busy server holds no photo it will not read
+        except Busy as busy:
+            log.info("score page: a photo refused unread: %s", busy)
+            return _busy(busy)
+        try:
             body = await _body(request, MAX_BYTES)
         except _TooLarge:
+            self.queue.release()
             return _error(f"the photo is over {MAX_BYTES // 2**20} MB: send a smaller one", 413)
         except ClientDisconnect:
+            self.queue.release()
             return _error("the upload was cut off: try again", 400)
-        try:
-            return JSONResponse(await run_in_threadpool(self._read, body))
+        except BaseException:
+            self.queue.release()
+            raise
+        try:  # the queue holds the place from here until the read ends
+            return JSONResponse(await self.queue.run(lambda: self._read(body)))
         except _Refused as exc:
             return _error(str(exc), exc.status)
+        except Busy as busy:
+            return _busy(busy)
 
     def _read(self, body: bytes) -> dict[str, Any]:
         from vision.photos.input import BadPhoto, decode_photo, photo_scale
@@ -181,6 +195,11 @@ async def _body(request: Request, limit: int) -> bytes:
             raise _TooLarge
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def _busy(busy: Busy) -> JSONResponse:
+    return JSONResponse({"error": f"the server is {busy}", "retry_after": busy.retry_after}, status_code=503,
+                        headers={"Retry-After": str(busy.retry_after)})
 
 
 def _error(message: str, status: int) -> JSONResponse:

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
@@ -68,6 +69,9 @@ class TileEmbedder:
         self.fingerprint = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
         self.net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
         self.net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
+        #: one network is shared by every classifier of the process (:func:`shared_embedder`) and an OpenCV
+        #: ``Net`` is not safe to share between threads: one forward pass at a time, its output copied out
+        self._net_lock = threading.Lock()
 
     @staticmethod
     def prepare(image: np.ndarray) -> np.ndarray:
@@ -80,8 +84,9 @@ class TileEmbedder:
             return np.zeros((0, 128), np.float32)
         blob = cv2.dnn.blobFromImages([self.prepare(i) for i in images], scalefactor=1 / 63.75,
                                       size=(EMBED_W, EMBED_H), mean=(127.5, 127.5, 127.5), swapRB=False)  # fmt: skip
-        self.net.setInput(blob)
-        out = self.net.forward().reshape(len(images), -1).astype(np.float32)
+        with self._net_lock:
+            self.net.setInput(blob)
+            out = self.net.forward().reshape(len(images), -1).astype(np.float32)  # astype: a copy
         return out / (np.linalg.norm(out, axis=1, keepdims=True) + 1e-9)
 
 

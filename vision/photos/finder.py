@@ -25,6 +25,7 @@ A camera that sees the whole table at 1080p, where a tile is
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +67,9 @@ class TileFinder:
         self.net = cv2.dnn.readNetFromONNX(str(path))
         self.net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
         self.net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
+        #: an OpenCV ``Net`` is not safe to share: two threads between ``setInput`` and ``forward`` swap or
+        #: corrupt each other's outputs (and its memory); one forward pass at a time, its output copied out
+        self._net_lock = threading.Lock()
         self.input_size = input_size
         self.score_threshold = score_threshold
         self.nms_iou = nms_iou
@@ -115,9 +119,10 @@ class TileFinder:
         pw, ph = -(-nw // ALIGN) * ALIGN, -(-nh // ALIGN) * ALIGN
         padded = cv2.copyMakeBorder(small, 0, ph - nh, 0, pw - nw, cv2.BORDER_CONSTANT, value=(127, 127, 127))
         blob = cv2.dnn.blobFromImage(padded, scalefactor=1 / 63.75, mean=(127.5, 127.5, 127.5), swapRB=False)
-        self.net.setInput(blob)
-        out = self.net.forward()
-        return out[0], scale
+        with self._net_lock:
+            self.net.setInput(blob)
+            out = self.net.forward()[0].copy()
+        return out, scale
 
     def find(self, image_bgr: object, input_size: int | None = None) -> list[FoundTile]:
         """Every tile of ``image_bgr`` (BGR, BGRA or grey), best score first; ``[]`` for an empty image.
