@@ -30,7 +30,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 #: the photo reader's sections (leave-one-set-out per held-out set and view, false boxes on clutter
 #: photos, mahjong-detector where installed): each prints its table; run after the seat cameras'.
-PHOTO_SECTIONS: list[Callable[[argparse.Namespace], None]] = []
+def _photo_sections() -> list[Callable[[argparse.Namespace], None]]:
+    from bench.hands_photos import SECTIONS
+
+    return SECTIONS
+
+
+PHOTO_SECTIONS: list[Callable[[argparse.Namespace], None]] = _photo_sections()
 
 
 def seat_cameras(args: argparse.Namespace) -> None:

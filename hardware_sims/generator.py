@@ -36,6 +36,7 @@ from tablesvc.engine.events import (
 from tablesvc.engine.results import GameResult, HandResult
 from tablesvc.engine.state import Step
 from tablesvc.formats.record import HandRecord, RecordedGame
+from tablesvc.rules.ruleset import get_ruleset
 from tablesvc.rules.shape import is_complete, shanten
 from tablesvc.tiles import Tile, tiles_to_34
 
@@ -63,6 +64,7 @@ class _Game:
         self.events: list[Event] = []
         self.record = RecordedGame(source=f"generated:{seed}", players=options.players, rules=options.rules)
         self.outputs: list = []
+        self.red_fives = get_ruleset(options.rules).red_fives
 
     def emit(self, event: Event) -> list:
         out = self.engine.apply(event)  # raises if the generator ever made an illegal move
@@ -97,6 +99,8 @@ class _Game:
     def play_hand(self) -> None:
         st = self.engine.state
         wall = [Tile.from_id(i) for i in range(136)]
+        if not self.red_fives:  # a rule set without red fives is dealt a set without them
+            wall = [t.plain for t in wall]
         self.rng.shuffle(wall)
         dead = wall[:14]  # dead wall: dora indicators at 4, 6, ...; replacement tiles from the end
         live = wall[14:]

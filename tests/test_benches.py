@@ -145,7 +145,9 @@ OWN_TESTS = {"web": "test_bench_web.py", "records": "test_bench_records.py", "vi
              "photo_reader": "test_bench_photo_reader.py", "seating": "test_bench_seating.py",
              "hall": "test_bench_hall.py", "refusals": "test_service_holes.py",
              "web_signin": "test_bench_web.py", "sticks": "test_sticks.py", "photos": "test_finder.py",
-             "phone_table": "test_play_table.py", "broadcast_scene": "test_bench_broadcast_scene.py"}
+             "phone_table": "test_play_table.py", "broadcast_scene": "test_bench_broadcast_scene.py",
+             "score_load": "test_web_photo_load.py", "hands": "test_bench_hands.py",
+             "hands_seat": "test_bench_hands.py", "hands_photos": "test_bench_hands_photos.py"}
 
 
 def test_every_bench_is_run_here():

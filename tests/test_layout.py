@@ -27,7 +27,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "wire": ("tablesvc.mqtt",),
     "runtime": ("tablesvc.service", "tablesvc.config", "drivers", "vision"),
     "consumers": ("tablesvc.web", "tablesvc.records", "tablesvc.tournament", "tablesvc.watch", "tablesvc.archive",
-                  "tablesvc.replay", "tablesvc.feed_replay", "tablesvc.photo_hand"),
+                  "tablesvc.replay", "tablesvc.feed_replay", "tablesvc.photo_hand", "tablesvc.photo_fix"),
     "cli": ("tablesvc.cli", "tablesvc.__main__", "tablesvc.broker", "hardware_sims"),
 }
 

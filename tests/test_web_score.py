@@ -154,7 +154,7 @@ def test_unsure_tiles_are_red_and_must_be_said(web, boxes, browser):
     for _ in range(3):
         browser.execute_script("document.querySelector('#row button.tile.unknown').click()")
         wait_js(browser, "document.getElementById('picker').open")
-        browser.execute_script("document.querySelector('#choices button.none').click()")
+        browser.execute_script("document.querySelector('#actions button.none').click()")
         wait_js(browser, "!document.getElementById('picker').open")
     assert browser.execute_script("return document.querySelectorAll('#boxes .box').length") == 11
 

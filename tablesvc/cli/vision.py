@@ -322,9 +322,15 @@ def run_read(args: argparse.Namespace) -> int:
             print(json.dumps(reading.to_json()))
             continue
         unknown = sum(1 for t in reading.tiles if t.face_up and t.tile is None)
+        unsure = sum(1 for t in reading.tiles if t.face_up and t.tile is not None and not t.sure)
+        dropped = f", {reading.dropped} boxes on no tile dropped" if reading.dropped else ""
         print(f"{photo}: {reading.text()}")
-        print(f"  {len(reading.tiles)} tiles, {unknown} unknown, {reading.ms:.0f} ms")
+        print(f"  {len(reading.tiles)} tiles, {unsure} not sure (shown 5p?), {unknown} unknown{dropped}, "
+              f"{reading.ms:.0f} ms")
         for t in reading.tiles:
             name = t.tile or ("back" if not t.face_up else "?")
-            print(f"  {name:<5} box {t.box[0]},{t.box[1]},{t.box[2]},{t.box[3]}  confidence {t.confidence:.2f}")
+            name += "" if t.sure or not t.face_up or t.tile is None else "?"
+            guesses = "" if t.sure or not t.guesses else "  best guesses " + " ".join(k for k, _ in t.guesses)
+            print(f"  {name:<5} box {t.box[0]},{t.box[1]},{t.box[2]},{t.box[3]}  confidence {t.confidence:.2f}"
+                  f"{guesses}")
     return status

@@ -75,6 +75,17 @@ def seat_round(store: TournamentStore, tid: int, method: SeatingMethod, *, numbe
             if n not in prescribed:
                 raise TournamentError(f"the seating file has no round {n}")
         plans = [prescribed[n] for n in targets]
+        if clubs:  # the organiser's own seating is kept as written: refused where it seats a club together
+            for n, s in zip(targets, plans, strict=True):
+                for i, four in enumerate(s.tables, 1):
+                    mates = [p for p in four if any(q != p and clubs.get(q) and (clubs.get(p) or "").strip()
+                                                    .casefold() == clubs[q].strip().casefold() for q in four)]
+                    if mates:
+                        names = {p.number: p.name for p in players}
+                        raise TournamentError(
+                            f"round {n}, table {i}: {', '.join(names[p] for p in mates)} are of one club and the "
+                            "tournament keeps clubs apart (--separate-clubs): change the file, or create the "
+                            "tournament without --separate-clubs")
     elif all_rounds:
         if method is not SeatingMethod.SHUFFLED:
             raise TournamentError(f"{method.value} seats by the standing of the round before: seat it round by round")
@@ -84,9 +95,9 @@ def seat_round(store: TournamentStore, tid: int, method: SeatingMethod, *, numbe
         targets = [first]
         ranked = _ranked(store, tid, numbers) if method is not SeatingMethod.SHUFFLED or t.top_table else numbers
         if method is SeatingMethod.SWISS:
-            plans = [seats.swiss(ranked, history, seed=seed)]
+            plans = [seats.swiss(ranked, history, seed=seed, clubs=clubs)]
         elif method is SeatingMethod.INTERVAL:
-            plans = [seats.interval(ranked, history, seed=seed)]
+            plans = [seats.interval(ranked, history, seed=seed, clubs=clubs)]
         else:
             top = ranked[:4] if t.top_table and history else None
             plans = [seats.shuffled(numbers, history, clubs=clubs, top=top, seed=seed)]

@@ -81,7 +81,8 @@ def read_players_csv(text: str, source: str = "the players' file") -> list[NewPl
         if ema:
             emas[ema] = line
         names[name.casefold()] = line
-        out.append(NewPlayer(name, ema, values.get("club"), values.get("country"), row=where))
+        out.append(NewPlayer(name, ema, values.get("club"), values.get("country"), row=where,
+                             first_name=values.get("first"), last_name=values.get("last")))
     return out
 
 

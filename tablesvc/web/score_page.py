@@ -123,7 +123,8 @@ class ScorePage:
         del image, body  # never kept
         return {"width": reading.width, "height": reading.height, "ms": round(reading.ms),
                 "tiles": [{**t.to_json(), "group": t.group, "sideways": t.sideways} for t in reading.tiles],
-                "groups": reading.groups, "problem": reading.problem()}
+                "groups": reading.groups, "rows": reading.rows, "dropped": reading.dropped,
+                "problem": reading.problem()}
 
     async def hand(self, request: Request) -> Response:
         body = await request.body() if int(request.headers.get("content-length") or 0) <= MAX_HAND_JSON else b""

@@ -17,6 +17,7 @@ goes out on the web server's own broker connection.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import math
@@ -95,7 +96,7 @@ class TournamentFeed:
         shown = started[-1] if started else seated[0] if seated else rounds[-1] if rounds else None
         data["rounds"] = [{"number": r.number, "status": r.status.value, "method": r.method.value,
                            "started_at": r.started_at, "started_tables": list(r.started_tables),
-                           "offline_tables": list(r.offline_tables)} for r in rounds]
+                           "offline_tables": list(r.offline_tables), "deadline": r.deadline} for r in rounds]
         data["shown_round"] = shown.number if shown else None
         data["hall"] = [{"number": h.number, "site": h.site, "table_id": h.table_id} for h in hall]
         return data
@@ -275,8 +276,8 @@ def _rename(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _withdraw(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
-    p, unseated = store.withdraw(tid, body["player"])
-    return {"number": p.number, "name": p.name, "unseated_rounds": unseated}
+    p, waiting = store.withdraw(tid, body["player"])
+    return {"number": p.number, "name": p.name, "seat_waits_in_rounds": waiting}
 
 
 def _substitute(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
@@ -305,6 +306,22 @@ def _tables(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
 
     hall = store.set_tables(tid, read_tables([str(x) for x in body["tables"]]))
     return {"tables": [f"{h.site}/{h.table_id}" for h in hall]}
+
+
+def _time_up(tstore: Any, tid: int, hall: Any, body: dict[str, Any], token: str | None) -> dict[str, Any]:
+    """Time called now: at one table (``{"table": 7, "time_up": true}``) or at every started table of the round
+    in play (``{"table": "all", "time_up": true}``), each table's refusal listed."""
+    from tablesvc.tournament.hall import hall_time_up, table_clock
+    from tablesvc.tournament.model import TournamentError
+
+    reason = str(body.get("reason") or "")
+    if not body.get("time_up"):
+        raise TournamentError("the whole hall takes time_up only: extend or add a hand table by table")
+    if body.get("table") == "all":
+        called, refused = hall_time_up(tstore, tid, hall, reason=reason, token=token)
+        return {"time_up": called, "refused": {str(k): v for k, v in refused.items()}}
+    return table_clock(tstore, tid, int(body["table"]), hall, time_up=True, reason=reason,
+                       round_number=int(body["round"]) if body.get("round") is not None else None, token=token)
 
 
 ACTIONS: dict[str, Callable[[Any, int, dict[str, Any]], dict[str, Any]]] = {
@@ -486,6 +503,8 @@ def tournament_routes(feed: TournamentFeed, store: Store, publish: Callable[[str
                                reason=reason_text(body), round_number=whole(body, "round", 1, 100),
                                token=referee_token)
 
+        if body.get("table") == "all" or body.get("time_up"):  # time up: at one table, or the whole hall at once
+            go = functools.partial(_time_up, feed.store(), feed.tid(), WebHall(store, publish), body, referee_token)
         try:
             return JSONResponse({"status": "ok", "data": await run_in_threadpool(go)})
         except BadField as exc:

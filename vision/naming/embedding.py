@@ -293,6 +293,23 @@ class EmbeddingClassifier:
         nt = self._not_tile_sims(emb)
         return [(self._kinds[a], float(ks[i, a]), float(max(ks[i, b], nt[i]))) for i, (a, b) in enumerate(top2)]
 
+    def ranked_many(self, images: Sequence[np.ndarray], k: int = 3) -> list[tuple[tuple[str, float, float], float,
+                                                                                  list[tuple[str, float]]]]:
+        """For each crop: its :meth:`scores` triple, its similarity to the nearest "not a tile" prototype (a
+        flower, a season, a back; -2 without them) and the ``k`` most similar kinds, best first (the best
+        guesses shown for a tile the reader is not sure of). One network pass."""
+        self._check()
+        emb = self._embed(list(images))
+        ks = self._kind_sims(emb @ self._protos.T)
+        nt = self._not_tile_sims(emb)
+        order = np.argsort(-ks, axis=1)[:, :max(2, k)]
+        out = []
+        for i, row in enumerate(order):
+            a, b = int(row[0]), int(row[1])
+            triple = (self._kinds[a], float(ks[i, a]), float(max(ks[i, b], nt[i])))
+            out.append((triple, float(nt[i]), [(self._kinds[int(j)], float(ks[i, int(j)])) for j in row[:k]]))
+        return out
+
     def scores(self, image: np.ndarray) -> tuple[str, float, float]:
         """(best kind, cosine to its nearest prototype, the runner-up kind's), without rejection."""
         self._check()

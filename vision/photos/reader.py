@@ -33,7 +33,7 @@ import numpy as np
 from .layout import reading_order, tile_shaped
 
 __all__ = ["PACKAGED_TILES", "READ_SIDE", "FinderMissing", "LabelBoxFinder", "PhotoReader", "PhotoReading", "ReadTile",
-           "annotate", "load_finder", "load_tiles"]
+           "annotate", "is_tile", "load_finder", "load_tiles"]
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +47,15 @@ SURE_FACE = 0.9
 #: the gates (similarity, lead) for a box out of a tile's proportions, a picture squeezed out of shape: its
 #: tile is a few pixels across one way, and the usual gates let 6 % of such tiles be misread (roboflow valid)
 ODD_SHAPE_GATES = (0.75, 0.2)
+#: the gates (similarity, lead) a name must pass to be shown as sure (``training/calibrate_sure.py``: chosen on sets
+#: held out so that at most 0.3 % of sure names are wrong on the set left out); a name short of them is shown unsure
+#: with its best guesses
+SURE_GATES = (0.87, 0.0)
+#: how many best guesses an unsure tile shows
+GUESSES = 3
+#: what keeps a finder's box (:func:`is_tile`): the finder's score at which its box is kept whatever the photo, and
+#: the median score of a photo's boxes under which its weaker boxes are dropped
+NOT_A_TILE = {"finder_sure": 0.6, "photo_median": 0.38}
 
 
 class FinderMissing(RuntimeError):
@@ -144,10 +153,17 @@ class ReadTile:
     face_up: bool
     group: int = 0
     sideways: bool = False
+    #: the name is sure (:meth:`PhotoReader.is_sure`): shown as read; otherwise shown unsure with ``guesses``
+    sure: bool = False
+    #: the most similar kinds, best first, with their similarity (an unsure tile's best guesses)
+    guesses: tuple[tuple[str, float], ...] = ()
+    lead: float = 0.0
+    finder_score: float = 1.0
+    not_tile: float = -2.0
 
     def to_json(self) -> dict[str, Any]:
         return {"tile": self.tile, "box": list(self.box), "confidence": round(self.confidence, 3),
-                "face_up": self.face_up}
+                "face_up": self.face_up, "sure": self.sure, "guesses": [k for k, _ in self.guesses]}
 
 
 @dataclass(frozen=True)
@@ -160,6 +176,10 @@ class PhotoReading:
     tiles: list[ReadTile]
     groups: list[list[int]]
     ms: float = 0.0
+    #: boxes of the finder dropped as no tile (:func:`is_tile`)
+    dropped: int = 0
+    #: the row of each group (0 = the top row): a photo of a whole table has several
+    rows: list[int] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"photo": self.photo, "tiles": [t.to_json() for t in self.tiles]}
@@ -177,9 +197,16 @@ class PhotoReading:
         return None
 
     def text(self) -> str:
-        """The tiles group by group, ``?`` for unknown, ``#`` for a back, ``*`` for a sideways tile."""
+        """The tiles group by group, ``?`` for unknown, ``5p?`` for a name not sure (its best guess), ``#`` for a
+        back, ``*`` for a sideways tile."""
         def name(t: ReadTile) -> str:
-            return ("#" if not t.face_up else t.tile or "?") + ("*" if t.sideways else "")
+            if not t.face_up:
+                shown = "#"
+            elif t.tile is None:
+                shown = "?"
+            else:
+                shown = t.tile if t.sure else f"{t.tile}?"
+            return shown + ("*" if t.sideways else "")
 
         return "  ".join(" ".join(name(self.tiles[i]) for i in g) for g in self.groups) or "-"
 
@@ -194,6 +221,10 @@ class PhotoReader:
     min_score: float = 0.3
     margin: float = 0.06
     both_ways: bool = False
+    #: keep every box of the finder, even those :func:`is_tile` drops (to measure the rule itself)
+    keep_all: bool = False
+    #: (similarity, lead) a name must pass to be shown sure (:data:`SURE_GATES`)
+    sure_gates: tuple[float, float] = SURE_GATES
 
     @classmethod
     def load(cls, model: str | Path | None = None, finder: Finder | None = None) -> PhotoReader:
@@ -245,10 +276,18 @@ class PhotoReader:
             name = None
         return name, conf
 
+    def _ranked(self, crops: list[np.ndarray]) -> list[tuple[tuple[str, float, float], float, list[tuple[str, float]]]]:
+        """Each crop's (kind, similarity, runner-up), its similarity to "not a tile" and its best guesses: the
+        embedding gives all three in one pass; another classifier (the LDA) its one answer."""
+        if hasattr(self.classifier, "ranked_many"):
+            return self.classifier.ranked_many(crops, GUESSES)
+        return [(got, -2.0, [(got[0], got[1])]) for got in self.classifier.scores_many(crops)]
+
     def read(self, image: np.ndarray, photo: str = "", scale: float = 1.0) -> PhotoReading:
         """Every tile in ``image`` (BGR), named where sure, in reading order. ``scale``: pixels of the photo
         per pixel of ``image`` where it was decoded reduced (:data:`READ_SIDE`): boxes are given in the
-        photo's pixels."""
+        photo's pixels. A box on something that is no tile (:func:`is_tile`) is dropped, counted in
+        :attr:`PhotoReading.dropped`."""
         start = time.perf_counter()
         found = [f for f in self.finder.find(image) if f.score >= self.min_score]
         boxes = [tuple(int(v) for v in f.box) for f in found]
@@ -266,33 +305,73 @@ class PhotoReader:
                 crops.append(crop if wide else cv2.rotate(crop, cv2.ROTATE_90_CLOCKWISE))
                 owner.append(i)
         best: dict[int, tuple[str, float, float]] = {}
+        not_tile: dict[int, float] = {}
+        guesses: dict[int, list[tuple[str, float]]] = {}
         if crops:
-            for i, got in zip(owner, self.classifier.scores_many(crops), strict=True):
+            for i, (got, nt, ranked) in zip(owner, self._ranked(crops), strict=True):
                 if i not in best or got[1] > best[i][1]:
-                    best[i] = got
+                    best[i], not_tile[i], guesses[i] = got, nt, ranked
+        first = dict(best)
         self._second_look(image, boxes, sideways, best, [f.face_up for f in found])
+        for i, got in best.items():
+            if got != first[i]:  # a second look's name leads the guesses
+                guesses[i] = [(got[0], got[1]), *((k, v) for k, v in guesses[i] if k != got[0])][:GUESSES]
+        median = float(np.median([f.score for f in found])) if found else 0.0
+        kept = [i for i, f in enumerate(found) if self.keep_all or is_tile(f.score, median)]
         named = {i: self._named(got, boxes[i]) for i, got in best.items()}
         # what the finder took for a back is a face where the embedding is sure of it (the blank white dragon
         # of many sets); the embedding knows backs (its "not a tile" kinds), so a real back stays one
         face_up = [f.face_up or (i in best and best[i][1] >= SURE_FACE and named[i][0] is not None)
                    for i, f in enumerate(found)]
-        layout = reading_order(boxes)
-        group_of = {i: g for g, members in enumerate(layout.groups) for i in members}
+        layout = reading_order([boxes[i] for i in kept])
+        group_of = {kept[i]: g for g, members in enumerate(layout.groups) for i in members}
         h, w = image.shape[:2]
         if scale != 1.0:
             h, w = round(h * scale), round(w * scale)
         tiles = []
-        for i in layout.order:
+        for i in (kept[k] for k in layout.order):
             name, conf = named.get(i, (None, 0.0))
             box = boxes[i] if scale == 1.0 else _scaled(boxes[i], scale, w, h)
             if not face_up[i]:
                 name = None
-            tiles.append(ReadTile(name, box, float(conf), face_up[i], group_of[i], sideways[i]))
-        position = {i: k for k, i in enumerate(layout.order)}
-        groups = [[position[i] for i in g] for g in layout.groups]
+            got = best.get(i)
+            lead = got[1] - got[2] if got else 0.0
+            sure = name is not None and self.is_sure(got, boxes[i])
+            shown = tuple(guesses.get(i, ())) if face_up[i] else ()
+            tiles.append(ReadTile(name, box, float(conf), face_up[i], group_of[i], sideways[i], sure,
+                                  tuple((k, round(v, 3)) for k, v in shown), float(lead), float(found[i].score),
+                                  float(not_tile.get(i, -2.0))))  # fmt: skip
+        groups = _positions(layout.groups)
         ms = (time.perf_counter() - start) * 1000
-        log.debug("%s: %d tiles, %d unknown, %.0f ms", photo, len(tiles), sum(t.tile is None for t in tiles), ms)
-        return PhotoReading(photo, w, h, tiles, groups, ms)
+        log.debug("%s: %d tiles, %d unknown, %d dropped, %.0f ms", photo, len(tiles),
+                  sum(t.tile is None for t in tiles), len(found) - len(kept), ms)  # fmt: skip
+        return PhotoReading(photo, w, h, tiles, groups, ms, len(found) - len(kept), list(layout.rows))
+
+    def is_sure(self, got: tuple[str, float, float] | None, box: Box) -> bool:
+        """A name shown as sure: past :attr:`sure_gates` (similarity, lead; :data:`SURE_GATES`), calibrated on sets
+        held out (``training/calibrate_sure.py``), and never on a box out of a tile's proportions. A club's enrolled set
+        keeps its own gates where they are stricter."""
+        if got is None or not _in_shape(box):
+            return False
+        sim_gate = max(self.sure_gates[0], getattr(self.classifier, "min_similarity", 0.0))
+        lead_gate = max(self.sure_gates[1], getattr(self.classifier, "min_margin", 0.0))
+        return got[1] >= sim_gate and got[1] - got[2] >= lead_gate
+
+
+def _positions(groups: list[list[int]]) -> list[list[int]]:
+    """Groups of indices into the kept boxes -> groups of positions in reading order."""
+    position = {i: k for k, i in enumerate(i for g in groups for i in g)}
+    return [[position[i] for i in g] for g in groups]
+
+
+def is_tile(score: float, photo_median: float) -> bool:
+    """Whether a finder's box is kept as a tile, or dropped as something else the finder took for one (a printed
+    page, coins, a camera, a chair): a box the finder is sure of is kept (:data:`NOT_A_TILE` ``finder_sure``); a
+    weaker one only in a photo whose boxes are not weak as a whole (their median score at least ``photo_median``):
+    a photo of tiles has many boxes the finder is sure of, a photo of the room a scatter of weak ones. Chosen on the
+    clutter photos trained on and half of the roboflow ``valid`` photos; what the embedding says of a box did not
+    tell clutter from tiles there (``bench/hands.py`` measures the rule on the other half and unseen clutter)."""
+    return score >= NOT_A_TILE["finder_sure"] or photo_median >= NOT_A_TILE["photo_median"]
 
 
 def _in_shape(box: Box) -> bool:
@@ -316,11 +395,12 @@ def _scaled(box: Box, scale: float, w: int, h: int) -> Box:
     return (max(0, round(x0 * scale)), max(0, round(y0 * scale)), min(w, round(x1 * scale)), min(h, round(y1 * scale)))
 
 
-_GREEN, _RED, _GREY = (40, 190, 40), (40, 40, 230), (150, 150, 150)
+_GREEN, _AMBER, _RED, _GREY = (40, 190, 40), (30, 160, 245), (40, 40, 230), (150, 150, 150)
 
 
 def annotate(image: np.ndarray, reading: PhotoReading) -> np.ndarray:
-    """A copy of the photo with each tile's box and name (green: named, red: unknown, grey: a back); ``image``
+    """A copy of the photo with each tile's box and name (green: sure, amber: a best guess not sure, shown ``5p?``;
+    red: unknown; grey: a back); ``image``
     may be the photo decoded reduced: the boxes are scaled to it."""
     out = image.copy()
     k = image.shape[1] / reading.width if reading.width else 1.0
@@ -328,9 +408,9 @@ def annotate(image: np.ndarray, reading: PhotoReading) -> np.ndarray:
     thick = max(1, round(scale * 2))
     for t in reading.tiles:
         x0, y0, x1, y1 = (round(v * k) for v in t.box)
-        colour = _GREY if not t.face_up else (_GREEN if t.tile else _RED)
+        colour = _GREY if not t.face_up else (_RED if not t.tile else _GREEN if t.sure else _AMBER)
         cv2.rectangle(out, (x0, y0), (x1, y1), colour, thick)
-        label = "back" if not t.face_up else (t.tile or "?")
+        label = "back" if not t.face_up else (t.tile or "?") + ("" if t.sure or not t.tile else "?")
         (tw, th), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
         ty = y0 - 3 if y0 - th - 6 > 0 else y1 + th + 3
         cv2.rectangle(out, (x0, ty - th - 3), (x0 + tw + 4, ty + base), colour, -1)
