@@ -4,7 +4,7 @@ Prints, per method and data set: top-1 accuracy, unknown rate, wrong-answer rate
 rejection of flowers/seasons (they must come out unknown) and ms per classification on
 one core. The figures in docs/vision.md come from this script. Needs ../shared/data.
 
-Methods (same normalisation, vision.features):
+Methods (same normalisation, vision.naming.features):
   template  cv2.matchTemplate TM_CCOEFF_NORMED on grey (+-2 px search) + colour-layout cosine
   lda       vision.TileClassifier: HOG + fine top HOG + colour, camera-path augmentation, discriminant
             metric, nearest kind mean (was hog-knn: cosine 1-NN, until the LDA metric replaced it)
@@ -32,8 +32,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.classifier import FLUFFY_NAMES, TileClassifier
-from vision.features import (
+from vision.naming.classifier import FLUFFY_NAMES, TileClassifier
+from vision.naming.features import (
     CANON_H,
     CANON_W,
     Augmenter,

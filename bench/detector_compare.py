@@ -9,7 +9,7 @@ cameras alternate) and reads each frame two ways:
    for the face-up tile whose pixel polygon (``TileTruth.corners_px``) holds the box centre, each tile
    at most once (highest confidence first); detections on no face-up tile are counted as extra. It
    has no red fives (5mr is scored as 5m) and names honours tou/nan/sha/pe/haku/hatsu/chun.
-2. ``vision.pipeline.FramePipeline`` with ``reset_cache()`` before each frame (cold: every tile
+2. ``vision.table.pipeline.FramePipeline`` with ``reset_cache()`` before each frame (cold: every tile
    classified), matched to the truth by (zone, seat, index) as ``bench/vision.py``'s ``accuracy()``.
 
 Prints per reader: face-up tiles in the truth, tiles found (share), named right and named wrong (shares
@@ -47,9 +47,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.vision import BENCH_EFFECTS, FLUFFY, pctl, random_view
 from hardware_sims.camera_render import CameraPose, GroundTruth, render
 from hardware_sims.tile_art import TileSet, drawn_tile_set, load_tile_set
-from vision.calibration import calibrate
-from vision.classifier import TileClassifier
-from vision.pipeline import FramePipeline
+from vision.naming.classifier import TileClassifier
+from vision.table.calibration import calibrate
+from vision.table.pipeline import FramePipeline
 
 # our notation -> mahjong-detector's class names (it has no red fives)
 HONOURS = {"E": "tou", "S": "nan", "W": "sha", "N": "pe", "P": "haku", "F": "hatsu", "C": "chun"}

@@ -43,12 +43,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.vision import BENCH_EFFECTS, random_view
 from hardware_sims.camera_render import CameraPose, Discard, SeatView, TableView, render
 from hardware_sims.tile_art import TILE_NAMES, TileSet, drawn_tile_set, load_tile_set
-from vision.classifier import TileClassifier
+from vision.naming.classifier import TileClassifier
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 FLUFFY = DATA / "tiles-fluffystuff"
 
-CROP_SIZE = (39, 52)  # vision.detection.CROP_SIZE
+CROP_SIZE = (39, 52)  # vision.table.detection.CROP_SIZE
 TEST_CAMERAS = (CameraPose.overhead(), CameraPose.oblique(35.0))
 ENROLL_CAMERA = CameraPose(tilt_deg=20.0, azimuth_deg=15.0)
 ENROLL_SEED = 424242  # test frames use --seed (default 1) and never this one

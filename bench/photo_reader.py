@@ -1,10 +1,10 @@
 """The photo reader's naming on real photos, the finder left out: ``python bench/photo_reader.py [--quick]``
 
 Every photo of the roboflow ``valid`` split (never trained on, never used for the packaged prototypes)
-is read by :class:`vision.photo_reader.PhotoReader` with the packaged tile set, its boxes given by the
-photo's own labels (:class:`~vision.photo_reader.LabelBoxFinder`): what is measured is the naming of
+is read by :class:`vision.photos.reader.PhotoReader` with the packaged tile set, its boxes given by the
+photo's own labels (:class:`~vision.photos.reader.LabelBoxFinder`): what is measured is the naming of
 tiles where they lie, as the reader does it for a photo (crop, turn, both ways up, gates), not the
-finder. Labels as corrected by ``vision.photo_data`` (errata, one-label photos left out).
+finder. Labels as corrected by ``vision.photos.data`` (errata, one-label photos left out).
 
 Prints, over the labelled tiles that are riichi tiles: right / wrong / unknown; flowers and seasons
 reported unknown; the **hand photos** (``hand_*``) whose labels make a valid riichi hand (a row of 14
@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, 
 from tablesvc.photo_hand import LaidTile, hand_from_groups
 from tablesvc.scorecard import ScoreRequest, score
 from tablesvc.tiles import parse_tiles
-from vision.photo_data import ROBOFLOW, ROBOFLOW_ERRATA, one_label_photos, roboflow_names
-from vision.photo_reader import LabelBoxFinder, PhotoReader, load_tiles
+from vision.photos.data import ROBOFLOW, ROBOFLOW_ERRATA, one_label_photos, roboflow_names
+from vision.photos.reader import LabelBoxFinder, PhotoReader, load_tiles
 
 
 def labelled(photo: Path) -> list[str | None]:
@@ -68,8 +68,8 @@ def with_finder(classifier, hands: list[Path], labels: dict[str, list[str | None
     labelled 14 tiles and scores as the labels do; also counted, the stricter match of the labelled boxes
     (each of the 14 found with IoU >= 0.5 and named right)."""
     from tablesvc.photo_hand import laid_hand
-    from vision.finder import match_boxes
-    from vision.photo_reader import FinderMissing, load_finder
+    from vision.photos.finder import match_boxes
+    from vision.photos.reader import FinderMissing, load_finder
 
     try:
         finder = load_finder()
@@ -124,8 +124,8 @@ def with_finder(classifier, hands: list[Path], labels: dict[str, list[str | None
 def twelve_megapixels(classifier, photos: list[Path], runs: int = 5) -> list[float]:
     """ms to decode a 4000x3000 JPEG of a hand photo (at half size, as the commands and /score do) and
     read its 14 tiles."""
-    from vision.photo_input import decode_photo, photo_scale
-    from vision.photo_reader import READ_SIDE
+    from vision.photos.input import decode_photo, photo_scale
+    from vision.photos.reader import READ_SIDE
 
     path = next(p for p in photos if p.name.startswith("hand_005"))
     big = cv2.resize(cv2.imread(str(path)), (4000, 3000), interpolation=cv2.INTER_CUBIC)

@@ -9,10 +9,10 @@ On the shared roboflow ``valid`` photos (296, never trained on) and on any folde
   neither (a box on one is neither found nor extra); a face-down box on no label is counted apart
   ("backs": the photos label no backs), and so is a face-up box on no label whose centre lies on the
   tiles a photo labelled only in part leaves without boxes ("unlab.": the regions of
-  ``vision.photo_data.ROBOFLOW_UNLABELLED``, drawn by eye; 17 photos label the rack and not the heap);
+  ``vision.photos.data.ROBOFLOW_UNLABELLED``, drawn by eye; 17 photos label the rack and not the heap);
 - found tiles are **right**, **wrong** or **unknown** by the name the photo reader gives
-  (``vision/photo_reader.py`` with this finder; skipped where it is not installed), as shares of all
-  labelled tiles; the roboflow labels as checked (``vision.photo_data``: the errata applied, the photos
+  (``vision/photos/reader.py`` with this finder; skipped where it is not installed), as shares of all
+  labelled tiles; the roboflow labels as checked (``vision.photos.data``: the errata applied, the photos
   whose every box is labelled 1p left out of the naming);
 - **ms per photo** on one core (cv2 and OpenMP limited to one thread), median and p95: the finder on the
   640x640 photos as published, and on the same photos made 4000x3000 (12 MP, as a phone takes them; the
@@ -50,8 +50,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from vision.finder import FoundTile, TileFinder, match_boxes  # noqa: E402
-from vision.photo_data import (  # noqa: E402
+from vision.photos.data import (  # noqa: E402
     DATA,
     ROBOFLOW,
     ROBOFLOW_ERRATA,
@@ -59,7 +58,8 @@ from vision.photo_data import (  # noqa: E402
     one_label_photos,
     roboflow_names,
 )
-from vision.photo_layout import tile_shaped  # noqa: E402
+from vision.photos.finder import FoundTile, TileFinder, match_boxes  # noqa: E402
+from vision.photos.layout import tile_shaped  # noqa: E402
 
 DETECTOR_PYTHON = ROOT / ".venv-detector" / "bin" / "python"
 THEIR_NAMES = {"tou": "E", "nan": "S", "sha": "W", "pe": "N", "haku": "P", "hatsu": "F", "chun": "C"}
@@ -103,7 +103,7 @@ class Photo:
     #: regions (pixels) of face-up tiles the publisher left unlabelled
     unlabelled: tuple[tuple[float, float, float, float], ...] = ()
     #: stretched far beyond any camera's picture by the publisher (its median labelled tile out of a tile's
-    #: proportions, :data:`vision.photo_layout.TILE_PROPORTIONS`)
+    #: proportions, :data:`vision.photos.layout.TILE_PROPORTIONS`)
     stretched: bool = False
 
 
@@ -388,7 +388,7 @@ def main() -> int:
     reader, why = None, ""
     if not args.no_reader:
         try:
-            from vision.photo_reader import PhotoReader  # type: ignore[import-not-found,unused-ignore]
+            from vision.photos.reader import PhotoReader  # type: ignore[import-not-found,unused-ignore]
 
             reader = PhotoReader.load(finder=finder)
         except Exception as exc:  # optional: any failure only means "no names measured"

@@ -55,10 +55,10 @@ from hardware_sims.tile_art import TileSet, drawn_tile_set, load_tile_set
 from tablesvc.engine.engine import Engine, Rejected, apply
 from tablesvc.engine.results import HandResult
 from tablesvc.service.fusion import Fusion
-from vision.calibration import calibrate
-from vision.classifier import TILES, TileClassifier
-from vision.embedding import EmbeddingClassifier
-from vision.pipeline import FramePipeline
+from vision.naming.classifier import TILES, TileClassifier
+from vision.naming.embedding import EmbeddingClassifier
+from vision.table.calibration import calibrate
+from vision.table.pipeline import FramePipeline
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 FLUFFY = DATA / "tiles-fluffystuff"

@@ -5,7 +5,7 @@
     (3 picked at random per kind, and the 3 most typical of each kind's train crops: the ones nearest
     the kind's mean embedding, as a club enrolls good pictures of its own set), read in any of the four
     orientations (a photo's box does not say which way its tile lies); labels as corrected by
-    ``vision.photo_data`` (the line "as published" reads them as the publisher wrote them);
+    ``vision.photos.data`` (the line "as published" reads them as the publisher wrote them);
 (g) a colouring the network never saw (FluffyStuff inverted to a dark face, and FluffyStuff with its
     ink hues turned and channels swapped), enrolled from that artwork only, crops cut at 64 and 40 px
     tall and turned 0/90/180/270, read by ``classify_any_orientation``;
@@ -29,9 +29,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, not bench/, comes first
 
-from vision.classifier import TILES, TileClassifier
-from vision.embedding import EmbeddingClassifier
-from vision.photo_data import CAMERASH, ROBOFLOW, PhotoCrop, camerash_photos, camerash_split, roboflow_crops
+from vision.naming.classifier import TILES, TileClassifier
+from vision.naming.embedding import EmbeddingClassifier
+from vision.photos.data import CAMERASH, ROBOFLOW, PhotoCrop, camerash_photos, camerash_split, roboflow_crops
 
 Factory = Callable[[], "TileClassifier | EmbeddingClassifier"]
 METHODS: dict[str, Factory] = {"embedding": EmbeddingClassifier, "lda": TileClassifier}
@@ -102,7 +102,7 @@ def pick_enrollment(crops: Sequence[PhotoCrop], per_kind: int, seed: int) -> dic
 
 def pick_typical(crops: Sequence[PhotoCrop], per_kind: int) -> dict[str, list[np.ndarray]]:
     """The ``per_kind`` crops of each kind nearest the kind's mean in the learnt embedding."""
-    from vision.embedding import shared_embedder
+    from vision.naming.embedding import shared_embedder
 
     by_kind: dict[str, list[np.ndarray]] = {}
     for c in crops:

@@ -7,7 +7,7 @@ updates it from those observations (a discard joins its pond, a called tile
 leaves the discarder's pond for the caller's meld, a pon grows into an added
 kan, dora indicators are turned, hands are laid down), and after each change
 renders frames of it (camera pose, tile set, effects), runs them through
-:class:`~vision.pipeline.FramePipeline` and :class:`~vision.tracking.ZoneTracker`
+:class:`~vision.table.pipeline.FramePipeline` and :class:`~vision.table.tracking.ZoneTracker`
 and delivers only what the tracker reports. The simulator's observation is
 used to build the picture and as the reference for the statistics, never
 delivered.
@@ -49,11 +49,11 @@ from hardware_sims.camera_render import (
 )
 from hardware_sims.table import DirectOutputs, TableOutputs
 from hardware_sims.tile_art import TileSet, drawn_tile_set
-from vision.calibration import calibrate
-from vision.classifier import TileClassifier
-from vision.finder import TileFinder, finder_or_none
-from vision.geometry import TableGeometry
-from vision.observations import (
+from vision.naming.classifier import TileClassifier
+from vision.photos.finder import TileFinder, finder_or_none
+from vision.table.calibration import calibrate
+from vision.table.geometry import TableGeometry
+from vision.table.observations import (
     CameraObservation,
     DoraIndicatorSeen,
     HandRevealed,
@@ -62,8 +62,8 @@ from vision.observations import (
     TileDiscarded,
     UraIndicatorsSeen,
 )
-from vision.pipeline import FramePipeline, ZoneReadings
-from vision.tracking import ZoneTracker
+from vision.table.pipeline import FramePipeline, ZoneReadings
+from vision.table.tracking import ZoneTracker
 
 __all__ = ["CameraFeed", "Change", "FeedStats", "observation_key"]
 

@@ -8,7 +8,7 @@ it drew. The method:
 1. Everything is drawn once in *table space*, a raster of the table in
    millimetres (``px_per_mm``, 2 by default): felt, centre panel, the four
    ArUco markers with their white margin, tile shadows, then every tile face
-   (or back) warped into its :class:`~vision.geometry.TileRect`.
+   (or back) warped into its :class:`~vision.table.geometry.TileRect`.
 2. One ``cv2.warpPerspective`` maps table space to the 1920x1080 frame with
    the camera's homography (table mm -> pixels, from a pinhole
    :class:`CameraPose`: overhead or oblique, any azimuth).
@@ -33,7 +33,7 @@ import cv2
 import numpy as np
 
 from hardware_sims.tile_art import TileSet, drawn_tile_set
-from vision.geometry import MELD_SIDEWAYS, MELD_STACKED, MELD_UPRIGHT, TableGeometry, TileRect, local_to_table
+from vision.table.geometry import MELD_SIDEWAYS, MELD_STACKED, MELD_UPRIGHT, TableGeometry, TileRect, local_to_table
 
 __all__ = [
     "CameraPose",

@@ -16,9 +16,6 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from mahjong.agari import Agari
-from mahjong.shanten import Shanten
-
 from tablesvc.engine.engine import Engine, Rejected, apply
 from tablesvc.engine.events import (
     AbortiveDraw,
@@ -39,11 +36,11 @@ from tablesvc.engine.events import (
 from tablesvc.engine.results import GameResult, HandResult
 from tablesvc.engine.state import Step
 from tablesvc.formats.record import HandRecord, RecordedGame
+from tablesvc.rules.ruleset import get_ruleset
+from tablesvc.rules.shape import is_complete, shanten
 from tablesvc.tiles import Tile, tiles_to_34
 
 __all__ = ["GeneratorOptions", "generate_game"]
-
-_SHANTEN = Shanten()
 
 
 @dataclass(frozen=True)
@@ -56,7 +53,7 @@ class GeneratorOptions:
 
 
 def _shanten(tiles: list[Tile]) -> int:
-    return _SHANTEN.calculate_shanten(tiles_to_34(tiles))
+    return shanten(tiles)
 
 
 class _Game:
@@ -67,6 +64,7 @@ class _Game:
         self.events: list[Event] = []
         self.record = RecordedGame(source=f"generated:{seed}", players=options.players, rules=options.rules)
         self.outputs: list = []
+        self.red_fives = get_ruleset(options.rules).red_fives
 
     def emit(self, event: Event) -> list:
         out = self.engine.apply(event)  # raises if the generator ever made an illegal move
@@ -101,6 +99,8 @@ class _Game:
     def play_hand(self) -> None:
         st = self.engine.state
         wall = [Tile.from_id(i) for i in range(136)]
+        if not self.red_fives:  # a rule set without red fives is dealt a set without them
+            wall = [t.plain for t in wall]
         self.rng.shuffle(wall)
         dead = wall[:14]  # dead wall: dora indicators at 4, 6, ...; replacement tiles from the end
         live = wall[14:]
@@ -154,7 +154,7 @@ class _Game:
         assert h is not None
         s = h.seats[seat]
         tiles = self.hand_of(seat)
-        if not h.after_call and Agari.is_agari(tiles_to_34(tiles)):
+        if not h.after_call and is_complete(tiles):
             win = Tsumo(seat=seat, hand=tuple(tiles), win_tile=s.drawn, ura=tuple(ura))
             if self.would_accept(win):
                 self.emit(win)
@@ -210,7 +210,7 @@ class _Game:
         for k in (1, 2, 3):
             seat = (discarder + k) % 4
             hand = self.hand_of(seat)
-            if Agari.is_agari(tiles_to_34([*hand, tile])):
+            if is_complete([*hand, tile]):
                 claim = RonClaim(seat=seat, hand=(*hand, tile))
                 if self.would_accept(Ron(from_seat=discarder, claims=(claim,), ura=tuple(ura))):
                     claims.append(claim)

@@ -257,7 +257,7 @@ def game_record() -> Callable[..., Any]:
 @pytest.fixture(scope="session")
 def _drawn_classifier() -> Any:
     from hardware_sims.tile_art import drawn_tile_set
-    from vision.classifier import TileClassifier
+    from vision.naming.classifier import TileClassifier
 
     classifier = TileClassifier(augment_per_image=12)  # enough for rendered frames, quick to enroll
     classifier.enroll(drawn_tile_set().faces)

@@ -36,7 +36,7 @@ from tablesvc.engine.events import (
     Tsumo,
 )
 from tablesvc.formats.record import RecordedGame
-from vision.observations import (
+from vision.table.observations import (
     CameraObservation,
     DoraIndicatorSeen,
     HandRevealed,

@@ -26,6 +26,7 @@ from tablesvc.formats.record import RecordedGame, RecordError
 from tablesvc.mqtt.payloads import result_payload
 from tablesvc.storage.journal import Entry, Journal, JournalError
 from tablesvc.storage.table import Table
+from tablesvc.text import spreadsheet_cell
 
 __all__ = ["ArchivedGame", "find_game", "game_csv", "game_json", "is_journal", "list_games", "load_game",
            "to_record"]
@@ -208,18 +209,23 @@ def game_json(game: ArchivedGame) -> dict[str, Any]:
 
 def game_csv(game: ArchivedGame) -> str:
     """One row per hand (each player's delta and score after it), then one ``final`` row (each player's
-    final points, and in the delta columns the result with uma), then one ``place`` row."""
+    final points, and in the delta columns the result with uma), then one ``place`` row; every cell passes
+    :func:`spreadsheet_cell`."""
     names = game.players
     out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
-    w.writerow(["row", "hand", "result", "summary", *names, *(f"{n} score" for n in names)])
+    writer = csv.writer(out, lineterminator="\n")
+
+    def put(row: list[Any]) -> None:
+        writer.writerow([spreadsheet_cell(v) for v in row])
+
+    put(["row", "hand", "result", "summary", *names, *(f"{n} score" for n in names)])
     for number, hand in enumerate(game.hands):
-        w.writerow([number + 1, f"{hand.round_name}-{hand.honba}", hand.kind, hand.describe(names),
-                    *hand.deltas, *hand.scores])
+        put([number + 1, f"{hand.round_name}-{hand.honba}", hand.kind, hand.describe(names),
+             *hand.deltas, *hand.scores])
     if game.final is not None:
         by_seat = {s.seat: s for s in game.final.standings}
         ranking = "; ".join(f"{s.place}. {names[s.seat]}" for s in game.final.standings)
-        w.writerow(["final", "", "game_result", ranking, *(by_seat[i].result for i in range(4)),
-                    *game.final.scores])
-        w.writerow(["place", "", "", "", *(by_seat[i].place for i in range(4)), "", "", "", ""])
+        put(["final", "", "game_result", ranking, *(by_seat[i].result for i in range(4)),
+             *game.final.scores])
+        put(["place", "", "", "", *(by_seat[i].place for i in range(4)), "", "", "", ""])
     return out.getvalue()

@@ -89,6 +89,8 @@ class WebConfig:
     session_idle: float = 3600.0  # seconds without a request before a referee's session ends
     https: bool = False  # served over TLS (directly or by a proxy): session cookies are sent Secure
     trusted_proxies: tuple[str, ...] = ()  # proxies whose X-Forwarded-For/-Proto are believed
+    broadcast_key: str | None = field(default=None, repr=False)  # the broadcast scenes' ?key= (none: no scenes)
+    broadcast_broker: str | None = field(default=None, repr=False)  # the broadcast account's URL (the hands)
 
     @property
     def accounts(self) -> dict[str, str]:
@@ -111,6 +113,8 @@ class Config:
     source: str = "<config>"
     start: dict[str, Any] = field(default_factory=dict)
     """``[start]``: the situation a ``start_game`` without one takes the game up in (GameStart's fields)."""
+    broadcast_delay: float = 0.0
+    """``[broadcast] delay_s``: how long ``broadcast/hands`` is held back (a tournament stream runs behind)."""
 
     @property
     def topics(self) -> TopicTree:
@@ -124,8 +128,10 @@ _SECTIONS = {
     "camera": {"name", "source", "calibration", "tiles", "model", "snapshot_interval"},
     "commands": {"tokens"},
     "start": {"round", "honba", "sticks", "scores", "dealer"},
+    "broadcast": {"delay_s"},
     "web": {"listen", "site", "referee_password", "secret_key", "referee_token", "idle_alert",
-            "records_db", "rules", "photo_model", "referees", "session_idle", "https", "trusted_proxies"},
+            "records_db", "rules", "photo_model", "referees", "session_idle", "https", "trusted_proxies",
+            "broadcast_key", "broadcast_broker"},
 }
 
 
@@ -340,8 +346,14 @@ def parse_config(text: str, path: str = "<config>", *, base: Path | None = None)
         raise c.fail("start", "scores", '"sticks" takes the scores from the stick tray reader: configure it as a '
                      '[[serial]] link with kind = "sticks"')
     web = _web(c, data["web"]) if "web" in data else None
+    delay = 0.0
+    if "broadcast" in data:
+        c.known(data["broadcast"], "broadcast")
+        delay = c.get(data["broadcast"], "broadcast", "delay_s", (int, float), 0)
+        if isinstance(delay, bool) or not 0 <= delay <= 3600:
+            raise c.fail("broadcast", "delay_s", f"seconds from 0 to 3600, not {delay!r}")
     return Config(table=table, mqtt=mqtt, serial=tuple(serial), camera=camera, command_tokens=tokens, web=web,
-                  source=path, start=start)
+                  source=path, start=start, broadcast_delay=float(delay))
 
 
 def _start(c: _Checker, data: Any, rules: str) -> dict[str, Any]:
@@ -412,13 +424,24 @@ def _web(c: _Checker, w: Any) -> WebConfig:
         except (TypeError, ValueError):
             raise c.fail("web", "trusted_proxies", f"{proxy!r} is not an IP address or network "
                          "(e.g. \"127.0.0.1\" or \"10.0.0.0/8\")") from None
+    key = c.get(w, "web", "broadcast_key", str, None)
+    if key is not None and (len(key) < 16 or not key.isascii() or not key.isprintable() or " " in key):
+        raise c.fail("web", "broadcast_key", "use at least 16 random letters and digits (it is part of the scenes' "
+                     "addresses, which OBS keeps)")
+    broadcast_broker = c.get(w, "web", "broadcast_broker", str, None)
+    if broadcast_broker is not None:
+        try:
+            BrokerURL.parse(broadcast_broker)
+        except ValueError as exc:
+            raise c.fail("web", "broadcast_broker", str(exc)) from None
     return WebConfig(listen=listen, site=site, referee_password=password, secret_key=secret,
                      referee_token=c.get(w, "web", "referee_token", str, None), idle_alert=float(idle),
                      records_db=c.get(w, "web", "records_db", str, None) or None,
                      referees=_referees(c, w.get("referees", {}), password is not None),
                      session_idle=float(session_idle), https=c.get(w, "web", "https", bool, False),
                      trusted_proxies=tuple(proxies), rules=rules,
-                     photo_model=c.get(w, "web", "photo_model", str, None) or None)
+                     photo_model=c.get(w, "web", "photo_model", str, None) or None,
+                     broadcast_key=key, broadcast_broker=broadcast_broker)
 
 
 def _referees(c: _Checker, data: Any, has_password: bool) -> dict[str, str]:
@@ -450,7 +473,7 @@ def load_web_config(path: str | Path) -> tuple[WebConfig, str | None, str | None
         raise ConfigError(f"{p}: not valid TOML: {exc}") from None
     c = _Checker(str(p), text)
     for section in data:
-        if section not in ("web", "mqtt", "table", "serial", "camera", "commands", "start"):
+        if section not in ("web", "mqtt", "table", "serial", "camera", "commands", "start", "broadcast"):
             raise c.fail(section, None, "unknown section (the web server reads [web] and [mqtt])")
     web = _web(c, data.get("web", {}))
     m = data.get("mqtt", {})

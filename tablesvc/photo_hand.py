@@ -3,7 +3,7 @@
 How players lay a winning hand for the table to see: the concealed tiles in a row, each called meld set
 apart (three or four tiles, one of them often turned sideways; a concealed kan with its two end tiles
 face down), and the winning tile a little apart from the rest. The photo reader gives the tiles in
-reading order with the groups the gaps make (:mod:`vision.photo_layout`); here:
+reading order with the groups the gaps make (:mod:`vision.photos.layout`); here:
 
 - the largest group is the concealed part;
 - a group of one tile is the winning tile (unless the player names it, ``win``);

@@ -11,22 +11,44 @@ from collections.abc import Iterator
 from dataclasses import dataclass, fields, is_dataclass
 from dataclasses import replace as _replace
 from pathlib import Path
+from typing import Protocol
 
 from tablesvc.archive import is_journal, load_game, to_record
 from tablesvc.engine.engine import Engine, Rejected
-from tablesvc.engine.events import Event, GameStart, HandStart
-from tablesvc.engine.results import GameResult, HandResult, round_name
+from tablesvc.engine.events import (
+    AbortEntry,
+    AbortiveDraw,
+    ChomboEntry,
+    DrawEntry,
+    EnteredWin,
+    Event,
+    GameStart,
+    HandStart,
+    Ron,
+    ScoreSheet,
+    WinEntry,
+)
+from tablesvc.engine.results import GameResult, HandResult, WinResult, round_name
 from tablesvc.engine.state import GameState
 from tablesvc.formats.mjai import parse_mjai
 from tablesvc.formats.mjlog import parse_mjlog
 from tablesvc.formats.record import RecordedGame, RecordError, ReplayReport
 from tablesvc.formats.tenhou6 import parse_tenhou6
 from tablesvc.rules.ruleset import PRESETS, UnknownRuleSetError, get_ruleset
+from tablesvc.rules.scoring import yaku_key
 from tablesvc.storage.journal import JournalError
 from tablesvc.tiles import Tile
 
-__all__ = ["KNOWN_LOBBY_RULES", "LobbyRule", "Mismatch", "Refused", "ReplayReport", "explain_by_lobby_rules",
-           "load_record", "replay"]
+__all__ = ["KNOWN_LOBBY_RULES", "LobbyRule", "Mismatch", "Refused", "ReplayReport", "ReplayWatch",
+           "explain_by_lobby_rules", "load_record", "replay", "replay_results", "result_entries"]
+
+
+class ReplayWatch(Protocol):
+    """Sees each state of a replay: before an event, and after it with what the engine concluded."""
+
+    def before(self, state: GameState, event: Event) -> None: ...
+
+    def after(self, state: GameState, index: int, event: Event, outputs: list) -> None: ...
 
 
 class Mismatch(AssertionError):
@@ -79,8 +101,12 @@ def _detect(text: str) -> str:
     return "mjai"
 
 
-def replay(record: RecordedGame, *, strict: bool = False, rules: str | None = None) -> ReplayReport:
+def replay(record: RecordedGame, *, strict: bool = False, rules: str | None = None,
+           watch: ReplayWatch | None = None) -> ReplayReport:
     """Play ``record``; with ``strict`` raise :class:`Mismatch` at the first disagreement.
+
+    ``watch`` sees every state of the one engine that plays the record, before and after each event (the
+    analysis of ``replay --analysis`` reads them there, with no second engine).
 
     Without ``strict`` disagreements are collected in the report. An event
     the engine refuses always stops the replay with the engine's reason. A
@@ -106,12 +132,16 @@ def replay(record: RecordedGame, *, strict: bool = False, rules: str | None = No
             hand_index += 1
             if hand_index < len(record.hands):
                 _check_start(engine.state, record.hands[hand_index], disagree)
+        if watch is not None:
+            watch.before(engine.state, event)
         try:
             outputs = engine.apply(event)
         except Rejected as exc:
             report.state = engine.state
             where = _where(record, hand_index)
             raise Refused(f"{where}: event {index} ({event.type}) refused: {exc}", report) from None
+        if watch is not None:
+            watch.after(engine.state, index, event, outputs)
         for out in outputs:
             if isinstance(out, HandResult):
                 report.hands.append(out)
@@ -229,3 +259,101 @@ def explain_by_lobby_rules(record: RecordedGame, played: str) -> tuple[str, Lobb
         if report.final is not None or report.stopped is not None:
             return get_ruleset(text).name, rule
     return None
+
+
+# ------------------------------------------------------------------ the game as a score sheet
+
+#: The situations a winner ticks on a score sheet (the tiles cannot show them), by the yaku that says so.
+_FLAG_BY_YAKU = {"daburu_riichi": "double_riichi", "ippatsu": "ippatsu", "haitei": "haitei", "houtei": "houtei",
+                 "rinshan": "rinshan", "chankan": "chankan", "tenhou": "tenhou", "chiihou": "chiihou",
+                 "renhou": "renhou", "renhou_yakuman": "renhou"}
+
+
+def result_entries(record: RecordedGame, played: list[HandResult], rules: str | None = None) -> list[Event]:
+    """The game as a score sheet holds it: its start, then each hand's result alone (the winners' hands as
+    shown with what the tiles cannot show, the dealer-in, the tenpai seats of a draw, the nagashi seats, the
+    riichi declarations). ``played`` are the hands the record's tile-level replay ended with, in order: where
+    the result came from, never what it moved (the entries are settled afresh)."""
+    start = next((e for e in record.events if isinstance(e, GameStart)), None)
+    if start is None:
+        raise RecordError(f"{record.source}: the record has no start of game")
+    if rules is not None:
+        start = _replace(start, rules=rules)
+    events: list[Event] = [start, ScoreSheet()]
+    for index, hand in enumerate(played):
+        end = record.hands[index].end_event if index < len(record.hands) else None
+        ending = record.events[end] if end is not None else None
+        events.append(_entry(hand, ending))
+    return events
+
+
+def _entry(hand: HandResult, ending: Event | None) -> Event:
+    riichi = tuple(hand.deposits)
+    if hand.kind == "chombo":
+        return ChomboEntry(seat=hand.chombo or 0)
+    if hand.draw == "nagashi":
+        tenpai = hand.tenpai or (False, False, False, False)
+        return DrawEntry(tenpai=tenpai, riichi=riichi, nagashi=tuple(s for s in range(4) if hand.deltas[s] > 0))
+    if hand.kind == "win":
+        return WinEntry(wins=tuple(_entered_win(w, riichi) for w in hand.wins), from_seat=hand.wins[0].from_seat,
+                        riichi=riichi, dora=hand.dora, ura=hand.ura)
+    if hand.kind == "exhaustive_draw":
+        return DrawEntry(tenpai=hand.tenpai or (False, False, False, False), riichi=riichi)
+    if hand.draw == "triple_ron" and isinstance(ending, Ron):
+        return WinEntry(wins=tuple(EnteredWin(seat=c.seat) for c in ending.claims), from_seat=ending.from_seat,
+                        riichi=riichi)
+    seat = ending.seat if isinstance(ending, AbortiveDraw) else None
+    return AbortEntry(kind=hand.draw or "", seat=seat, riichi=riichi)
+
+
+def _entered_win(win: WinResult, riichi: tuple[int, ...]) -> EnteredWin:  # noqa: ARG001 - riichi is the entry's
+    flags = {_FLAG_BY_YAKU[key]: True for key in (yaku_key(name) for name, _ in win.yaku) if key in _FLAG_BY_YAKU}
+    melds = tuple(f"{m.kind}:{''.join(t.compact for t in m.tiles)}" for m in win.melds)
+    return EnteredWin(seat=win.seat, hand=win.hand, win_tile=win.win_tile, melds=melds, pao=win.pao, **flags)
+
+
+def replay_results(record: RecordedGame, *, strict: bool = False, rules: str | None = None) -> ReplayReport:
+    """Play ``record`` from its hand results alone (:func:`result_entries`) and compare every hand's deltas
+    and start, and the final scores, with the record's own; :class:`Mismatch` with ``strict``, as
+    :func:`replay`."""
+    tiles = replay(record, strict=strict, rules=rules)
+    engine = Engine()
+    report = ReplayReport(record=record, state=engine.state, stopped=tiles.stopped)
+
+    def disagree(message: str) -> None:
+        if strict:
+            report.state = engine.state
+            raise Mismatch(message, report)
+        report.mismatches.append(message)
+
+    hand_index = -1
+    for event in result_entries(record, tiles.hands, rules):
+        is_entry = not isinstance(event, GameStart | ScoreSheet)
+        if is_entry:
+            hand_index += 1
+            if hand_index < len(record.hands):
+                _check_start(engine.state, record.hands[hand_index], disagree)
+        try:
+            outputs = engine.apply(event)
+        except Rejected as exc:
+            report.state = engine.state
+            raise Refused(f"{_where(record, hand_index)}: the entry ({event.type}) is refused: {exc}",
+                          report) from None
+        for out in outputs:
+            if isinstance(out, HandResult):
+                report.hands.append(out)
+                expected = record.hands[hand_index].deltas if hand_index < len(record.hands) else None
+                if expected is not None and tuple(expected) != out.deltas:
+                    disagree(f"{_where(record, hand_index)}: deltas {list(out.deltas)}, record says {list(expected)}")
+            elif isinstance(out, GameResult):
+                report.final = out
+    report.state = engine.state
+    if report.final is None and record.final_scores is not None:
+        disagree(f"the record ends the game after {_where(record, hand_index)} but the entries play on")
+    elif report.final is not None and record.final_scores is not None and \
+            tuple(record.final_scores) != report.final.scores:
+        disagree(f"final scores {list(report.final.scores)}, record says {list(record.final_scores)}")
+    if report.final is not None and tiles.final is not None and \
+            [s.seat for s in report.final.standings] != [s.seat for s in tiles.final.standings]:
+        disagree("the final ranking differs from the tile-level replay's")
+    return report

@@ -120,6 +120,14 @@ class Verdict:
     fault: str | None = None
 
 
+def _stick_put_down(before: Reading | None, after: Reading) -> bool:
+    """``after`` is ``before`` with one seat's riichi stick moved from its tray to the table."""
+    if before is None or after.riichi != before.riichi + 1:
+        return False
+    changed = [s for s in range(4) if after.trays[s] != before.trays[s]]
+    return len(changed) == 1 and after.trays[changed[0]] == before.trays[changed[0]] - RIICHI_STICK
+
+
 def _points(value: int) -> str:
     return f"{value:,}"
 
@@ -156,7 +164,9 @@ class Reconciler:
     fault (one or two are a payment in progress: sticks in a player's hand).
     ``flutter_readings`` within ``flutter_window`` seconds: a reader whose trays never settle (a reader reports a
     tray only once it has held still for a second, so an honest one sends at most two in two seconds); it is
-    trusted again with a reading that comes ``settle`` seconds (the protocol's second) after the one before.
+    trusted again with a reading that comes ``settle`` seconds (the protocol's second) after the one before, or
+    once it has been quiet ``flutter_window`` seconds: its last reading is then how the trays lie, compared as
+    any settled reading.
     """
 
     def __init__(self, *, grace: float = 5.0, incomplete_limit: int = 3, flutter_readings: int = 5,
@@ -228,10 +238,15 @@ class Reconciler:
     def tick(self, now: float) -> Verdict | None:
         """Time passes: a difference held still for ``grace`` is raised; a reader that settled is trusted again."""
         if self._flutter is not None and (not self._recent or self._recent[-1] < now - self.flutter_window):
-            self._flutter = None  # quiet now; what it sent last while fluttering settled nothing: wait for a reading
+            # quiet for longer than its settling time: the last reading of the burst is how the trays lie now (a
+            # reader sends nothing more until they change), so it is compared, not thrown away
+            last = self._recent[-1] if self._recent else now
+            self._flutter = None
             self._recent.clear()
-            self._incomplete = 0
-            self.reading = None
+            self._still_since = last
+            expected, reading = self.expected, self.reading
+            self._incomplete = int(expected is not None and reading is not None and min(expected.scores) >= 0
+                                   and reading.total != expected.total)
         return self._evaluate(now)
 
     def lost(self, reason: str, now: float) -> Verdict | None:
@@ -296,6 +311,11 @@ class Reconciler:
         if (self._raised is not None and reading.at < self._expected_at and self.verdict.status is
                 SticksStatus.MISMATCH):
             return self.verdict  # the game moved on, the trays not yet paid: the alert stands as it was raised
+        if self._raised is not None and self.verdict.status is SticksStatus.MISMATCH and _stick_put_down(
+                self.verdict.reading, reading):
+            # a player put a riichi stick down before the engine heard the riichi: that is no new difference, so
+            # the alert stands as it was raised instead of naming the declaring seat
+            return self.verdict
         if self._dismissed is not None and self._dismissed == reading:
             return Verdict(SticksStatus.WAITING, "the referee ruled the sticks wrong: waiting for the players to "
                            "fix their trays", check, reading, expected, differences, riichi)
@@ -310,9 +330,13 @@ class Reconciler:
 
     @staticmethod
     def _differences(expected: Expected, reading: Reading) -> tuple[tuple[Difference, ...], tuple[int, int] | None]:
+        """The differences of the alternative that explains the reading best. Each is said in the game's own
+        scores: where the pending riichi's stick is down, that seat's tray is counted with its stick (never "the
+        game says" a score the game does not have)."""
         best: tuple[tuple[Difference, ...], tuple[int, int] | None] | None = None
         for scores, sticks in expected.alternatives():
-            differences = tuple(Difference(s, expected.players[s], reading.trays[s], scores[s])
+            down = [RIICHI_STICK if scores[s] != expected.scores[s] else 0 for s in range(4)]
+            differences = tuple(Difference(s, expected.players[s], reading.trays[s] + down[s], expected.scores[s])
                                 for s in range(4) if reading.trays[s] != scores[s])
             riichi = (reading.riichi, sticks) if reading.riichi != sticks else None
             if best is None or len(differences) + (riichi is not None) < len(best[0]) + (best[1] is not None):

@@ -11,6 +11,7 @@ configuration and the web server's accounts alike.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 #: A referee's name as commands carry it (``by``) and the web server's accounts are named: letters (any script),
@@ -62,3 +63,53 @@ def find_invalid_text(value: Any, path: str = "") -> str | None:
 def safe_text(text: str) -> str:
     """``text`` with any lone surrogate replaced by U+FFFD, for output that must not fail."""
     return text if is_valid_text(text) else "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def control_character(text: str) -> str | None:
+    """The first control character in ``text`` (NUL, ESC, a line break, DEL...) as ``U+001B``, else None.
+
+    A name is one line of visible text: a NUL is kept by SQLite and refused by PostgreSQL (the same feed would
+    give different records), an ESC moves a terminal's cursor or recolours it when a name is listed, and a
+    line break in a name is a quote left open in a spreadsheet's file."""
+    found = _CONTROL.search(text)
+    return f"U+{ord(found.group()):04X}" if found else None
+
+
+def require_plain_text(text: str, field: str) -> str:
+    """``text`` unchanged when it is valid Unicode without control characters, else :class:`InvalidText`
+    naming ``field`` and the character."""
+    require_text(text, field)
+    bad = control_character(text)
+    if bad is not None:
+        what = "a line break" if bad in ("U+000A", "U+000D") else f"a control character ({bad})"
+        raise InvalidText(f"{field} holds {what}: a name is one line of visible text; retype it")
+    return text
+
+
+def printable(text: str) -> str:
+    """``text`` safe to print on a terminal: lone surrogates as U+FFFD, control characters as ``\\x1b``-style
+    escapes (a name stored before names were checked cannot move the cursor or hide what follows)."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), safe_text(text))
+
+
+#: What a spreadsheet takes as the start of a formula (or of a hidden one, after a tab or carriage return).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?\d+(\.\d+)?")
+
+
+def spreadsheet_cell(value: Any) -> Any:
+    """``value`` safe for a CSV cell a spreadsheet opens: text starting like a formula gets a leading ``'``.
+
+    A name typed at a table or in a players' file (``=HYPERLINK(...)``, ``@SUM(...)``, ``-2+3``) would
+    otherwise run as a formula when the club opens the export. Numbers, and text that is only a number
+    (``-12.5`` in a results report), are left alone so the columns still sum. Every CSV writer of the
+    project passes each cell through here.
+    """
+    if not isinstance(value, str) or not value.startswith(FORMULA_STARTS):
+        return value
+    if _PLAIN_NUMBER.fullmatch(value):
+        return value
+    return "'" + value

@@ -25,6 +25,8 @@ def schema_name(topic: str) -> str:
     """The schema of a topic below the table's base: ``devices/<name>`` share one."""
     if topic.startswith("camera/"):
         return "camera-snapshot"
+    if topic.startswith("broadcast/"):
+        return topic.replace("broadcast/", "broadcast-")
     if topic.startswith("cmd/reply/"):  # a referee's own response topic (cmd/reply/<name>)
         return "cmd/reply"
     return "devices" if topic.startswith("devices/") else topic

@@ -117,7 +117,20 @@ def check_clock(out: str) -> None:
     assert p50 <= p99 < 5000, line
 
 
+def check_analysis(out: str) -> None:
+    assert number(r"states analysed\s+(\d+)", out) > 1000
+    median = number(r"analysis per state\s+median\s+(\d+) us", out)
+    assert 0 < median <= number(r"analysis per state.*p99\s+(\d+)", out)
+    assert number(r"mahjong shanten, 4 hands\s+median\s+(\d+) us", out) > 0
+    plain = number(r"replay, full checks\s+(\d+) hands/s", out)
+    assert 0 < number(r"replay \+ every state\s+(\d+) hands/s", out) < plain
+    line = next(line for line in out.splitlines() if line.startswith("discard -> broadcast/hands"))
+    p50, p99 = number(r"p50\s+([\d.]+) ms", line), number(r"p99\s+([\d.]+) ms", line)
+    assert "(40 discards" in line and 0 < p50 <= p99 < 5000
+
+
 CHECKS: dict[str, tuple[Callable[[str], None], bool]] = {  # bench -> (check, needs ../shared/data)
+    "analysis": (check_analysis, True),
     "score": (check_score, False),
     "replay": (check_replay, True),
     "pipeline": (check_pipeline, False),
@@ -135,7 +148,10 @@ CHECKS: dict[str, tuple[Callable[[str], None], bool]] = {  # bench -> (check, ne
 OWN_TESTS = {"web": "test_bench_web.py", "records": "test_bench_records.py", "vision_real": "test_bench_vision.py",
              "photo_reader": "test_bench_photo_reader.py", "seating": "test_bench_seating.py",
              "hall": "test_bench_hall.py", "refusals": "test_service_holes.py",
-             "web_signin": "test_bench_web.py", "sticks": "test_sticks.py", "photos": "test_finder.py"}
+             "web_signin": "test_bench_web.py", "sticks": "test_sticks.py", "photos": "test_finder.py",
+             "phone_table": "test_play_table.py", "broadcast_scene": "test_bench_broadcast_scene.py",
+             "score_load": "test_web_photo_load.py", "hands": "test_bench_hands.py",
+             "hands_seat": "test_bench_hands.py", "hands_photos": "test_bench_hands_photos.py"}
 
 
 def test_every_bench_is_run_here():

@@ -10,8 +10,8 @@ import pytest
 
 from hardware_sims.camera_render import CameraPose, Discard, Effects, SeatView, TableView, render
 from hardware_sims.tile_art import TILE_NAMES
-from vision.calibration import Calibration, CalibrationError, calibrate, detect_markers, marker_sheet, moved
-from vision.geometry import TableGeometry
+from vision.table.calibration import Calibration, CalibrationError, calibrate, detect_markers, marker_sheet, moved
+from vision.table.geometry import TableGeometry
 
 G = TableGeometry()
 VIEW = TableView(tuple(SeatView(tuple(Discard(t, sideways=i == 2) for i, t in enumerate(TILE_NAMES[k * 9 : k * 9 + 9])))

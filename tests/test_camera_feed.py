@@ -14,8 +14,8 @@ from tablesvc.engine.engine import Engine, Rejected, apply
 from tablesvc.engine.events import HandStart
 from tablesvc.engine.results import HandResult
 from tablesvc.service.fusion import Fusion
-from vision.classifier import TileClassifier
-from vision.observations import CameraObservation, DoraIndicatorSeen, HandRevealed, MeldSeen, TileDiscarded
+from vision.naming.classifier import TileClassifier
+from vision.table.observations import CameraObservation, DoraIndicatorSeen, HandRevealed, MeldSeen, TileDiscarded
 
 MILD = Effects(noise_sigma=3.0, blur_sigma=0.6, jpeg_quality=90)
 

@@ -9,7 +9,7 @@ import pytest
 from hardware_sims.camera_render import CameraPose, Discard, Effects, MeldView, SeatView, TableView, render
 from hardware_sims.tile_art import FACE_SIZE, TILE_NAMES, drawn_tile_set, load_tile_set
 from tests.conftest import DATA
-from vision.calibration import detect_markers
+from vision.table.calibration import detect_markers
 
 FLUFFY = DATA / "tiles-fluffystuff"
 

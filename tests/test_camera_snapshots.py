@@ -17,8 +17,8 @@ from tablesvc.config import parse_config
 from tablesvc.service import TableService
 from tablesvc.service.snapshots import Snapshots
 from tests.test_service_mqtt import Subscriber, send_command
-from vision.calibration import calibrate
-from vision.geometry import TableGeometry
+from vision.table.calibration import calibrate
+from vision.table.geometry import TableGeometry
 
 INTERVAL = 1.5
 
@@ -136,7 +136,7 @@ class _Clock:
 
 def test_snapshots_keep_their_interval_and_a_refusal_goes_out_at_once(table_video):
     tmp, frames = table_video
-    from vision.calibration import Calibration
+    from vision.table.calibration import Calibration
 
     sent: list[dict] = []
     clock = _Clock()
@@ -160,10 +160,10 @@ def test_an_annotated_snapshot_of_a_busy_table_for_the_docs(table_video):
     from pathlib import Path
 
     from hardware_sims.camera_render import MeldView
-    from vision.annotation import annotate
-    from vision.calibration import Calibration
-    from vision.classifier import TileClassifier
-    from vision.pipeline import FramePipeline
+    from vision.naming.classifier import TileClassifier
+    from vision.table.annotation import annotate
+    from vision.table.calibration import Calibration
+    from vision.table.pipeline import FramePipeline
 
     tmp, _ = table_video
     tiles = drawn_tile_set()

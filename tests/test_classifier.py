@@ -16,8 +16,9 @@ import pytest
 
 from hardware_sims.camera_render import CameraPose, Discard, Effects, SeatView, TableView, render
 from hardware_sims.tile_art import drawn_tile_set
-from vision.classifier import DEFAULT_GRID, FLUFFY_NAMES, TILES, GridLayout, TileClassifier
-from vision.features import Augmenter, CameraAugmenter, compose_on_body, photo_label_to_tile
+from vision.naming.classifier import DEFAULT_GRID, FLUFFY_NAMES, TILES, GridLayout, TileClassifier
+from vision.naming.embedding import EmbeddingClassifier
+from vision.naming.features import Augmenter, CameraAugmenter, compose_on_body, photo_label_to_tile
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 FLUFFY = DATA / "tiles-fluffystuff"
@@ -367,6 +368,7 @@ def test_from_files_loads_a_model_or_enrolls_a_directory_and_says_what_is_wrong(
         pytest.skip(f"{FLUFFY} not found")
     clf = TileClassifier.from_files(tiles=FLUFFY)
     assert clf.tiles == TILES
+    assert isinstance(clf, EmbeddingClassifier), "a set enrolled from artwork is read by the embedding"
     clf.save(tmp_path / "club.npz")
     assert TileClassifier.from_files(model=tmp_path / "club.npz").tiles == TILES
     with pytest.raises(ValueError, match="not neither"):

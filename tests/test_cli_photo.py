@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tablesvc.cli import main
-from vision.photo_reader import FinderMissing, load_finder
+from vision.photos.reader import FinderMissing, load_finder
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "tiles-photos-roboflow"
 LABELS = DATA / "labels" / "valid"
@@ -49,7 +49,7 @@ def test_read_prints_one_json_object_per_photo_as_the_labels_say(tmp_path, capsy
     assert len(lines) == 2
     first = json.loads(lines[0])
     assert first["photo"] == str(hand) and len(first["tiles"]) == 14
-    assert all(set(t) == {"tile", "box", "confidence", "face_up"} for t in first["tiles"])
+    assert all(set(t) == {"tile", "box", "confidence", "face_up", "sure", "guesses"} for t in first["tiles"])
     truth = sorted(labels(hand), key=lambda lb: lb[1][0])  # one row: left to right
     assert [t["tile"] for t in first["tiles"]] == [name for name, _ in truth]
     h, w = cv2.imread(str(hand)).shape[:2]
@@ -143,7 +143,8 @@ def test_the_tile_laid_apart_is_the_winning_tile(tmp_path, capsys):
     boxes.write_text("\n".join(lines))
     assert main(["score", "--photo", str(laid), "--boxes", str(boxes), "--tsumo"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("read: 8s 8s 8s 1s 1s 1s 3s 4s 5s 7s 6s 5s 9s  9s\n"), out
+    # the publisher squeezed this photo: its tiles are out of a tile's proportions, read but never shown sure ("?")
+    assert out.startswith("read: 8s? 8s? 8s? 1s? 1s? 1s? 3s? 4s? 5s? 7s? 6s? 5s? 9s?  9s?\n"), out
     assert "win 9s by tsumo" in out and "Chinitsu" in out and "Menzen Tsumo" in out
 
 
@@ -201,7 +202,7 @@ def test_a_large_photo_is_decoded_reduced_and_its_boxes_are_in_its_own_pixels(tm
 
 def test_a_clubs_enrolled_set_is_used_when_given(tmp_path, capsys):
     from hardware_sims.tile_art import drawn_tile_set
-    from vision.classifier import TileClassifier
+    from vision.naming.classifier import TileClassifier
 
     path = photo("hand_005")
     missing = tmp_path / "none.npz"
@@ -245,7 +246,7 @@ def test_a_photo_squeezed_out_of_shape_is_read_whole(capsys):
     out = screenshot_dir() / "photo-read-squeezed.jpg"
     out.unlink(missing_ok=True)
     assert main(["vision", "read", str(src), "--json", "--annotated", str(out)]) == 0
-    from vision.finder import match_boxes
+    from vision.photos.finder import match_boxes
 
     tiles = json.loads(capsys.readouterr().out)["tiles"]
     truth = labels(src)

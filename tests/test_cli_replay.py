@@ -101,3 +101,36 @@ def test_red_fives_under_rules_without_them_say_so_and_name_the_presets_that_hav
     # house rules that take red fives away are named as played
     code, _, err = run(capsys, GAME, "--rules", "tenhou; red_fives=no")
     assert code == 1 and "tenhou; red_fives=no plays without them" in err
+
+
+@pytest.mark.parametrize("extra", [(), ("--json",), ("--export", "mjai", "out.mjai"),
+                                   ("--export", "tenhou6", "out.json")])
+def test_a_journal_holding_a_lone_surrogate_replays_and_exports_without_a_traceback(tmp_path, extra):
+    """A journal written before names were checked may hold a name with a lone surrogate: the replay shows it
+    as U+FFFD and the export is valid UTF-8, as games, records import and run cope with it. Run as a
+    process, so that its output goes through a real UTF-8 stream."""
+    import os
+    import subprocess
+    import sys
+
+    from tablesvc.engine.events import to_dict
+    from tablesvc.replay import load_record
+    from tablesvc.storage.journal import Journal
+
+    record = load_record(GAME)
+    with Journal.for_table(tmp_path, "t1", site="club") as journal:
+        for n, event in enumerate(record.events):
+            body = to_dict(event)
+            if n == 0:
+                body["players"] = ["Ann", "B\ud800b", "Cat", "Dai"]
+            journal.append(body["type"], body, source="cam", ts=1000.0 + n)
+    proc = subprocess.run([sys.executable, "-m", "tablesvc", "replay", str(tmp_path / "t1.sqlite3"), *extra],
+                          capture_output=True, cwd=tmp_path, timeout=120,
+                          env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+    out, err = proc.stdout.decode("utf-8"), proc.stderr.decode("utf-8")
+    assert proc.returncode == 0 and "Traceback" not in err, err[-2000:]
+    if extra and extra[0] == "--export":
+        written = (tmp_path / extra[2]).read_text(encoding="utf-8")
+        assert "B\ufffdb" in written or "B\\ufffdb" in written
+    elif not extra:
+        assert "B\ufffdb" in out and "final ranking:" in out

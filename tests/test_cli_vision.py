@@ -6,8 +6,8 @@ import numpy as np
 from hardware_sims.camera_render import CameraPose, Effects, TableView, render
 from hardware_sims.tile_art import drawn_tile_set
 from tablesvc.cli import main
-from vision.calibration import Calibration, detect_markers
-from vision.geometry import TableGeometry
+from vision.table.calibration import Calibration, detect_markers
+from vision.table.geometry import TableGeometry
 
 
 def test_marker_sheet_has_the_four_markers(tmp_path, capsys):
@@ -59,9 +59,9 @@ def test_enroll_a_tile_set_from_the_camera_then_read_a_game_with_it(tmp_path, ca
     from hardware_sims.tile_art import load_tile_set
     from tests.conftest import DATA
     from tests.test_detection import busy_view
-    from vision.classifier import TileClassifier
-    from vision.enrollment import ENROLL_LAYOUT
-    from vision.pipeline import FramePipeline
+    from vision.naming.classifier import TileClassifier
+    from vision.naming.enrollment import ENROLL_LAYOUT
+    from vision.table.pipeline import FramePipeline
 
     if not (DATA / "tiles-fluffystuff").is_dir():
         pytest.skip("../shared/data/tiles-fluffystuff not found")
@@ -97,7 +97,7 @@ def test_enroll_a_tile_set_from_the_camera_then_read_a_game_with_it(tmp_path, ca
 
 
 def _calibrate(frame):
-    from vision.calibration import calibrate
+    from vision.table.calibration import calibrate
 
     return calibrate(frame)
 
@@ -110,8 +110,8 @@ def test_enroll_from_several_frames_and_add_more_later(tmp_path, capsys):
     from hardware_sims.camera_render import SeatView
     from hardware_sims.tile_art import load_tile_set
     from tests.conftest import DATA
-    from vision.classifier import TileClassifier
-    from vision.enrollment import ENROLL_LAYOUT
+    from vision.naming.classifier import TileClassifier
+    from vision.naming.enrollment import ENROLL_LAYOUT
 
     if not (DATA / "tiles-fluffystuff").is_dir():
         pytest.skip("../shared/data/tiles-fluffystuff not found")

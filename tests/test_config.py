@@ -159,8 +159,8 @@ def test_check_reads_the_camera_files_as_the_service_will(tmp_path, capsys):
     from hardware_sims.camera_render import TableView, render
     from tablesvc.cli import main
     from tests.conftest import DATA
-    from vision.calibration import calibrate
-    from vision.classifier import TileClassifier
+    from vision.naming.classifier import TileClassifier
+    from vision.table.calibration import calibrate
 
     calibration, model = tmp_path / "camera.json", tmp_path / "club.npz"
     calibrate(render(TableView(), rng=np.random.default_rng(0))[0]).save(calibration)

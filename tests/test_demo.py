@@ -1,8 +1,13 @@
 """The README's first command: the demo runs a whole table end to end and says how to watch it."""
 
+import os
 import re
+import signal
 import subprocess
 import sys
+import time
+
+import pytest
 
 from hardware_sims.generator import generate_game
 from tablesvc.cli import main
@@ -56,6 +61,8 @@ def test_demo_plays_a_recorded_game_file(mosquitto):
     double = [r for r in sub.of("results") if r["type"] == "hand_result" and len(r["wins"]) == 2]
     assert double and all(w["name"] == double[0]["players"][w["seat"]] and w["win_tile"] in w["hand"]
                           for w in double[0]["wins"])
+    hands = sub.of("broadcast/hands")  # the simulator knows every hand: the broadcast shows them with waits
+    assert len(hands) > 100 and any(s["waits"] for h in hands for s in h["seats"])
     sub.close()  # fails on any payload that did not match its schema
     assert "rules tenhou" in proc.stdout
     assert "E4-0" in proc.stdout and "[+9700 0 +8000 -15700]" in proc.stdout  # the double ron, over MQTT
@@ -82,3 +89,28 @@ def test_demo_through_the_camera_reads_the_felt_and_scores_each_hand_as_the_reco
     changes = re.search(r"camera: (\d+) of (\d+) table changes read exactly", out)
     assert changes and changes[1] == changes[2]
     assert "final:" not in out and "refused" not in proc.stderr
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_the_demo_removes_its_temporary_directory_however_it_is_stopped(tmp_path, sig):
+    """kill, docker stop and timeout send SIGTERM, a closed terminal SIGHUP, Ctrl-C SIGINT: each ends the
+    demo as Ctrl-C does, its temporary directory (journal, pseudo-terminals) removed."""
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "tablesvc", "demo", "--speed", "1", "--seed", "5"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        deadline = time.monotonic() + 120
+        line = ""
+        while "overlay:" not in line:  # the table is up and playing: its journal is in the directory
+            assert time.monotonic() < deadline and proc.poll() is None, proc.stderr.read()[-2000:]
+            line = proc.stdout.readline()
+        work = list(tmp_path.glob("tablesvc-demo-*"))
+        assert len(work) == 1 and any(work[0].rglob("*.sqlite3")), list(tmp_path.rglob("*"))
+        proc.send_signal(sig)
+        proc.wait(60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert "Traceback" not in proc.stderr.read()
+    assert not work[0].exists(), list(work[0].rglob("*"))

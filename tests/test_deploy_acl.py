@@ -29,15 +29,17 @@ PASSWORD = "secret"
 SERVICES = ("club-a/table-1", "club-a/table-2", "club-b/table-1")
 REFEREES = {"referee-a": "club-a", "referee-a2": "club-a", "referee-b": "club-b"}  # account -> its site
 WEB = {"web": None, "web-club-a": "club-a"}  # the web server's accounts -> the site it serves (None: every site)
-PEOPLE = (*REFEREES, *WEB, "viewer")
+PLAYER = "player-ann"  # an account the ACL does not name: what a player (or anyone) given a password gets
+PEOPLE = (*REFEREES, *WEB, "viewer", "broadcast", PLAYER)
 FEED = ("events", "state", "results", "mjai", "status", "errors", "devices/table", "sticks")
+BROADCAST = ("broadcast/hands",)  # every concealed hand: the broadcast account alone reads it
 TABLES = SERVICES  # the tables: site/table, as the service accounts are named
 # each referee's MQTT 5 response topic, and one named like the web account (its console sets none: it reads none)
 REPLIES = (*(f"cmd/reply/{referee}" for referee in REFEREES), "cmd/reply/web")
 
 
 def topics() -> list[str]:
-    return [f"tablesvc/{t}/{leaf}" for t in TABLES for leaf in (*FEED, "cmd", "cmd/reply", *REPLIES)]
+    return [f"tablesvc/{t}/{leaf}" for t in TABLES for leaf in (*FEED, *BROADCAST, "cmd", "cmd/reply", *REPLIES)]
 
 
 def may_write(account: str, topic: str) -> bool:
@@ -61,6 +63,8 @@ def may_read(account: str, topic: str) -> bool:
         return WEB[account] in (None, site) and (leaf in FEED or leaf == "cmd/reply")
     if account == "viewer":
         return leaf in FEED
+    if account == "broadcast":  # the public feed and the hands, never cmd nor replies
+        return leaf in FEED or leaf in BROADCAST
     return False
 
 
@@ -195,6 +199,8 @@ def test_every_account_writes_and_reads_exactly_its_job(deployed_broker):
         assert not wrong, "\n".join(wrong)
         # the matrix is not vacuous: each account was allowed something and refused something
         for name in readers:
+            if name == PLAYER:
+                continue  # granted nothing at all
             assert any(may_write(name, t) or may_read(name, t) for t in topics()), name
             assert any(not may_write(name, t) for t in topics()), name
     finally:

@@ -19,9 +19,9 @@ from hardware_sims.camera_render import (
 )
 from hardware_sims.tile_art import load_tile_set
 from tests.conftest import DATA
-from vision.calibration import calibrate
-from vision.detection import DetectedTile, TileDetector
-from vision.geometry import TableGeometry
+from vision.table.calibration import calibrate
+from vision.table.detection import DetectedTile, TileDetector
+from vision.table.geometry import TableGeometry
 
 FLUFFY = DATA / "tiles-fluffystuff"
 NAMES = ["1m", "2m", "3p", "E", "5mr", "9s", "C", "7p", "4s", "N", "2s", "6m", "8p", "F"]

@@ -17,9 +17,9 @@ import pytest
 from bench.vision_real import camera_crop, read_all
 from hardware_sims.camera_render import CameraPose, Effects, SeatView, TableView, render
 from hardware_sims.tile_art import drawn_tile_set, load_tile_set, random_back
-from vision.classifier import TILES, TileClassifier
-from vision.embedding import MODEL_PATH, EmbeddingClassifier, TileEmbedder
-from vision.enrollment import ENROLL_LAYOUT, EnrollmentError, enroll_from_frames, separability
+from vision.naming.classifier import TILES, TileClassifier
+from vision.naming.embedding import MODEL_PATH, EmbeddingClassifier, TileEmbedder
+from vision.naming.enrollment import ENROLL_LAYOUT, EnrollmentError, enroll_from_frames, separability
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 FLUFFY = DATA / "tiles-fluffystuff"
@@ -131,7 +131,7 @@ def test_backs_noise_and_felt_are_unknown(fluffy_emb: EmbeddingClassifier) -> No
 @pytest.fixture(scope="module")
 def camerash() -> list:
     _need(PHOTOS)
-    from vision.photo_data import camerash_photos, camerash_split
+    from vision.photos.data import camerash_photos, camerash_split
 
     return camerash_split(camerash_photos())[1]  # the half never trained on
 
@@ -218,8 +218,8 @@ def _layout_frame(tiles, camera: CameraPose, effects: Effects, seed: int, rows=N
 def test_enroll_from_several_frames_adds_prototypes_and_reads_a_game() -> None:
     _need(FLUFFY)
     from tests.test_detection import busy_view
-    from vision.calibration import calibrate
-    from vision.pipeline import FramePipeline
+    from vision.table.calibration import calibrate
+    from vision.table.pipeline import FramePipeline
 
     tiles = load_tile_set(FLUFFY)
     camera = CameraPose.oblique(25.0)

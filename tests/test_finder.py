@@ -1,4 +1,4 @@
-"""The tile finder (vision/finder.py) on real photos it never trained on, on rendered tiles and on bad input;
+"""The tile finder (vision/photos/finder.py) on real photos it never trained on, on rendered tiles and on bad input;
 and bench/photos.py's quick mode."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.finder import FoundTile, TileFinder, box_iou, match_boxes
+from vision.photos.finder import FoundTile, TileFinder, box_iou, match_boxes
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"

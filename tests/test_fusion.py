@@ -5,7 +5,7 @@ from tablesvc.engine.engine import Engine, Rejected, apply
 from tablesvc.engine.events import Discard, DoraRevealed, Draw, GameStart, HandStart, Tsumo
 from tablesvc.service.fusion import UNDO, Fusion
 from tablesvc.tiles import parse_tile, parse_tiles
-from vision.observations import DoraIndicatorSeen, HandRevealed, TileDiscarded
+from vision.table.observations import DoraIndicatorSeen, HandRevealed, TileDiscarded
 
 
 def setup():

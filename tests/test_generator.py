@@ -46,3 +46,18 @@ def test_other_presets(games):
     report = replay(game, strict=True)
     assert report.final is not None
     assert report.final.standings[0].oka == 20000
+
+
+def test_a_rule_set_without_red_fives_is_dealt_none_and_its_games_replay():
+    """ema2016 plays without red fives: a game generated for it holds none (a table simulator shows what a
+    table dealt with that set would), and so its journal exports as the rule set says."""
+    red_seen = []
+    for seed in range(3):
+        game = generate_game(seed, GeneratorOptions(rules="ema2016"))
+        tiles = [t for e in game.events for t in [getattr(e, "tile", None), *(getattr(e, "tiles", None) or ())]
+                 if t is not None]
+        assert len(tiles) > 100
+        red_seen += [t for t in tiles if t.red]
+        assert replay(game, strict=True).final is not None
+    assert red_seen == []
+    assert any(t.red for e in generate_game(0).events for t in [getattr(e, "tile", None)] if t is not None)

@@ -27,7 +27,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "wire": ("tablesvc.mqtt",),
     "runtime": ("tablesvc.service", "tablesvc.config", "drivers", "vision"),
     "consumers": ("tablesvc.web", "tablesvc.records", "tablesvc.tournament", "tablesvc.watch", "tablesvc.archive",
-                  "tablesvc.replay", "tablesvc.photo_hand"),
+                  "tablesvc.replay", "tablesvc.feed_replay", "tablesvc.photo_hand", "tablesvc.photo_fix"),
     "cli": ("tablesvc.cli", "tablesvc.__main__", "tablesvc.broker", "hardware_sims"),
 }
 
@@ -129,7 +129,7 @@ def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_module_imports_one_that_imports_it_back():
     graph = _graph()
-    assert "vision.classifier" in graph and "tablesvc.web.feed_store" in graph  # the walk saw the modules
+    assert "vision.naming.classifier" in graph and "tablesvc.web.feed_store" in graph  # the walk saw the modules
     assert _circles(graph) == []
 
 
@@ -175,7 +175,8 @@ def test_the_circle_finder_sees_a_circle():
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-@pytest.mark.parametrize("package", ["vision", "drivers", "tablesvc.service"])
+@pytest.mark.parametrize("package", ["vision", "vision.table", "vision.photos", "vision.naming", "vision.seat",
+                                     "drivers", "tablesvc.service"])
 def test_each_name_a_face_shows_is_the_one_of_its_module(package):
     face = importlib.import_module(package)
     assert face.__all__
@@ -188,7 +189,8 @@ def test_each_name_a_face_shows_is_the_one_of_its_module(package):
 
 
 def test_a_face_loads_nothing_heavy_until_a_name_is_asked_for():
-    code = ("import sys, vision, drivers, tablesvc.service, tablesvc.storage.journal; "
+    code = ("import sys, vision, vision.table, vision.photos, vision.naming, vision.seat, drivers, tablesvc.service, "
+            "tablesvc.storage.journal; "
             "print(sorted(m for m in ('cv2', 'serial', 'paho', 'numpy', 'tablesvc.service.table_service') "
             "if m in sys.modules))")  # fmt: skip
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)

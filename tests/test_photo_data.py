@@ -1,4 +1,4 @@
-"""The real photos' labels as corrected (vision/photo_data.py): every erratum matches the published file,
+"""The real photos' labels as corrected (vision/photos/data.py): every erratum matches the published file,
 and the corrections change exactly what they say and nothing else."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from vision.photo_data import (
+from vision.photos.data import (
     CAMERASH,
     CAMERASH_ERRATA,
     ROBOFLOW,

@@ -12,9 +12,9 @@ import pytest
 
 from tablesvc.photo_hand import LaidTile, NotAHand, hand_from_groups
 from tablesvc.scorecard import ScoreRequest, score
-from vision.photo_input import MAX_BYTES, BadPhoto, decode_photo, load_photo, read_header
-from vision.photo_layout import reading_order, row_angle
-from vision.photo_reader import FinderMissing, LabelBox, LabelBoxFinder, PhotoReader, annotate, load_finder, load_tiles
+from vision.photos.input import MAX_BYTES, BadPhoto, decode_photo, load_photo, read_header
+from vision.photos.layout import reading_order, row_angle
+from vision.photos.reader import FinderMissing, LabelBox, LabelBoxFinder, PhotoReader, annotate, load_finder, load_tiles
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "tiles-photos-roboflow"
 needs_photos = pytest.mark.skipif(not DATA.is_dir(), reason=f"needs the shared photos in {DATA}")
@@ -227,12 +227,18 @@ def test_flowers_are_unknown_and_the_annotated_copy_marks_each_tile(tiles):
     assert [t.tile for t in reading.tiles][:3] == ["1s", "2s", "3s"]
     out = annotate(image, reading)
     assert out.shape == image.shape and not np.array_equal(out, image)
-    for t in reading.tiles:  # each box's outline is drawn: green for a name, red for unknown
+    for t in reading.tiles:  # each box's outline is drawn: green for a sure name, amber for a guess, red for unknown
         x0, y0, _, y1 = t.box
         edge = out[y0 + (y1 - y0) // 2, x0].astype(int)
-        assert (edge[1] > 150 and edge[2] < 100) if t.tile else (edge[2] > 200 and edge[1] < 100)
+        if t.tile and t.sure:
+            assert edge[1] > 150 and edge[2] < 100
+        elif t.tile:
+            assert edge[2] > 200 and edge[1] > 120
+        else:
+            assert edge[2] > 200 and edge[1] < 100
     js = reading.to_json()
-    assert set(js) == {"photo", "tiles"} and set(js["tiles"][0]) == {"tile", "box", "confidence", "face_up"}
+    assert set(js) == {"photo", "tiles"}
+    assert set(js["tiles"][0]) == {"tile", "box", "confidence", "face_up", "sure", "guesses"}
 
 
 def test_no_tiles_and_only_backs_are_told_apart(tiles):

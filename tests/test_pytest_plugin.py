@@ -108,7 +108,7 @@ def test_the_documented_overlay_example_runs_in_an_outside_project(tmp_path):
 
 def test_camera_feed_renders_and_reads_the_table(camera_feed, game_record):
     from hardware_sims.table import TableSimulator
-    from vision.observations import CameraObservation
+    from vision.table.observations import CameraObservation
 
     delivered = []
     sim = TableSimulator(game_record(seed=5), None, start_game=lambda _e: None)
@@ -131,7 +131,7 @@ def test_simulated_table_plays_through_the_camera_feed(simulated_table, camera_f
     the felt rendered and read by vision reaches the running service, which journals and publishes what the
     camera read. Stopped after the first changes of the felt (`until`): a frame takes about 0.2 s to render."""
     from tablesvc.engine.events import Discard, DoraRevealed
-    from vision.observations import TileDiscarded
+    from vision.table.observations import TileDiscarded
 
     events = simulated_table.messages("events")
     feed = camera_feed(simulated_table.service.observe)

@@ -85,6 +85,12 @@ _bad("lone-surrogate", FINAL, _set("ranking.1.name", "\ud800ve"), "ranking[1].na
      schema_refuses=False)
 _bad("seat-twice", FINAL, _set("ranking.1.seat", 0), "ranking must rank each of the four seats once",
      schema_refuses=False)
+_bad("places-all-1", FINAL, lambda p: [row.update(place=1) for row in p["ranking"]],
+     "place is 1, but its points", schema_refuses=False)
+_bad("nul-in-name", FINAL, _set("ranking.1.name", "E\x00ve"), "ranking[1].name holds a control character (U+0000)",
+     schema_refuses=False)
+_bad("nul-in-players", HAND, _set("game.players.2", "A\x00nn"), "game.players[2] holds a control character",
+     schema_refuses=False)
 BAD.append(("nested-5000", _deep(5000), "nested deeper than 12 levels", False))
 BAD.append(("nested-13", _deep(12), "nested deeper than 12 levels", False))
 

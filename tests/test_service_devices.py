@@ -117,8 +117,8 @@ def test_a_camera_over_the_table_feeds_the_game(mosquitto, tmp_path):
     from hardware_sims.tile_art import drawn_tile_set
     from tablesvc.engine.events import Discard as DiscardEvent
     from tablesvc.engine.events import DoraRevealed
-    from vision.calibration import calibrate
-    from vision.geometry import TableGeometry
+    from vision.table.calibration import calibrate
+    from vision.table.geometry import TableGeometry
 
     tiles = drawn_tile_set()
     (tmp_path / "tiles").mkdir()

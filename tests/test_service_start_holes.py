@@ -17,7 +17,7 @@ import pytest
 from hardware_sims.pytest_plugin import eventually
 from tablesvc.engine.events import Discard, DoraRevealed, GameStart, HandStart, to_dict
 from tablesvc.service.startup import open_journal
-from tablesvc.storage.journal import SCHEMA_VERSION, Journal, JournalDamaged, checksum
+from tablesvc.storage.journal import SCHEMA_VERSION, Journal, JournalDamaged, JournalForeign, checksum
 from tablesvc.storage.table import Table
 from tablesvc.tiles import parse_tile
 from tests.test_deploy_acl import deployed_broker  # noqa: F401  (a fixture)
@@ -74,6 +74,68 @@ def test_a_damaged_journal_is_named_with_its_entry(tmp_path, sql, args, named):
         assert len(kept) == 1
     finally:
         journal.close()
+
+
+@pytest.mark.parametrize(("header", "named"), [
+    (["UPDATE meta SET value = '9' WHERE key = 'checked_from'"],
+     "its header (schema, checked entries, table) does not match its checksum"),
+    (["UPDATE meta SET value = '2' WHERE key = 'schema'"],
+     "its header says schema 2, but it holds checksummed entries"),
+    (["UPDATE meta SET value = '3' WHERE key = 'schema'"], "its header says schema 3, older than its header checksum"),
+    (["DELETE FROM meta WHERE key = 'schema'"], "its header says schema (none), but it holds checksummed entries"),
+    (["DELETE FROM meta WHERE key = 'header'"], "its header (schema, checked entries, table) has no checksum"),
+    (["UPDATE meta SET value = '3' WHERE key = 'schema'", "DELETE FROM meta WHERE key = 'header'",
+      "UPDATE meta SET value = '9' WHERE key = 'checked_from'"],
+     "its header says entries are checked from 9, but entry 1 (start_game) before it carries a checksum"),
+])
+def test_the_journal_header_cannot_switch_its_checks_off_and_a_refused_file_is_left_as_it_was(tmp_path, header,
+                                                                                             named):
+    """A referee's name slipped into an entry, then the header edited so that the entry would not be checked:
+    refused by name, and the file (schema 2 included: no migration first) left byte for byte as it was."""
+    path = _journal(tmp_path)
+    _tamper(path, "UPDATE entries SET source = 'referee:Mallory' WHERE seq = 2")
+    for sql in header:
+        _tamper(path, sql)
+    before = path.read_bytes()
+    with pytest.raises(JournalDamaged) as err:
+        open_journal(_config(tmp_path))
+    assert str(path) in str(err.value) and named in str(err.value), err.value
+    assert "left untouched" in str(err.value)
+    assert path.read_bytes() == before
+    assert not path.with_name("t1.sqlite3-wal").exists() and not path.with_name("t1.sqlite3-shm").exists()
+
+
+def _schema_2(path: Path, *, owner=("club", "t1"), rows=EVENTS[:3]) -> None:
+    old = sqlite3.connect(path)
+    old.executescript("""
+        PRAGMA journal_mode=WAL;
+        CREATE TABLE entries (seq INTEGER PRIMARY KEY, ts REAL NOT NULL, source TEXT NOT NULL, kind TEXT NOT NULL,
+                              body TEXT NOT NULL, published INTEGER NOT NULL DEFAULT 0);
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE commands (key TEXT PRIMARY KEY, digest TEXT NOT NULL, seq INTEGER, reply TEXT);
+        CREATE TABLE device_events (entry INTEGER PRIMARY KEY, device TEXT NOT NULL, seq INTEGER NOT NULL);
+    """)
+    old.executemany("INSERT INTO meta VALUES (?, ?)", [("schema", "2"), ("site", owner[0]), ("table", owner[1])])
+    old.executemany("INSERT INTO entries (ts, source, kind, body) VALUES (?, ?, ?, ?)",
+                    [(float(i), "cam", e.type, json.dumps(to_dict(e))) for i, e in enumerate(rows)])
+    old.commit()
+    old.close()
+
+
+@pytest.mark.parametrize("why", ["a gap", "another table"])
+def test_an_older_journal_that_is_refused_is_not_migrated_first(tmp_path, why):
+    path = tmp_path / "t1.sqlite3"
+    _schema_2(path, owner=("club", "t9") if why == "another table" else ("club", "t1"))
+    if why == "a gap":
+        _tamper(path, "DELETE FROM entries WHERE seq = 2")
+    before = path.read_bytes()
+    with pytest.raises(JournalDamaged if why == "a gap" else JournalForeign):
+        open_journal(_config(tmp_path))
+    assert path.read_bytes() == before
+    db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+    assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == ("2",)
+    assert "sum" not in [r[1] for r in db.execute("PRAGMA table_info(entries)")]
+    db.close()
 
 
 def test_an_entry_that_is_no_event_or_an_impossible_game_is_named_and_set_aside(tmp_path):

@@ -89,8 +89,29 @@ def test_a_reader_that_never_settles_is_a_fault_until_it_settles():
     assert all(v.status is not SticksStatus.MISMATCH for v in statuses)
     assert (r.payments_over(2.0) or r.verdict).status is SticksStatus.FAULT
     assert r.tick(3.0) is None  # still within the window of the last reading
-    assert r.tick(4.0).status is SticksStatus.OFF  # settled: trusted again, waiting for a settled reading
+    settled = r.tick(4.0)  # quiet: trusted again, its last reading compared (Aoi 100 over, Ben 100 under)
+    assert settled.status is SticksStatus.WAITING and settled.reading.trays == (25100, 24900, 25000, 25000)
     assert r.read([25000] * 4, 0, 5.0).status is SticksStatus.OK
+
+
+def test_the_last_reading_of_a_burst_is_compared_once_the_reader_is_quiet():
+    """A loose contact: 1,000 readings in 0.4 s, then the reader holds still. Its last reading is how the trays
+    lie (it sends nothing more until they change): compared, and its difference raised after the grace, and
+    seen by a referee's recheck; never "no tray reading yet" for ever."""
+    r = Reconciler(grace=5.0)
+    r.expect(expected([30000] * 4, check="game start"), 0.0)
+    for i in range(1000):
+        r.read([30000 - 100 * (i % 5), 30000 + 100 * (i % 5), 30000, 30000], 0, 1.0 + 0.0004 * i)
+    last = r.read([29600, 30400, 30000, 30000], 0, 1.4) or r.verdict
+    assert last.status is SticksStatus.FAULT and "never settle" in last.text
+    quiet = r.tick(3.5)
+    assert quiet.status is SticksStatus.WAITING and quiet.reading.trays == (29600, 30400, 30000, 30000)
+    raised = r.tick(6.5)  # still for the grace since the last reading
+    assert raised.status is SticksStatus.MISMATCH
+    assert raised.text.startswith("Aoi's tray holds 29,600, the game says 30,000; Ben's 400 more")
+    r.recheck(7.0)
+    assert r.verdict.reading.trays == (29600, 30400, 30000, 30000)
+    assert r.payments_over(8.0).status is SticksStatus.MISMATCH
 
 
 def test_a_lost_reader_is_a_fault_and_found_again_compares_again():
@@ -201,3 +222,28 @@ def test_tablesvc_watch_shows_the_sticks_comparison():
     assert f"! sticks mismatch: {text}" in watcher.render(legend=False)
     watcher.feed("tablesvc/club/t1/sticks", json.dumps({"status": "ok", "text": "the trays agree"}).encode())
     assert "  sticks ok: the trays agree" in watcher.render(legend=False)
+
+
+def test_a_riichi_declared_while_an_alert_stands_neither_blames_the_declaring_seat_nor_shows_a_score_the_game_lacks():
+    """Hand 2 paid 1,000 short (Aoi 1,000 under, Chloe 1,000 over) and raised; in hand 3 Dai puts a riichi stick
+    down before the engine hears the riichi: the alert stays as raised (it does not name Dai nor "2 riichi
+    sticks"); once the riichi is pending, the differences are said in the game's own scores."""
+    r = Reconciler(grace=5.0)
+    r.expect(expected([30000, 30000, 30000, 29000], sticks=1, check="the payments of hand 2 (E2)"), 0.0)
+    r.read([29000, 30000, 31000, 29000], 1, 1.0)
+    raised = r.payments_over(2.0)
+    assert raised.status is SticksStatus.MISMATCH
+    assert raised.text.startswith("Aoi's tray holds 29,000, the game says 30,000; Chloe's 1,000 more")
+    assert r.read([29000, 30000, 31000, 28000], 2, 3.0) is None  # Dai's stick down, not heard yet: unchanged
+    assert r.verdict == raised and "Dai" not in r.verdict.text
+    pending = r.expect(expected([30000, 30000, 30000, 29000], sticks=1, check="Dai's riichi", pending=3), 4.0)
+    assert pending is None or "Dai" not in pending.text
+    r.payments_over(5.0)
+    assert r.verdict.status is SticksStatus.MISMATCH and "Dai" not in r.verdict.text
+    games = {d.seat: d.game for d in r.verdict.differences}
+    assert games == {0: 30000, 2: 30000}  # the game's scores, not one it does not have
+    # Dai paid Chloe 1,000 as well besides putting the riichi stick down: said with the game's 29,000
+    r.read([29000, 30000, 32000, 27000], 2, 6.0)
+    r.payments_over(7.0)
+    dai = next(d for d in r.verdict.differences if d.seat == 3)
+    assert (dai.tray, dai.game, dai.difference) == (28000, 29000, -1000)

@@ -175,8 +175,18 @@ def test_commands_take_the_scores_from_the_trays_and_refuse_without_a_reading():
     reading[0] = ((31000, 29000, 30000, 29000), 1)
     assert commands.handle(b'{"command": "start_game", "scores": "sticks"}').ok
     assert started[-1].scores == (31000, 29000, 30000, 29000) and started[-1].sticks == 1
+    reading[0] = ((31000, 29000, 30000, 30000), 1)  # a stick on the table and a referee who says there is none
     assert commands.handle(b'{"command": "start_game", "scores": "sticks", "sticks": 0}').ok
     assert started[-1].sticks == 0  # given with the command: not the reader's
+    # a single settled reading that does not add up (110,000 on a 120,000 table) is no score to start from
+    count = len(started)
+    reading[0] = ((30000, 30000, 30000, 20000), 0)
+    for raw in (b'{"command": "start_game", "scores": "sticks"}',
+                b'{"command": "start_game", "scores": "sticks", "rules": "ema2016"}'):
+        refused = commands.handle(raw)
+        assert not refused.ok and len(started) == count
+        assert "110,000 in all" in refused.payload["error"] and "holds 120,000" in refused.payload["error"]
+        assert "a stick is missing or misread" in refused.payload["error"]
     assert commands.handle(b'{"command": "sticks", "action": "dismiss"}').payload["data"] == {"sticks": "dismiss"}
     assert not commands.handle(b'{"command": "sticks", "action": "pay"}').ok
     bare = Commands(submit=lambda event, source: 1, undo=lambda *a: 1, amend=lambda *a: 1)
@@ -197,12 +207,12 @@ def test_start_scores_from_the_sticks_in_the_configuration(mosquitto, tmp_path, 
                            extra_config='[start]\nround = "S1"\nscores = "sticks"\n')
     table.start()
     try:
-        table.tray.set_trays((26000, 24000, 27000, 23000))
+        table.tray.set_trays((31000, 29000, 32000, 28000))  # 120,000: the table of its rules (ema2012)
         assert table.tray.wait_reported()
         table.service.wait_idle(10)
         assert _command(table, command="start_game", players=["Aoi", "Ben", "Chloe", "Dai"])["status"] == "ok"
         state = table.service.table.state
-        assert state.scores == [26000, 24000, 27000, 23000] and state.round == 4
+        assert state.scores == [31000, 29000, 32000, 28000] and state.round == 4
     finally:
         table.stop()
 
@@ -236,3 +246,32 @@ def test_a_restarted_service_compares_the_trays_with_the_game_it_resumes(stick_t
     assert sticks[-1]["check"] == "the service's start" and sticks[-1]["game"]["scores"] == [30000] * 4
     assert stick_table.wait_for(lambda: sticks[-1]["status"] == "mismatch", 20)  # after the grace
     assert sticks[-1]["text"].startswith("Aoi's tray holds 31,000, the game says 30,000; Ben's 1,000 less")
+
+
+def test_a_malformed_sticks_line_never_changes_the_game(stick_table):
+    """Nonsense from the tray reader (text for a total, five trays, a negative tray, a bad checksum, a torn or
+    overlong line) is refused at the link: the game, its journal and the comparison stay as they were, and the
+    next good reading is compared as ever."""
+    sticks = stick_table.messages("sticks")
+    tray = stick_table.tray
+    assert _command(stick_table, command="start_game", players=["Aoi", "Ben", "Chloe", "Dai"])["status"] == "ok"
+    tray.set_trays((30000,) * 4)
+    assert tray.wait_reported()
+    assert stick_table.wait_for(lambda: sticks and sticks[-1]["status"] == "ok", 20)
+    service = stick_table.service
+    service.wait_idle(10)
+    before = (list(service.table.state.scores), service.journal.last_seq, len(sticks))
+    bad = [tray.send_event("TRAYS", "thirty", 30000, 30000, 30000, 0),
+           tray.send_event("TRAYS", 30000, 30000, 30000, 30000, 30000, 0),
+           tray.send_event("TRAYS", -1000, 31000, 30000, 30000, 0)]
+    tray.noise(b"$STK1,77,TRAYS,1,2,3*ZZ\r\n$STK1,78,TRA")
+    tray.overlong_line()
+    for seq in bad:  # each refused by the host (NAKed), none acknowledged as an event
+        assert tray.wait_for(lambda s=seq: s not in tray.pending(), 20), seq
+    service.wait_idle(10)
+    assert (list(service.table.state.scores), service.journal.last_seq, len(sticks)) == before
+    assert service.sticks.verdict.status.value == "ok" and service.sticks.verdict.reading.trays == (30000,) * 4
+    tray.set_trays((31000, 29000, 30000, 30000))  # a good reading after them is compared
+    assert tray.wait_reported()
+    assert stick_table.wait_for(lambda: sticks[-1]["status"] in ("waiting", "mismatch"), 20), sticks[-1]
+    assert list(service.table.state.scores) == [30000] * 4

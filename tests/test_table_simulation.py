@@ -11,7 +11,7 @@ from tablesvc.engine.results import HandResult
 from tablesvc.replay import load_record
 from tablesvc.service.fusion import UNDO, Fusion
 from tests.conftest import mjlog_files
-from vision.observations import TileDiscarded
+from vision.table.observations import TileDiscarded
 
 FILES = mjlog_files()
 

@@ -20,6 +20,7 @@ import csv
 import io
 import json
 import re
+import shlex
 import threading
 from pathlib import Path
 
@@ -169,9 +170,15 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
     assert states == ["in-play", "in-play", "in-play", "not-started"]
     assert "Not started: table 4" in browser.find_element("id", "offline").text
     shot(browser, "tournament-seating")
+    hint = out.strip().splitlines()[-1].split(": ", 1)[1]  # the retry, as printed: run as it is
+    assert hint == shlex.join(["tablesvc", "tournament", "--db", db, "start-round", "1", "--retry", "--broker",
+                               broker.url])
     hall[3].start()
-    code, out, _ = tournament(db, capsys, "start-round", "1", "--broker", broker.url, "--retry")
+    code = main(shlex.split(hint)[1:])
+    out = capsys.readouterr().out
     assert code == 0 and "table 4 (hall/t4): started" in out and out.count(": started") == 1
+    # one deadline for the round: table 4, started late with --retry, has the one the others have
+    assert len({table.service.table.state.clock.deadline for table in hall}) == 1
     for i, table in enumerate(hall):
         state = table.service.table.state
         assert state.players == tuple(names[p] for p in rounds[1].seating.tables[i])
@@ -189,11 +196,20 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
     # the pages while round 1 is in play: every table started now; a player finds their table
     assert wait_js(browser, "[...document.querySelectorAll('.hall-table')].every(t => t.dataset.state === 'in-play')")
     someone = names[rounds[1].seating.tables[2][1]]
-    viewport(browser, 1280, 800)
-    browser.get(f"{web.url}/tournament/player?player={someone.replace(' ', '+')}")
+    viewport(browser, 390, 844)  # a phone
+    part = someone.split()[-1].upper()  # a part of the name, typed any case
+    browser.get(f"{web.url}/tournament/player?player={part}")
     text = wait_js(browser, "(document.getElementById('your-table') || {}).textContent")
     assert text == f"{someone}, round 1: table 3, seat South"
+    me = next(p for p, n in names.items() if n == someone)
+    nxt = next(i for i, four in enumerate(rounds[2].seating.tables, 1) if me in four)
+    wind = ["East", "South", "West", "North"][rounds[2].seating.tables[nxt - 1].index(me)]
+    assert browser.find_element("id", "your-next").text == f"Next, round 2: table {nxt}, seat {wind}"
+    assert browser.find_element("id", "your-standing").text.startswith("Place ")
     shot(browser, "tournament-player")
+    browser.get(f"{web.url}/tournament/player?player=a")  # a part many names hold: the page asks which one
+    listed = wait_js(browser, "document.querySelectorAll('.matches li').length")
+    assert listed == sum(1 for n in names.values() if "a" in n.lower()) > 1
 
     viewer = Client(web.url)  # not signed in: every tournament call refused, nothing given
     status, text = viewer.post("/api/tournament/penalty", json.dumps({"player": 1, "points": 1000, "reason": "x"})

@@ -31,7 +31,8 @@ def _random_plan(players: list[int], rounds: int, seed: int) -> list[Seating]:
 @pytest.mark.parametrize(("tables", "rounds", "most_repeats"), [
     (4, 5, 0),  # the affine plane: every round's seating forced by the ones before; found
     (4, 6, None),  # the bound (24) itself
-    (8, 7, 2),  # zero exists (social golfer 8-4-10); tabu search finds 0-2
+    (8, 7, 0),  # the transversal design over GF(8): 8 rounds without a repeat
+    (8, 10, 16),  # zero exists (social golfer 8-4-10); the design's 8 and a search for 2 more leave 16
     (16, 8, 0),
     (40, 10, 0),
     (60, 10, 0),
@@ -93,3 +94,33 @@ def test_winds_are_balanced_over_four_rounds():
 def test_a_count_that_cannot_be_seated_or_a_player_twice_is_refused(players):
     with pytest.raises(TournamentError, match=r"multiple of 4|seated twice"):
         shuffled(players)
+
+
+@pytest.mark.parametrize(("tables", "rounds"), [(8, 8), (43, 15), (60, 15), (20, 15)])
+def test_halls_up_to_172_players_and_15_rounds_play_without_a_repeat(tables, rounds):
+    players = list(range(1, 4 * tables + 1))
+    seatings = plan(players, rounds, seed=11)
+    q = quality(seatings)
+    assert q.repeat_meetings == 0 and q.most_meetings == 1
+    assert all(sorted(s.players()) == players for s in seatings)
+    assert q.unbalanced == 0
+
+
+def test_a_planned_hall_keeps_clubs_apart_where_they_fit():
+    players = list(range(1, 65))
+    clubs = {p: f"club {p % 7}" for p in players if p <= 56}  # seven clubs of 8 and 8 players of no club
+    q = quality(plan(players, 10, clubs=clubs, seed=2), clubs)
+    assert q.repeat_meetings == 0 and q.club_meetings == 0 == q.club_bound
+
+
+def test_swiss_and_interval_part_clubs_nearest_in_the_standing():
+    ranked = list(range(1, 17))
+    clubs = {1: "A", 2: "A", 5: "B", 9: "B"}  # swiss seats 1 and 2 together; interval seats 1, 5, 9, 13
+    s = swiss(ranked, clubs=clubs)
+    assert quality([s], clubs).club_meetings == 0
+    assert s.table_of(1) == 1 and s.table_of(2) == 2 and s.table_of(5) == 1  # 2 and 5 swapped: the nearest
+    assert s.table_of(3) == s.table_of(4) == 1 and s.table_of(6) == 2  # and no one else moved
+    i = interval(ranked, clubs=clubs)
+    assert quality([i], clubs).club_meetings == 0
+    lines = quality([swiss(ranked), swiss(ranked)]).lines()
+    assert any(line.startswith("WARNING: 24 repeat meeting(s)") for line in lines), lines

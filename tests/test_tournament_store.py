@@ -22,6 +22,7 @@ from tablesvc.rules.payments import final_standings
 from tablesvc.rules.ruleset import get_ruleset
 from tablesvc.tournament.actions import current_standings
 from tablesvc.tournament.export import check_sums, ema_csv
+from tablesvc.tournament.hall import start_round
 from tablesvc.tournament.model import PlayerStatus, RoundStatus, TournamentError
 from tablesvc.tournament.tournament_db import TournamentStore
 
@@ -190,5 +191,28 @@ def test_bad_input_is_refused_naming_the_row_and_nothing_is_half_applied(db, tmp
     assert sub.number in r2.seating.players() and 2 not in r2.seating.players() and r2.status is RoundStatus.SEATED
     st = current_standings(store, tid)
     assert [p.place for p in st.players if p.player.status is PlayerStatus.SUBSTITUTE] == [None]
-    assert ema_csv(st).count("\n") == 1 + 8  # the header and the eight ranked (the withdrawn one still is)
+    report = ema_csv(st)
+    assert report.startswith("PROVISIONAL: 1 of 2 rounds finished")  # round 2 is still to play
+    assert report.count("\n") == 2 + 8  # the mark, the header and the eight ranked (the withdrawn one still is)
+    # a player withdraws between rounds: round 2 keeps its seating and the seat waits for the substitute the
+    # printed hint names; start-round refuses until it is filled
+    before = store.round(tid, 2).seating
+    leaving = before.tables[1][2]
+    code, out, _ = run(capsys, db, "withdraw", str(leaving))
+    hint = out.strip().splitlines()[-1].split(": ", 1)[1]
+    assert code == 0 and hint == f"tablesvc tournament --db {db} add NAME --substitute {leaving}"
+    assert store.round(tid, 2).seating == before
+    with pytest.raises(TournamentError, match=rf"has withdrawn and the seat waits: tablesvc tournament add NAME "
+                                              rf"--substitute {leaving}"):
+        start_round(store, tid, 2, None)  # type: ignore[arg-type]  # refused before the hall is asked
+    args = hint.split()[4:]  # as printed, after "tablesvc tournament --db DB"
+    code, out, _ = run(capsys, db, *[("Tia Sub" if a == "NAME" else a) for a in args], "--first-name", "Tia",
+                       "--last-name", "van Sub")
+    assert code == 0 and "takes the seat of" in out
+    tia = store.player(tid, "Tia Sub")
+    after = store.round(tid, 2).seating
+    assert after.tables[1][2] == tia.number and tia.replaces == leaving
+    assert [p for t in after.tables for p in t if p != tia.number] == [p for t in before.tables for p in t
+                                                                       if p != leaving]
+    assert tia.first_last == ("Tia", "van Sub")
     records.close()

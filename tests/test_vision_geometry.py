@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.geometry import (
+from vision.table.geometry import (
     MELD_SIDEWAYS,
     MELD_STACKED,
     MELD_UPRIGHT,

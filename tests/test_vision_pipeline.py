@@ -10,12 +10,12 @@ import pytest
 from hardware_sims.camera_render import CameraPose, Discard, Effects, MeldView, SeatView, TableView, render
 from hardware_sims.tile_art import drawn_tile_set
 from tests.test_detection import busy_view, decoded
-from vision.calibration import calibrate
-from vision.classifier import TileClassifier
-from vision.finder import TileFinder
-from vision.observations import DoraIndicatorSeen, HandRevealed, MeldSeen, TileDiscarded, UraIndicatorsSeen
-from vision.pipeline import FramePipeline
-from vision.tracking import ZoneTracker
+from vision.naming.classifier import TileClassifier
+from vision.photos.finder import TileFinder
+from vision.table.calibration import calibrate
+from vision.table.observations import DoraIndicatorSeen, HandRevealed, MeldSeen, TileDiscarded, UraIndicatorsSeen
+from vision.table.pipeline import FramePipeline
+from vision.table.tracking import ZoneTracker
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +107,7 @@ def test_a_meld_touching_the_next_is_split_by_its_kinds_not_read_as_a_kan(classi
     """Melds laid with almost no gap: the walk joins a fourth tile to the pon (it could be an open kan) and the
     open kan after it still has three (so the layout alone cannot tell); the kinds differ, so the pipeline
     walks again with a cut there and reads the pon and the kan."""
-    from vision.geometry import TableGeometry
+    from vision.table.geometry import TableGeometry
 
     melds = (MeldView(("E", "E", "E"), called=1), MeldView(("9p", "9p", "9p", "9p"), called=0))
     view = TableView(_seats(s0=SeatView(melds=melds), s2=SeatView(melds=melds)))

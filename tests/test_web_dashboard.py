@@ -30,7 +30,7 @@ from tablesvc.formats.record import RecordedGame
 from tablesvc.replay import replay
 from tests import web_support
 from tests.web_support import LiveTable, shot, start_web, viewport, wait_js
-from vision.observations import TileDiscarded
+from vision.table.observations import TileDiscarded
 
 # the module's own Mosquitto, Chromium (tests/web_support.py)
 broker, browser = web_support.broker, web_support.browser

@@ -460,3 +460,24 @@ def test_the_tournament_stream_and_calls_are_bounded_like_the_rest(broker, clock
         _wait_streams_closed(web)
     finally:
         web.stop()
+
+
+def test_the_lock_after_ten_wrong_passwords_says_retry_after_900(server, clock):
+    """The tenth wrong password locks the account for 15 minutes: the next sign-in is answered 429 with
+    ``Retry-After: 900`` (not a shorter wait), and after 899 s it still is locked."""
+    attacker = Client(server.url)
+    wrong = 0
+    while wrong < 10:
+        status, head, body = attacker.sign_in("Ann", f"guess-{wrong}")
+        if status == 429:
+            clock.now += _retry_after(status, head, body)
+            continue
+        assert status == 401
+        wrong += 1
+    status, head, body = attacker.sign_in("Ann", ANN)
+    assert _retry_after(status, head, body) == 900 == LOCK_SECONDS
+    clock.now += 899
+    status, head, body = attacker.sign_in("Ann", ANN)
+    assert _retry_after(status, head, body) == 1
+    clock.now += 1
+    assert attacker.sign_in("Ann", ANN)[0] == 303

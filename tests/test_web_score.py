@@ -21,7 +21,7 @@ from tablesvc.web.server import WebServer
 from tablesvc.web.settings import WebSettings
 from tests import web_support
 from tests.web_support import shot, viewport, wait_js
-from vision.photo_reader import FinderMissing, LabelBoxFinder, PhotoReader, load_finder, load_tiles
+from vision.photos.reader import FinderMissing, LabelBoxFinder, PhotoReader, load_finder, load_tiles
 
 broker, browser = web_support.broker, web_support.browser
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "tiles-photos-roboflow"
@@ -154,7 +154,7 @@ def test_unsure_tiles_are_red_and_must_be_said(web, boxes, browser):
     for _ in range(3):
         browser.execute_script("document.querySelector('#row button.tile.unknown').click()")
         wait_js(browser, "document.getElementById('picker').open")
-        browser.execute_script("document.querySelector('#choices button.none').click()")
+        browser.execute_script("document.querySelector('#actions button.none').click()")
         wait_js(browser, "!document.getElementById('picker').open")
     assert browser.execute_script("return document.querySelectorAll('#boxes .box').length") == 11
 

@@ -6,7 +6,7 @@ season's figure near a bamboo, a flower's round emblem near the one of circles).
 them a place of their own: k-means centres of the embeddings of flowers and seasons photographed in the
 *training* photos (roboflow ``train``, Camerash's training half: the measured splits never enter) and of
 the drawn and FluffyStuff tile backs. The classifier reads them as one more runner-up
-(vision/embedding.py): a crop nearer to them than its lead allows is unknown. Runs in a few seconds with
+(vision/naming/embedding.py): a crop nearer to them than its lead allows is unknown. Runs in a few seconds with
 the packaged network (no torch).
 
 Backs of random colours are left out on purpose: the network learnt them as a class of their own (they
@@ -28,9 +28,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from hardware_sims.tile_art import drawn_tile_set, load_tile_set  # noqa: E402
-from vision.embedding import NOT_TILES_PATH, EmbeddingClassifier  # noqa: E402
-from vision.features import CameraAugmenter  # noqa: E402
-from vision.photo_data import DATA, camerash_photos, camerash_split, roboflow_crops  # noqa: E402
+from vision.naming.embedding import NOT_TILES_PATH, EmbeddingClassifier  # noqa: E402
+from vision.naming.features import CameraAugmenter  # noqa: E402
+from vision.photos.data import DATA, camerash_photos, camerash_split, roboflow_crops  # noqa: E402
 
 
 def main() -> int:

@@ -1,7 +1,7 @@
 """Build the photo reader's packaged tile set (vision/models/photo_tiles.npz): `python training/photo_prototypes.py`
 
 A player who photographs a hand has enrolled nothing, so the photo reader needs prototypes that stand
-for the common sets as they are: the learnt embedding (vision/embedding.py) enrolled with
+for the common sets as they are: the learnt embedding (vision/naming/embedding.py) enrolled with
 
 - the artwork of two Japanese sets (the project's drawn tiles and FluffyStuff's CC0 faces), the only
   source of red fives;
@@ -34,9 +34,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from hardware_sims.tile_art import drawn_tile_set, load_tile_set  # noqa: E402
-from vision.embedding import EmbeddingClassifier, shared_embedder  # noqa: E402
-from vision.photo_data import DATA, PhotoCrop, camerash_photos, camerash_split, roboflow_crops  # noqa: E402
-from vision.photo_reader import PACKAGED_TILES  # noqa: E402
+from vision.naming.embedding import EmbeddingClassifier, shared_embedder  # noqa: E402
+from vision.photos.data import DATA, PhotoCrop, camerash_photos, camerash_split, roboflow_crops  # noqa: E402
+from vision.photos.reader import PACKAGED_TILES  # noqa: E402
 
 
 def typical(crops: list[PhotoCrop], per_kind: int) -> dict[str, list[np.ndarray]]:

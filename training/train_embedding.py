@@ -5,7 +5,7 @@ The product never imports this: it runs the exported ONNX file with OpenCV's dnn
 
 Data (see docs/vision.md for the figures and the attribution):
 - real crops: ``tiles-photos-roboflow`` ``train`` split (the ``valid`` split is only measured) and
-  the training half of ``tiles-photos-camerash`` (:func:`vision.photo_data.camerash_split`), 60 % of
+  the training half of ``tiles-photos-camerash`` (:func:`vision.photos.data.camerash_split`), 60 % of
   each batch (``--real-fraction``), drawn class-balanced (a kind, then one of its crops);
 - domain-randomised renders of the project's drawn tiles and of the FluffyStuff faces: ink and body
   recoloured (hue turns, channel swaps; the drawn set also inverted to dark faces, FluffyStuff never,
@@ -41,8 +41,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from hardware_sims.tile_art import drawn_tile_set, load_tile_set, random_back  # noqa: E402
-from vision.classifier import TILES  # noqa: E402
-from vision.photo_data import DATA, camerash_photos, camerash_split, roboflow_crops  # noqa: E402
+from vision.naming.classifier import TILES  # noqa: E402
+from vision.photos.data import DATA, camerash_photos, camerash_split, roboflow_crops  # noqa: E402
 
 W, H = 48, 64
 CLASSES = [*TILES, "flower", "back"]

@@ -2,7 +2,7 @@
 
 Needs the ``train`` extra (``pip install -e ".[train]"``: torch, CPU build) and ``../shared/data``.
 The product never imports this: it runs the exported ONNX file with OpenCV's dnn module
-(:mod:`vision.finder` decodes the output and suppresses overlaps with numpy and cv2).
+(:mod:`vision.photos.finder` decodes the output and suppresses overlaps with numpy and cv2).
 
 Data (see docs/vision.md for the figures and the attribution); the ``valid`` split is only measured:
 
@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from hardware_sims.tile_art import drawn_tile_set, load_tile_set, random_back  # noqa: E402
-from vision.photo_data import DATA, ROBOFLOW, roboflow_crops  # noqa: E402
+from vision.photos.data import DATA, ROBOFLOW, roboflow_crops  # noqa: E402
 
 OUT = ROOT / "vision" / "models" / "tile_finder.onnx"
 STRIDE = 4
@@ -93,6 +93,42 @@ class FinderNet(nn.Module):
         p3 = self.m3(self.l3(c3) + F.interpolate(p4, scale_factor=2.0, mode="nearest"))
         p2 = self.m2(self.l2(c2) + F.interpolate(p3, scale_factor=2.0, mode="nearest"))
         return self.head(p2)
+
+
+def load_onnx(net: FinderNet, path: Path) -> None:
+    """Start from an exported finder (its batch norms folded into the convolutions): each convolution takes
+    the folded weights, its batch norm becomes the folded bias with unit statistics. Train such a network
+    with its batch norms frozen (:func:`freeze_norms`): batch statistics would undo the folding."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    inits = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    with torch.no_grad():
+        for node in model.graph.node:
+            if node.op_type != "Conv":
+                continue
+            # '/s2/s2.0/s2.0.0/Conv_output_0' -> 's2.0.0'; the last convolution's output is the graph's 'maps'
+            where = node.output[0].rsplit("/", 2)[-2] if "/" in node.output[0] else "head.1"
+            conv = net.get_submodule(where)
+            conv.weight.copy_(torch.from_numpy(inits[node.input[1]].copy()))
+            bias = torch.from_numpy(inits[node.input[2]].copy())
+            if conv.bias is not None:
+                conv.bias.copy_(bias)
+                continue
+            head, _, last = where.rpartition(".")
+            bn = net.get_submodule(f"{head}.{int(last) + 1}" if head else str(int(last) + 1))
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(bias)
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+
+
+def freeze_norms(net: nn.Module) -> None:
+    """Batch norms in eval mode (their statistics kept) while the rest trains."""
+    for m in net.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
 
 
 # ------------------------------------------------------------------------------------------- targets, loss
@@ -250,7 +286,28 @@ def real_sample(photos: list, rng: random.Random) -> tuple[np.ndarray, np.ndarra
 
 
 # ------------------------------------------------------------------------------------------- composites
+#: photos with no tile (``training/clutter.py``'s training part), set by :func:`main` with ``--clutter``: what
+#: stands behind a real table, as backgrounds and as pictures with no tile at all
+CLUTTER: list[np.ndarray] = []
+
+
+def clutter_background(rng: random.Random, n: int) -> np.ndarray:
+    """A random cut of a clutter photo, scaled, turned and recoloured, ``n`` x ``n``."""
+    img = rng.choice(CLUTTER)
+    h, w = img.shape[:2]
+    f = rng.uniform(0.3, 1.0)
+    ch, cw = max(16, int(h * f)), max(16, int(w * f * rng.uniform(0.6, 1.4)))
+    ch, cw = min(ch, h), min(cw, w)
+    y, x = rng.randint(0, h - ch), rng.randint(0, w - cw)
+    out = cv2.resize(img[y:y + ch, x:x + cw], (n, n), interpolation=cv2.INTER_LINEAR)
+    if rng.random() < 0.5:
+        out = cv2.rotate(out, rng.choice([cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_180, cv2.ROTATE_90_COUNTERCLOCKWISE]))
+    return out
+
+
 def background(rng: random.Random, n: int) -> np.ndarray:
+    if CLUTTER and rng.random() < 0.3:
+        return clutter_background(rng, n)
     kind = rng.random()
     base = np.array([rng.randint(0, 255) for _ in range(3)], np.float32)
     if kind < 0.35:  # felt: a saturated green/blue/red/grey with fine noise
@@ -283,6 +340,18 @@ class TileSource:
         fluffy = load_tile_set(DATA / "tiles-fluffystuff")
         self.art = [cv2.resize(f, (90, 120), interpolation=cv2.INTER_AREA) for ts in (drawn, fluffy)
                     for f in ts.faces.values()]  # fmt: skip
+        # the Unicode colour faces too (34 kinds, no red fives); the mono set is kept apart, only measured
+        colour = DATA / "tiles-art-unicode" / "colour"
+        for p in sorted(colour.glob("*.png")) if colour.is_dir() else []:
+            face = cv2.imread(str(p), cv2.IMREAD_UNCHANGED)
+            if face is None:
+                continue
+            if face.ndim == 3 and face.shape[2] == 4:  # on an ivory body
+                a = face[..., 3:].astype(np.float32) / 255
+                face = (face[..., :3] * a + np.float32([225, 240, 245]) * (1 - a)).astype(np.uint8)
+            elif face.ndim == 2:
+                face = cv2.cvtColor(face, cv2.COLOR_GRAY2BGR)
+            self.art.append(cv2.resize(face, (90, 120), interpolation=cv2.INTER_AREA))
         self.backs = [cv2.resize(ts.back, (90, 120), interpolation=cv2.INTER_AREA) for ts in (drawn, fluffy)]
         self.crops = []
         for c in roboflow_crops("train"):
@@ -325,6 +394,10 @@ def composite_sample(src: TileSource, rng: random.Random) -> tuple[np.ndarray, n
     side = np.array(rng.choice([(40, 150, 40), (200, 120, 40), (30, 30, 180), (230, 230, 230), (60, 170, 230),
                                 (40, 40, 40)]), np.float32) * rng.uniform(0.7, 1.1)  # fmt: skip
     back_p = rng.choice([0.0, 0.0, 0.15, 0.5, 1.0])
+    if CLUTTER and rng.random() < 0.12:  # a picture of the room with no tile at all: every box there is wrong
+        empty = np.zeros((0, 4), np.float32)
+        out = cv2.resize(clutter_background(rng, n), (SIZE, SIZE), interpolation=cv2.INTER_AREA)
+        return photometric(out, rng), empty, np.zeros(0, bool)
     # lay out tile centres (canvas px) with an angle per row
     tiles: list[tuple[float, float, float]] = []  # cx, cy, angle
     layout = rng.random()
@@ -513,18 +586,20 @@ def batch(photos: list, src: TileSource, pool: list, n: int, rng: random.Random,
 
 
 def export(net: FinderNet, path: Path) -> None:
+    was = [m.training for m in net.modules()]
     net.eval()
     path.parent.mkdir(parents=True, exist_ok=True)
     axes = {"image": {0: "n", 2: "h", 3: "w"}, "maps": {0: "n", 2: "gh", 3: "gw"}}
     torch.onnx.export(net, torch.zeros(1, 3, 320, 416), str(path), input_names=["image"], output_names=["maps"],
                       opset_version=13, dynamic_axes=axes, dynamo=False)  # fmt: skip
     cv2.dnn.readNetFromONNX(str(path))  # the runtime reads it, or this fails here
-    net.train()
+    for m, mode in zip(net.modules(), was, strict=True):
+        m.training = mode
 
 
 def quick_valid(path: Path, photos: list, limit: int = 80) -> str:
     """Found / extra on the first ``limit`` valid photos with the exported file (the product's decoder)."""
-    from vision.finder import TileFinder, match_boxes
+    from vision.photos.finder import TileFinder, match_boxes
 
     finder = TileFinder(path)
     found = labelled = extra = 0
@@ -548,6 +623,11 @@ def main() -> int:
     ap.add_argument("--composite", type=float, default=0.38, help="share of composites (the rest: rendered frames)")
     ap.add_argument("--renders", type=int, default=24, help="rendered table frames in the pool")
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--clutter", action="store_true",
+                    help="photos with no tile (training/clutter.py, scikit-image) as backgrounds and negatives")
+    ap.add_argument("--checkpoint", type=Path, help="also save the torch weights here (to go on training later)")
+    ap.add_argument("--init", type=Path, help="start from torch weights saved with --checkpoint, or from an exported "
+                    ".onnx finder (its batch norms then stay frozen)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
@@ -559,10 +639,21 @@ def main() -> int:
     valid = load_real("valid")
     src = TileSource()
     pool = render_pool(args.renders, 1000 + args.seed)
+    if args.clutter:
+        sys.path.insert(0, str(ROOT / "training"))
+        from clutter import clutter_photos
+
+        CLUTTER.extend(img for _, img in clutter_photos("train"))
     print(f"sources: {len(photos)} train photos ({sum(len(b) for _, b in photos)} boxes), {len(src.crops)} real "
           f"crops, {len(src.art)} art faces, {len(pool)} rendered frames; {len(valid)} valid photos "
           f"({time.time() - t0:.0f} s)", flush=True)
     net = FinderNet()
+    frozen = bool(args.init) and args.init.suffix == ".onnx"
+    if frozen:
+        load_onnx(net, args.init)
+        freeze_norms(net)
+    elif args.init:
+        net.load_state_dict(torch.load(args.init))
     print(f"parameters: {sum(p.numel() for p in net.parameters())}", flush=True)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     budget = args.minutes * 60
@@ -585,9 +676,13 @@ def main() -> int:
                   f"offset {m[3]:.3f}) {(time.time() - start) / step:.2f} s/step", flush=True)
         if time.time() - last_save > 600:
             export(net, args.out)
+            if args.checkpoint:
+                torch.save(net.state_dict(), args.checkpoint)
             print(f"  saved; {quick_valid(args.out, valid)}", flush=True)
             last_save = time.time()
     export(net, args.out)
+    if args.checkpoint:
+        torch.save(net.state_dict(), args.checkpoint)
     print(f"done: {step} steps of {args.batch} in {(time.time() - start) / 60:.1f} min (seed {args.seed}); "
           f"{quick_valid(args.out, valid, 1000)}; wrote {args.out} ({args.out.stat().st_size / 1e6:.2f} MB)",
           flush=True)  # fmt: skip

@@ -18,8 +18,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.vision_real import pick_enrollment
-from vision.embedding import EmbeddingClassifier
-from vision.photo_data import camerash_photos, camerash_split, roboflow_crops
+from vision.naming.embedding import EmbeddingClassifier
+from vision.photos.data import camerash_photos, camerash_split, roboflow_crops
 
 
 def evaluate(name: str, enroll: dict, rest: list, limit: int = 2500) -> None:

@@ -1,8 +1,16 @@
 """Tile recognition: calibration, zones, detection, classification and temporal filtering of camera
 frames, and the reading of a player's photo. Knows nothing of the engine.
 
-What a caller imports from here (each name is loaded on first use, so ``import vision`` costs nothing
-until a reader is asked for):
+One room per concern, each with a face (its ``__init__``) that says what to import from it:
+
+- :mod:`vision.table`, the table camera: markers, calibration, the table's slots, the frame
+  pipeline and the tracker, the observations it emits;
+- :mod:`vision.photos`, a photo with no markers: its input, the finder, the reader, the layout;
+- :mod:`vision.naming`, naming a tile: the tile set, the embedding and the LDA classifier, their
+  enrollment and model files.
+
+The names most callers need are shown here too (each is loaded on first use, so ``import vision``
+costs nothing until a reader is asked for):
 
 - the camera's frame pipeline and tracker: :class:`FramePipeline`, :class:`ZoneReadings`,
   :class:`ZoneTracker`, with :func:`calibrate`, :class:`Calibration` and :class:`TableGeometry`;
@@ -20,12 +28,15 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from vision.calibration import Calibration, CalibrationError, calibrate
-    from vision.classifier import TileClassifier
-    from vision.embedding import EmbeddingClassifier
-    from vision.finder import FoundTile, TileFinder
-    from vision.geometry import TableGeometry, load_geometry
-    from vision.observations import (
+    from vision.naming.classifier import TileClassifier
+    from vision.naming.embedding import EmbeddingClassifier
+    from vision.naming.tile_set import TILES, GridLayout, read_tile_directory
+    from vision.photos.finder import FoundTile, TileFinder
+    from vision.photos.input import BadPhoto, decode_photo
+    from vision.photos.reader import FinderMissing, PhotoReader, PhotoReading
+    from vision.table.calibration import Calibration, CalibrationError, calibrate
+    from vision.table.geometry import TableGeometry, load_geometry
+    from vision.table.observations import (
         CameraObservation,
         DoraIndicatorSeen,
         HandRevealed,
@@ -34,11 +45,8 @@ if TYPE_CHECKING:
         TileDiscarded,
         UraIndicatorsSeen,
     )
-    from vision.photo_input import BadPhoto, decode_photo
-    from vision.photo_reader import FinderMissing, PhotoReader, PhotoReading
-    from vision.pipeline import FramePipeline, ZoneReadings
-    from vision.tile_set import TILES, GridLayout, read_tile_directory
-    from vision.tracking import ZoneTracker
+    from vision.table.pipeline import FramePipeline, ZoneReadings
+    from vision.table.tracking import ZoneTracker
 
 __all__ = [
     "TILES",
@@ -72,33 +80,33 @@ __all__ = [
 
 #: the module each name lives in
 _WHERE: dict[str, str] = {
-    "FramePipeline": "pipeline",
-    "ZoneReadings": "pipeline",
-    "ZoneTracker": "tracking",
-    "Calibration": "calibration",
-    "CalibrationError": "calibration",
-    "calibrate": "calibration",
-    "TableGeometry": "geometry",
-    "load_geometry": "geometry",
-    "FinderMissing": "photo_reader",
-    "PhotoReader": "photo_reader",
-    "PhotoReading": "photo_reader",
-    "BadPhoto": "photo_input",
-    "decode_photo": "photo_input",
-    "FoundTile": "finder",
-    "TileFinder": "finder",
-    "TileClassifier": "classifier",
-    "EmbeddingClassifier": "embedding",
-    "GridLayout": "tile_set",
-    "TILES": "tile_set",
-    "read_tile_directory": "tile_set",
-    "CameraObservation": "observations",
-    "DoraIndicatorSeen": "observations",
-    "HandRevealed": "observations",
-    "KanAdded": "observations",
-    "MeldSeen": "observations",
-    "TileDiscarded": "observations",
-    "UraIndicatorsSeen": "observations",
+    "FramePipeline": "table.pipeline",
+    "ZoneReadings": "table.pipeline",
+    "ZoneTracker": "table.tracking",
+    "Calibration": "table.calibration",
+    "CalibrationError": "table.calibration",
+    "calibrate": "table.calibration",
+    "TableGeometry": "table.geometry",
+    "load_geometry": "table.geometry",
+    "FinderMissing": "photos.reader",
+    "PhotoReader": "photos.reader",
+    "PhotoReading": "photos.reader",
+    "BadPhoto": "photos.input",
+    "decode_photo": "photos.input",
+    "FoundTile": "photos.finder",
+    "TileFinder": "photos.finder",
+    "TileClassifier": "naming.classifier",
+    "EmbeddingClassifier": "naming.embedding",
+    "GridLayout": "naming.tile_set",
+    "TILES": "naming.tile_set",
+    "read_tile_directory": "naming.tile_set",
+    "CameraObservation": "table.observations",
+    "DoraIndicatorSeen": "table.observations",
+    "HandRevealed": "table.observations",
+    "KanAdded": "table.observations",
+    "MeldSeen": "table.observations",
+    "TileDiscarded": "table.observations",
+    "UraIndicatorsSeen": "table.observations",
 }
 
 

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tablesvc.cli.arguments import rules_argument
+from tablesvc.cli.broadcast_demo import add_options as add_broadcast_options
+from tablesvc.cli.broadcast_demo import broadcast_key, print_scenes
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -58,10 +60,21 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "dashboard, table page and console)")
     p.add_argument("--mispay", type=int, nargs="?", const=2, metavar="HAND",
                    help="with --sticks (implied): hand HAND (default 2) is paid 1,000 short, to show the alert")
+    add_broadcast_options(p)
+    p.add_argument("--phones", action="store_true",
+                   help="a table with no devices instead: two scripted phones play a game through its /play page "
+                   "(printed with its token); see docs/phones.md")
+    from tablesvc.cli.hand_cams import add_hand_cams
+
+    add_hand_cams(p)
     p.set_defaults(run=run_demo)
 
 
 def run_demo(args: argparse.Namespace) -> int:
+    if getattr(args, "hand_cams", False):
+        from tablesvc.cli.hand_cams import run_hand_cams
+
+        return run_hand_cams(args)
     from tablesvc.broker import EmbeddedBroker
     from tablesvc.mqtt.url import BrokerURL
 
@@ -91,8 +104,15 @@ def run_demo(args: argparse.Namespace) -> int:
             print(f"tablesvc demo: {exc}", file=sys.stderr)
             return 1
         url = broker.url
+    from tablesvc.cli.signals import interrupt_on_termination
+
+    interrupt_on_termination()  # kill, docker stop, a closed terminal: the same clean-up as Ctrl-C
     work = Path(tempfile.mkdtemp(prefix="tablesvc-demo-"))
     try:
+        if args.phones:
+            from tablesvc.cli.phones_demo import run_phones
+
+            return run_phones(args, url, broker, work, _demo_web)
         return _demo(args, record, url, broker, work)
     finally:  # its ptys, and its journal unless --data-dir: removed however the demo ends
         import shutil
@@ -203,6 +223,7 @@ ids = ["PNL1"]
         print(f"  dashboard: {web.url}/")
         print(f"  console:   {web.url}/referee/{path}  (referee password for this demo: {web.demo_password})",
               flush=True)
+        print_scenes(web, args.site, args.table)
     devices = outputs = DeviceOutputs(table_dev, panel_dev, service.observe)
     code = 0
     if record is None:
@@ -229,7 +250,10 @@ ids = ["PNL1"]
         service.inbox.put(("cmd", IncomingMessage(f"{base}/cmd", json.dumps(command).encode())))
 
     try:
-        TableSimulator(record, outputs, speed=args.speed, start_game=start, after_event=players).run()
+        from hardware_sims.hands import hands_feeder  # the simulator knows every hand: broadcast/hands
+
+        TableSimulator(record, outputs, speed=args.speed, start_game=start,
+                       after_event=hands_feeder(service.hands, players)).run()
         service.wait_idle(30)
         if whole:
             finished.wait(10)
@@ -275,8 +299,9 @@ def _print_sticks(payload: bytes) -> None:
 _printed: list[object] = [None]  # the stick alert printed last: each is printed once
 
 
-def _demo_web(args: argparse.Namespace, url: str, prefix: str, protocol: str):
-    """The web server beside the demo, with a referee password made up for this run (None with --web off)."""
+def _demo_web(args: argparse.Namespace, url: str, prefix: str, protocol: str, secret_key: str | None = None):
+    """The web server beside the demo, with a referee password made up for this run (None with --web off);
+    ``secret_key``: the key the phone tables' codes are signed with (default: random per start)."""
     if args.web == "off":
         return None
     import secrets
@@ -288,14 +313,16 @@ def _demo_web(args: argparse.Namespace, url: str, prefix: str, protocol: str):
     from tablesvc.web.server import parse_listen
 
     password = secrets.token_urlsafe(6)
+    key = broadcast_key(args)
     try:
         host, port = parse_listen(args.web)
     except ValueError as exc:
         print(f"tablesvc demo: --web: {exc}", file=sys.stderr)
         return None
-    web_config = WebConfig(site=args.site, referee_password=hash_password(password))
+    web_config = WebConfig(site=args.site, referee_password=hash_password(password), secret_key=secret_key)
     for listen in ((host, port), (host, 0)):  # the port asked for, else any free one
-        server = make_server(BrokerURL.parse(url), web_config, listen=listen, prefix=prefix, protocol=protocol)
+        server = make_server(BrokerURL.parse(url), web_config, listen=listen, prefix=prefix, protocol=protocol,
+                             broadcast_key=key)
         try:
             server.start()
         except (OSError, RuntimeError) as exc:
@@ -340,7 +367,7 @@ def _camera_feed(device: object, observe: Callable[[object], None], seed: int) -
     from hardware_sims.camera_feed import CameraFeed
     from hardware_sims.camera_render import Effects
     from hardware_sims.tile_art import drawn_tile_set
-    from vision.classifier import TileClassifier
+    from vision.naming.classifier import TileClassifier
 
     t0 = time.perf_counter()
     tiles = drawn_tile_set()
@@ -361,7 +388,7 @@ def _camera_feed(device: object, observe: Callable[[object], None], seed: int) -
 
 def describe_observation(o: object) -> str:
     """One line for what the camera reported (the demo prints every one)."""
-    from vision.observations import (
+    from vision.table.observations import (
         DoraIndicatorSeen,
         HandRevealed,
         KanAdded,

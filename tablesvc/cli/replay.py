@@ -6,11 +6,21 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from tablesvc.cli.arguments import rules_argument
 from tablesvc.engine.results import GameResult, HandResult, round_name
 from tablesvc.formats.record import RecordedGame, RecordError
-from tablesvc.replay import Mismatch, Refused, ReplayReport, explain_by_lobby_rules, load_record, replay
+from tablesvc.replay import (
+    Mismatch,
+    Refused,
+    ReplayReport,
+    explain_by_lobby_rules,
+    load_record,
+    replay,
+    replay_results,
+)
+from tablesvc.text import safe_text
 
 NAME = "replay"
 
@@ -23,6 +33,11 @@ where its first hand stands: round, counters, sticks, dealer and scores.
 The first line says which rules the game is played under and why: the record's own,
 --rules, or the default where the record does not say (with --json, an object
 {"rules", "rules_from": "record"|"option"|"default"} before the hands).
+
+--results-only plays the game the way a score sheet (or a table of phones) does: from each
+hand's result alone (the winners' hands as shown, who dealt in, the situations the tiles
+cannot show such as ippatsu or haitei, the tenpai seats of a draw, nagashi mangan, the
+riichi declarations), settled afresh by the engine and compared with the record as usual.
 
 A hand's deltas are what its result moved (win or draw payments, counters, riichi sticks
 collected); each riichi deposit of the hand is listed apart, as the recorded logs do.
@@ -52,40 +67,86 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rules", type=rules_argument,
                    help="rule set to play under (default: the record's own, else ema2012)")
     p.add_argument("--json", action="store_true", help="one JSON object per hand, then the final result")
+    p.add_argument("--analysis", action="store_true",
+                   help="with --json: each win's waits and tiles left, each ready seat's at an exhaustive draw, "
+                   "and every state's analysis as a line of its own (docs/engine.md)")
     p.add_argument("--strict", action="store_true",
                    help="compare each hand with the record's own deltas and stop at the first difference")
+    p.add_argument("--results-only", action="store_true",
+                   help="play the game from its hand results alone, as a score sheet or a phone table does")
     p.add_argument("--export", nargs=2, metavar=("FORMAT", "OUT"), help="also write the game as mjai or tenhou6")
+    feed = p.add_argument_group("playing the game onto the feed, as a live table publishes it")
+    feed.add_argument("--feed", action="store_true",
+                      help="publish the game to --broker as a table of its own, paced by --speed, every hand on "
+                      "broadcast/hands (docs/mqtt.md)")
+    feed.add_argument("--broker", metavar="URL", help="the broker, mqtt://user:password@host:1883 (a table "
+                      "service's account, <site>/<table> under the shipped ACL)")
+    feed.add_argument("--speed", type=float, default=1.0, help="1 real time (default), 10 ten times faster, "
+                      "0 as fast as it goes")
+    feed.add_argument("--site", default="replay", help="the site in the topics (default replay)")
+    feed.add_argument("--table", default="table-1", help="the table in the topics (default table-1)")
+    feed.add_argument("--delay", type=float, default=0.0, metavar="SECONDS",
+                      help="hold broadcast/hands back this long, as an organiser's delay (default 0)")
     p.set_defaults(run=run)
 
 
+def _say(text: str, file: Any = None) -> None:
+    """Print a line that may hold a name from a journal written before names were checked (a lone surrogate):
+    shown as U+FFFD instead of ending the replay in a UnicodeEncodeError."""
+    print(safe_text(text), file=file if file is not None else sys.stdout)
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.analysis and not args.json:
+        print("tablesvc replay: --analysis writes JSON lines: give --json too", file=sys.stderr)
+        return 2
+    if args.results_only and (args.analysis or args.feed):
+        print("tablesvc replay: --analysis and --feed follow a game tile by tile; without --results-only",
+              file=sys.stderr)
+        return 2
+    if args.feed:
+        return _feed(args)
     try:
         record = load_record(args.game_file, args.format)
     except RecordError as exc:
-        print(f"tablesvc replay: {exc}", file=sys.stderr)
+        _say(f"tablesvc replay: {exc}", file=sys.stderr)
         return 1
+    if args.results_only and args.export:
+        print("tablesvc replay: --export writes a game tile by tile; without --results-only", file=sys.stderr)
+        return 2
     stop: Mismatch | None = None
     try:
-        report = replay(record, strict=args.strict, rules=args.rules)
+        watch = None
+        if args.analysis:
+            from tablesvc.analysis.replay import RecordAnalyst
+
+            watch = RecordAnalyst(lines=True)
+        if args.results_only:
+            report = replay_results(record, strict=args.strict, rules=args.rules)
+        else:
+            report = replay(record, strict=args.strict, rules=args.rules, watch=watch)
     except Mismatch as exc:
         if exc.report is None:
             raise
         stop, report = exc, exc.report
     except RecordError as exc:
-        print(f"tablesvc replay: {exc}", file=sys.stderr)
+        _say(f"tablesvc replay: {exc}", file=sys.stderr)
         return 1
     players = report.state.players if report.state else record.players
     rules, origin = _rules_played(report, record.rules, args.rules)
-    print(json.dumps({"rules": rules, "rules_from": origin}) if args.json else
+    _say(json.dumps({"rules": rules, "rules_from": origin}) if args.json else
           f"rules: {rules} ({_ORIGIN[origin]})")
-    for hand in report.hands:  # every hand played, also those before a refusal or a difference
-        print(json.dumps(_hand_json(hand)) if args.json else _hand_line(hand, players))
+    if args.analysis and stop is None:
+        _print_analysis(watch.items)
+    else:
+        for hand in report.hands:  # every hand played, also those before a refusal or a difference
+            _say(json.dumps(_hand_json(hand)) if args.json else _hand_line(hand, players))
     if report.final is not None and stop is None:
-        print(json.dumps(_final_json(report.final)) if args.json else _final_text(report.final, players))
+        _say(json.dumps(_final_json(report.final)) if args.json else _final_text(report.final, players))
     if stop is not None:
-        print(f"tablesvc replay: {args.game_file}: {stop}", file=sys.stderr)
+        _say(f"tablesvc replay: {args.game_file}: {stop}", file=sys.stderr)
     for message in report.mismatches:
-        print(f"tablesvc replay: differs from the record: {message}", file=sys.stderr)
+        _say(f"tablesvc replay: differs from the record: {message}", file=sys.stderr)
     if stop is not None or report.mismatches:
         _name_lobby_rule(record, rules)
     if isinstance(stop, Refused):
@@ -93,10 +154,60 @@ def run(args: argparse.Namespace) -> int:
     if stop is not None:
         return 3
     if report.stopped:
-        print(f"tablesvc replay: note: {report.stopped}", file=sys.stderr)
+        _say(f"tablesvc replay: note: {report.stopped}", file=sys.stderr)
     if args.export:
         return _export(args.export[0], Path(args.export[1]), report)
     return 0
+
+
+def _feed(args: argparse.Namespace) -> int:
+    """``--feed``: the record played onto the broker by a table service of its own."""
+    from tablesvc.config import ConfigError
+    from tablesvc.feed_replay import feed_config, play_onto_feed, temporary_data_dir
+
+    if not args.broker:
+        print("tablesvc replay: --feed needs --broker mqtt://host:1883", file=sys.stderr)
+        return 2
+    if args.speed < 0 or args.delay < 0:
+        print("tablesvc replay: --speed and --delay are 0 or more", file=sys.stderr)
+        return 2
+    try:
+        record = load_record(args.game_file, args.format)
+        replay(record, rules=args.rules)  # a record the engine refuses stops here, with the reason
+        config = feed_config(args.broker, site=args.site, table=args.table, data_dir=temporary_data_dir(),
+                             delay_s=args.delay)
+    except (RecordError, Mismatch, ConfigError) as exc:
+        print(f"tablesvc replay: {exc}", file=sys.stderr)
+        return 1
+    base = config.topics.base
+    print(f"playing {args.game_file} onto {base}/... at speed {args.speed:g}; hands on {base}/broadcast/hands "
+          f"(delay {args.delay:g} s)", flush=True)
+    try:
+        played = play_onto_feed(record, config, speed=args.speed)
+    except RuntimeError as exc:
+        print(f"tablesvc replay: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    print(f"{played} events played")
+    return 0
+
+
+def _print_analysis(items: list) -> None:
+    """The hands with their waits, each after the lines of its states, as the replay's watch kept them."""
+    from tablesvc.analysis.replay import AnalysedHand
+
+    seats = "ESWN"
+    for item in items:
+        if isinstance(item, AnalysedHand):
+            data = _hand_json(item.result)
+            for win, result in zip(data["wins"], item.result.wins, strict=True):
+                win["waits"] = item.win_waits.get(result.seat, {})
+            if item.tenpai is not None:
+                data["tenpai"] = {seats[seat]: waits for seat, waits in item.tenpai.items()}
+            print(json.dumps(data))
+        else:
+            print(json.dumps({"state": item.index, "event": item.event, "analysis": item.data}))
 
 
 def _name_lobby_rule(record: RecordedGame, rules: str) -> None:
@@ -104,7 +215,7 @@ def _name_lobby_rule(record: RecordedGame, rules: str) -> None:
     found = explain_by_lobby_rules(record, rules)
     if found is not None:
         name, rule = found
-        print(f"tablesvc replay: the record replays exactly with --rules \"{name}\" ({rule.meaning}): it was "
+        _say(f"tablesvc replay: the record replays exactly with --rules \"{name}\" ({rule.meaning}): it was "
               "played under that rule", file=sys.stderr)
 
 
@@ -124,17 +235,17 @@ def _export(fmt: str, out: Path, report: ReplayReport) -> int:
     elif fmt == "tenhou6":
         from tablesvc.formats.tenhou6 import export_tenhou6 as export
     else:
-        print(f"tablesvc replay: cannot export to {fmt!r}: mjai or tenhou6", file=sys.stderr)
+        _say(f"tablesvc replay: cannot export to {fmt!r}: mjai or tenhou6", file=sys.stderr)
         return 2
     try:
         text = export(report.record, report)
     except RecordError as exc:
-        print(f"tablesvc replay: cannot export to {fmt}: {exc}", file=sys.stderr)
+        _say(f"tablesvc replay: cannot export to {fmt}: {exc}", file=sys.stderr)
         return 1
     try:
-        out.write_text(text, encoding="utf-8")
+        out.write_text(safe_text(text), encoding="utf-8")
     except OSError as exc:
-        print(f"tablesvc replay: cannot write {out}: {exc.strerror}", file=sys.stderr)
+        _say(f"tablesvc replay: cannot write {out}: {exc.strerror}", file=sys.stderr)
         return 1
     return 0
 

@@ -111,8 +111,8 @@ def _check_camera(cam: CameraConfig | None) -> str:
     but is no calibration or model is found now, not at the next start)."""
     if cam is None or cam.calibration is None:
         return ""
-    from vision.calibration import Calibration
-    from vision.classifier import TileClassifier
+    from vision.naming.classifier import TileClassifier
+    from vision.table.calibration import Calibration
 
     calibration = Calibration.load(cam.calibration)
     text = f", camera {cam.name}: calibrated to {calibration.error_mm:.2f} mm"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ a tournament day:
   tablesvc tournament import-players players.csv      # name, EMA id, club, country
   tablesvc tournament tables --site hall --count 4    # hall/t1 .. hall/t4 (table 1: the streamed one)
   tablesvc tournament seating --all                   # every round now (or round by round, --method swiss)
+  tablesvc tournament --db copy.sqlite3 rehearse      # the day on simulated tables, on a copy of the database
   tablesvc tournament start-round 1 --broker mqtt://hall.local
   tablesvc tournament penalty "Ann Lee" 4000 --reason "late" --hand E3-1
   tablesvc tournament time 3 --extend 5 --broker mqtt://hall.local   # table 3: five minutes more
@@ -76,16 +78,22 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                _import_players)
     a.add_argument("file", type=Path, metavar="FILE")
 
-    a = action("add", "add one player", _add)
+    a = action("add", "add one player (or with --substitute one who takes a withdrawn player's seat)", _add)
     a.add_argument("name", metavar="NAME")
+    a.add_argument("--substitute", metavar="PLAYER", nargs="?", const="", default=None,
+                   help="a substitute (not ranked) in the seat of this withdrawn player (number, name or EMA id; "
+                   "without it: the one withdrawn player whose seat waits) in every round not started")
     _player_args(a)
 
-    a = action("rename", "correct a player's name (between rounds)", _rename)
+    a = action("rename", "correct a player's name (between rounds), or the first and last name of the EMA report",
+               _rename)
     a.add_argument("player", metavar="PLAYER", help="number, name or EMA id")
-    a.add_argument("name", metavar="NEW_NAME")
+    a.add_argument("name", metavar="NEW_NAME", nargs="?", help="the name sent to the tables")
+    a.add_argument("--first", help="the first name in the EMA report (e.g. Niamh)")
+    a.add_argument("--last", help="the last name in the EMA report (e.g. \"Ó Briain\")")
 
-    a = action("withdraw", "a player leaves the tournament (their games stay; rounds not started are unseated)",
-               _withdraw)
+    a = action("withdraw", "a player leaves the tournament (their games stay; their seat in the rounds seated "
+               "waits for a substitute: add NAME --substitute PLAYER)", _withdraw)
     a.add_argument("player", metavar="PLAYER")
 
     a = action("substitute", "a substitute takes a player's seat from the next round on (not ranked)", _substitute)
@@ -125,12 +133,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--token", help="the referee token, when the tables require one ([commands] tokens)")
     a.add_argument("--ca-file", help="CA certificate for mqtts://")
 
-    a = action("time", "a referee's word on one table's clock in the round in play: more minutes or one more hand",
-               _time)
-    a.add_argument("table", type=int, metavar="TABLE", help="the hall table's number")
+    a = action("time", "a referee's word on one table's clock in the round in play (more minutes, one more hand, "
+               "time up now), or time up for the whole hall (TABLE: all)", _time)
+    a.add_argument("table", metavar="TABLE", help="the hall table's number, or all (with --time-up)")
     what = a.add_mutually_exclusive_group(required=True)
     what.add_argument("--extend", type=int, metavar="MINUTES", help="add this many minutes to the table's time")
     what.add_argument("--add-hand", action="store_true", help="one hand more after time")
+    what.add_argument("--time-up", action="store_true", help="call time now (the rule at the end of time follows)")
     a.add_argument("--reason", default="", help="why (recorded in the table's journal)")
     a.add_argument("--round", type=int, dest="round_number", help="default: the round in play")
     a.add_argument("--broker", metavar="URL", required=True, help="the hall's broker: mqtt://host:1883")
@@ -156,6 +165,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     a = action("standings", "the ranking so far, and every round's tables", _standings)
     a.add_argument("--json", action="store_true")
 
+    a = action("rehearse", "play every seated round not yet played on simulated tables (a broker of its own, "
+               "the real start-round, collector and web server): the day before the day. Use a copy of the database",
+               _rehearse)
+    a.add_argument("--speed", type=float, default=0.0, help="the tables' pace: 0 as fast as they go (default), 1 a "
+                   "real table's, 10 ten times faster")
+    a.add_argument("--data-dir", type=Path, help="keep the tables' journals here (for export --games); default: a "
+                   "temporary directory removed after")
+    a.add_argument("--web", metavar="HOST:PORT", default="127.0.0.1:0", help="the web server's address "
+                   "(default: a free port on 127.0.0.1; off: none)")
+    a.add_argument("--seed", type=int, default=0, help="another seed plays other games")
+
     a = action("export", "the EMA results report (CSV or JSON), or every game as mjai / tenhou.net/6", _export)
     what = a.add_mutually_exclusive_group(required=True)
     what.add_argument("--csv", action="store_true", help="the ranking in the EMA report's columns")
@@ -173,6 +193,8 @@ def _clock_args(a: argparse.ArgumentParser) -> None:
 
 
 def _player_args(a: argparse.ArgumentParser) -> None:
+    a.add_argument("--first-name", help="first name as the EMA report gives it (default: NAME but its last word)")
+    a.add_argument("--last-name", help="last name as the EMA report gives it (default: NAME's last word)")
     a.add_argument("--ema-id", help="EMA number")
     a.add_argument("--club")
     a.add_argument("--country")
@@ -263,22 +285,54 @@ def _import_players(args: argparse.Namespace) -> int:
 def _new(args: argparse.Namespace) -> Any:
     from tablesvc.tournament.tournament_db import NewPlayer
 
-    return NewPlayer(args.name, args.ema_id, args.club, args.country)
+    return NewPlayer(args.name, args.ema_id, args.club, args.country, first_name=args.first_name,
+                     last_name=args.last_name)
 
 
 def _add(args: argparse.Namespace) -> int:
+    from tablesvc.tournament.model import PlayerStatus, TournamentError
+
     def work(store: Any) -> int:
-        (p,) = store.add_players(_tid(store, args), [_new(args)])
-        print(f"player {p.number}: {p.name}")
+        tid = _tid(store, args)
+        if args.substitute is None:
+            (p,) = store.add_players(tid, [_new(args)])
+            print(f"player {p.number}: {p.name}")
+            return 0
+        who = args.substitute
+        if not who:
+            known = store.players(tid)
+            waiting = [p for p in known if p.status is PlayerStatus.WITHDRAWN
+                       and not any(q.replaces == p.number for q in known)]
+            if len(waiting) != 1:
+                raise TournamentError("name the withdrawn player whose seat the substitute takes: "
+                                      + (", ".join(f"{p.number} ({p.name})" for p in waiting) if waiting
+                                         else "no player has withdrawn"))
+            who = waiting[0].number
+        out, sub = store.substitute(tid, who, _new(args))
+        print(f"{sub.name} (player {sub.number}) takes the seat of {out.name} from the next round on "
+              "(a substitute: not ranked)")
         return 0
 
     return _run(args, work)
 
 
 def _rename(args: argparse.Namespace) -> int:
+    from tablesvc.tournament.model import TournamentError
+
     def work(store: Any) -> int:
-        p = store.rename(_tid(store, args), args.player, args.name)
-        print(f"player {p.number} is now {p.name}")
+        tid = _tid(store, args)
+        if args.name is None and args.first is None and args.last is None:
+            raise TournamentError("give the new name, or --first and --last for the EMA report")
+        if args.name is not None:
+            p = store.rename(tid, args.player, args.name)
+            print(f"player {p.number} is now {p.name}")
+        if args.first is not None or args.last is not None:
+            now = store.player(tid, args.player)
+            first, last = now.first_last
+            p = store.set_name_parts(tid, now.number, args.first if args.first is not None else first,
+                                     args.last if args.last is not None else last)
+            print(f"player {p.number} in the EMA report: first name {p.first_name or ''!r}, last name "
+                  f"{p.last_name or ''!r}")
         return 0
 
     return _run(args, work)
@@ -286,9 +340,12 @@ def _rename(args: argparse.Namespace) -> int:
 
 def _withdraw(args: argparse.Namespace) -> int:
     def work(store: Any) -> int:
-        p, unseated = store.withdraw(_tid(store, args), args.player)
-        print(f"{p.name} has withdrawn" + (f"; round(s) {', '.join(map(str, unseated))} unseated: seat them again"
-                                           if unseated else ""))
+        p, waiting = store.withdraw(_tid(store, args), args.player)
+        print(f"{p.name} has withdrawn; their games stay")
+        if waiting:
+            print(f"their seat in round(s) {', '.join(map(str, waiting))} waits for a substitute: "
+                  + shlex.join(["tablesvc", "tournament", "--db", args.db, "add", "NAME", "--substitute",
+                                str(p.number)]))
         return 0
 
     return _run(args, work)
@@ -305,11 +362,13 @@ def _substitute(args: argparse.Namespace) -> int:
 
 
 def _players(args: argparse.Namespace) -> int:
+    from tablesvc.text import printable
+
     def work(store: Any) -> int:
         for p in store.players(_tid(store, args)):
             extra = ", ".join(x for x in (p.ema_id and f"EMA {p.ema_id}", p.club, p.country,
                                           p.status.value if p.status.value != "active" else None) if x)
-            print(f"{p.number:>4}  {p.name}" + (f"  ({extra})" if extra else ""))
+            print(printable(f"{p.number:>4}  {p.name}" + (f"  ({extra})" if extra else "")))
         return 0
 
     return _run(args, work)
@@ -407,7 +466,8 @@ def _seating(args: argparse.Namespace) -> int:
 
 def _start_round(args: argparse.Namespace) -> int:
     from tablesvc.tournament.actions import next_round
-    from tablesvc.tournament.hall import MqttHall, start_round
+    from tablesvc.tournament.actions import start_round_once as start_round
+    from tablesvc.tournament.hall import MqttHall
 
     def work(store: Any) -> int:
         tid = _tid(store, args)
@@ -417,7 +477,13 @@ def _start_round(args: argparse.Namespace) -> int:
         store.begin_start(tid, number, retry=args.retry)  # refused before the broker is even asked
         with MqttHall(args.broker, prefix=args.prefix, ca_file=args.ca_file) as hall:
             report = start_round(store, tid, number, hall, retry=args.retry, timeout=args.timeout, token=args.token)
-        for line in report.lines(store.tables(tid)):
+        again = shlex.join(["tablesvc", "tournament", "--db", args.db, *(["--tournament", args.tournament]
+                                                                         if args.tournament else []),
+                            "start-round", str(number), "--retry", "--broker", args.broker,
+                            *(["--prefix", args.prefix] if args.prefix != "tablesvc" else []),
+                            *(["--ca-file", args.ca_file] if args.ca_file else []),
+                            *(["--token", "TOKEN"] if args.token else [])])
+        for line in report.lines(store.tables(tid), again):
             print(line)
         return 0 if not report.not_started else 1
 
@@ -425,7 +491,7 @@ def _start_round(args: argparse.Namespace) -> int:
 
 
 def _time(args: argparse.Namespace) -> int:
-    from tablesvc.tournament.hall import MqttHall, table_clock
+    from tablesvc.tournament.hall import MqttHall, hall_time_up, table_clock
     from tablesvc.tournament.model import RoundStatus, TournamentError
 
     def work(store: Any) -> int:
@@ -435,10 +501,24 @@ def _time(args: argparse.Namespace) -> int:
             next((x for x in reversed(rounds) if x.status is RoundStatus.STARTED), None)
         if r is not None and r.status is RoundStatus.FINISHED:  # refused before the broker is even asked
             raise TournamentError(f"round {r.number} is finished: its tables' clocks are closed")
+        if args.table == "all":
+            if not args.time_up:
+                raise TournamentError("the whole hall takes --time-up only: extend or add a hand table by table")
+            with MqttHall(args.broker, prefix=args.prefix, ca_file=args.ca_file) as hall:
+                called, refused = hall_time_up(store, tid, hall, reason=args.reason, round_number=args.round_number,
+                                               token=args.token)
+            print(f"time up at {len(called)} table(s): {', '.join(map(str, called)) or 'none'}")
+            for table, why in sorted(refused.items()):
+                print(f"  table {table}: NOT CALLED: {why}")
+            return 0 if not refused else 1
+        if not args.table.isdigit():
+            raise TournamentError(f"TABLE {args.table!r}: a hall table's number, or all")
         with MqttHall(args.broker, prefix=args.prefix, ca_file=args.ca_file) as hall:
-            done = table_clock(store, tid, args.table, hall, extend=args.extend, add_hand=args.add_hand,
-                               reason=args.reason, round_number=args.round_number, token=args.token)
-        what = f"{done['minutes']} minute(s) more" if done["minutes"] else "one hand more"
+            done = table_clock(store, tid, int(args.table), hall, extend=args.extend, add_hand=args.add_hand,
+                               time_up=args.time_up, reason=args.reason, round_number=args.round_number,
+                               token=args.token)
+        what = f"{done['minutes']} minute(s) more" if done["minutes"] else "one hand more" if args.add_hand else \
+            "time up"
         print(f"round {done['round']}, table {done['table']}: {what}")
         return 0
 
@@ -482,11 +562,16 @@ def _standings(args: argparse.Namespace) -> int:
         width = max([6, *(len(p.player.name) for p in st.players)])
         print(f"place  {'player':<{width}}  games  1st 2nd 3rd 4th     total  penalties")
         for p in st.players:
-            place = f"{p.place:>5}" if p.place is not None else "  sub"
+            place = (f"{p.place:>4}" + ("*" if st.incomplete(p) else " ")) if p.place is not None else "  sub"
             print(f"{place}  {p.player.name:<{width}}  {p.games:>5}  {p.places[0]:>3} {p.places[1]:>3} "
                   f"{p.places[2]:>3} {p.places[3]:>3}  {p.total / 1000:>+8.1f}  "
-                  f"{-p.penalties / 1000 if p.penalties else 0:>+9.1f}" + (f"  {p.warnings} warning(s)"
-                                                                          if p.warnings else ""))
+                  f"{-p.penalties / 1000 if p.penalties else 0:>+9.1f}"
+                  + (f"  chombo {-p.chombo / 1000:+.1f} (in the games)" if p.chombo else "")
+                  + (f"  {p.warnings} warning(s)" if p.warnings else ""))
+        if any(st.incomplete(p) for p in st.players if p.place is not None):
+            print(f"* fewer games than the {st.finished_rounds} round(s) finished (withdrew or joined late)")
+        if st.provisional:
+            print(f"provisional: {st.finished_rounds} of {st.tournament.rounds} round(s) finished")
         waiting = [tg for tg in st.tables if tg.status != "finished"]
         if waiting:
             print("tables without a final result: " + ", ".join(f"round {tg.round} table {tg.table} ({tg.status})"
@@ -498,7 +583,7 @@ def _standings(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     from tablesvc.tournament.actions import current_standings
-    from tablesvc.tournament.export import ema_csv, ema_json, export_games
+    from tablesvc.tournament.export import check_lines, ema_csv, ema_json, export_games
 
     def work(store: Any) -> int:
         st = current_standings(store, _tid(store, args))
@@ -518,6 +603,48 @@ def _export(args: argparse.Namespace) -> int:
                 print(f"  not written: {line}", file=sys.stderr)
             return 0 if not missing else 1
         text = ema_csv(st) if args.csv else ema_json(st)
-        return write_output(NAME, text, args.out)
+        code = write_output(NAME, text, args.out)
+        if code == 0:
+            for line in check_lines(st):  # on stderr: stdout may be the report itself
+                print(line, file=sys.stderr)
+        return code
+
+    return _run(args, work)
+
+
+def _rehearse(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from tablesvc.cli.rehearse import Rehearsal
+
+    def work(store: Any) -> int:
+        tid = _tid(store, args)
+        listen = None
+        if args.web != "off":
+            from tablesvc.web.server import parse_listen
+
+            try:
+                listen = parse_listen(args.web)
+            except ValueError as exc:
+                return _fail(f"--web: {exc}")
+        with tempfile.TemporaryDirectory(prefix="tablesvc-rehearsal-") as tmp:
+            data = args.data_dir or Path(tmp)
+            with Rehearsal(store, tid, args.db, data, speed=args.speed, web_listen=listen, seed=args.seed) as hall:
+                if hall.web is not None:
+                    print(f"pages: {hall.web.url}/tournament  (referee password for this rehearsal: "
+                          f"{hall.web_password})", flush=True)
+                report = hall.run()
+        print(f"rehearsed round(s) {', '.join(map(str, report.rounds)) or 'none'}: {report.games} game(s)")
+        if report.not_seated:
+            print(f"round(s) {', '.join(map(str, report.not_seated))} not seated: seat them (tablesvc tournament "
+                  "seating) and rehearse again")
+        db = ["tablesvc", "tournament", "--db", args.db]
+        print("next: " + shlex.join([*db, "standings"]))
+        print("      " + shlex.join([*db, "export", "--csv", "--out", "results.csv"]))
+        if args.data_dir:
+            dirs = [f"--data-dir={h.site}/{h.table_id}={args.data_dir / h.site / h.table_id}"
+                    for h in store.tables(tid)]
+            print("      " + shlex.join([*db, "export", "--games", "mjai", "--out", "games", *dirs]))
+        return 0
 
     return _run(args, work)

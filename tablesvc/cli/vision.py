@@ -82,7 +82,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _geometry(path: str | None):
-    from vision.geometry import load_geometry
+    from vision.table.geometry import load_geometry
 
     return load_geometry(path)
 
@@ -90,7 +90,7 @@ def _geometry(path: str | None):
 def run_markers(args: argparse.Namespace) -> int:
     import cv2
 
-    from vision.calibration import marker_sheet
+    from vision.table.calibration import marker_sheet
 
     try:
         sheet = marker_sheet(_geometry(args.geometry), dpi=args.dpi)
@@ -128,7 +128,7 @@ def _frame(args: argparse.Namespace):
 
 
 def run_calibrate(args: argparse.Namespace) -> int:
-    from vision.calibration import CalibrationError, calibrate
+    from vision.table.calibration import CalibrationError, calibrate
 
     frame = _frame(args)
     if frame is None:
@@ -145,7 +145,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
 
 def _classifier(args: argparse.Namespace):
-    from vision.classifier import TileClassifier
+    from vision.naming.classifier import TileClassifier
 
     if args.model or args.tiles:
         return TileClassifier.from_files(args.model, args.tiles)
@@ -157,10 +157,10 @@ def _classifier(args: argparse.Namespace):
 
 
 def run_enroll(args: argparse.Namespace) -> int:
-    from vision.calibration import Calibration, CalibrationError, calibrate
-    from vision.classifier import TileClassifier
-    from vision.embedding import EmbeddingClassifier
-    from vision.enrollment import EnrollmentError, enroll_from_frames, separability
+    from vision.naming.classifier import TileClassifier
+    from vision.naming.embedding import EmbeddingClassifier
+    from vision.naming.enrollment import EnrollmentError, enroll_from_frames, separability
+    from vision.table.calibration import Calibration, CalibrationError, calibrate
 
     frames = []
     for source in args.camera:
@@ -199,9 +199,9 @@ def run_check(args: argparse.Namespace) -> int:
     import cv2
     import numpy as np
 
-    from vision.calibration import Calibration, CalibrationError, calibrate
-    from vision.geometry import TileRect
-    from vision.pipeline import FramePipeline
+    from vision.table.calibration import Calibration, CalibrationError, calibrate
+    from vision.table.geometry import TileRect
+    from vision.table.pipeline import FramePipeline
 
     frame = cv2.imread(args.image)
     if frame is None:
@@ -259,7 +259,7 @@ def _photo_options(p: argparse.ArgumentParser) -> None:
 
 def photo_reader(args: argparse.Namespace, photo: str):
     """The reader for ``photo`` as the options say; raises FinderMissing, OSError or ValueError."""
-    from vision.photo_reader import LabelBoxFinder, PhotoReader
+    from vision.photos.reader import LabelBoxFinder, PhotoReader
 
     finder = None
     if args.boxes:
@@ -270,8 +270,8 @@ def photo_reader(args: argparse.Namespace, photo: str):
 
 def read_photo(args: argparse.Namespace, photo: str):
     """(the reading, the image) of one photo, or (None, error line); FinderMissing is raised."""
-    from vision.photo_input import BadPhoto, load_photo_scaled
-    from vision.photo_reader import READ_SIDE
+    from vision.photos.input import BadPhoto, load_photo_scaled
+    from vision.photos.reader import READ_SIDE
 
     try:
         image, scale = load_photo_scaled(photo, READ_SIDE)
@@ -294,7 +294,7 @@ def run_read(args: argparse.Namespace) -> int:
 
     import cv2
 
-    from vision.photo_reader import FinderMissing, annotate
+    from vision.photos.reader import FinderMissing, annotate
 
     status = 0
     for photo in args.photos:
@@ -322,9 +322,15 @@ def run_read(args: argparse.Namespace) -> int:
             print(json.dumps(reading.to_json()))
             continue
         unknown = sum(1 for t in reading.tiles if t.face_up and t.tile is None)
+        unsure = sum(1 for t in reading.tiles if t.face_up and t.tile is not None and not t.sure)
+        dropped = f", {reading.dropped} boxes on no tile dropped" if reading.dropped else ""
         print(f"{photo}: {reading.text()}")
-        print(f"  {len(reading.tiles)} tiles, {unknown} unknown, {reading.ms:.0f} ms")
+        print(f"  {len(reading.tiles)} tiles, {unsure} not sure (shown 5p?), {unknown} unknown{dropped}, "
+              f"{reading.ms:.0f} ms")
         for t in reading.tiles:
             name = t.tile or ("back" if not t.face_up else "?")
-            print(f"  {name:<5} box {t.box[0]},{t.box[1]},{t.box[2]},{t.box[3]}  confidence {t.confidence:.2f}")
+            name += "" if t.sure or not t.face_up or t.tile is None else "?"
+            guesses = "" if t.sure or not t.guesses else "  best guesses " + " ".join(k for k, _ in t.guesses)
+            print(f"  {name:<5} box {t.box[0]},{t.box[1]},{t.box[2]},{t.box[3]}  confidence {t.confidence:.2f}"
+                  f"{guesses}")
     return status

@@ -26,9 +26,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "file or a postgresql:// URL): serves the club's standings at /standings")
     p.add_argument("--tournament", metavar="NAME", help="the tournament of --records-db the /tournament pages show "
                    "(default: the one made last; see docs/tournament.md)")
+    p.add_argument("--broadcast-key", metavar="KEY", help="serve the broadcast scenes for OBS (every hand, waits and "
+                   "tiles left, cards, intro and statistics: /broadcast/SITE/TABLE/SCENE?key=KEY) behind this key "
+                   "(at least 16 random letters and digits; see docs/web.md)")
+    p.add_argument("--broadcast-broker", metavar="URL", help="the broker URL with the broadcast account, the only one "
+                   "that may read the tables' broadcast/hands (default: --broker, on a connection of its own)")
     p.add_argument("--config", metavar="FILE", help="a TOML file with [web] (listen, site, [web.referees], "
                    "referee_password, secret_key, referee_token, session_idle, https, trusted_proxies, idle_alert, "
-                   "records_db, rules, photo_model) and optionally [mqtt] url")
+                   "records_db, rules, photo_model, broadcast_key, broadcast_broker) and optionally [mqtt] url")
     p.add_argument("--add-referee", metavar="NAME",
                    help="read NAME's password (twice) and write its hash into [web.referees] of --config FILE "
                    "(a new account, or a new password for an existing one), then exit")
@@ -86,8 +91,18 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"tablesvc web: {exc}", file=sys.stderr)
         return 2
+    if args.broadcast_key is not None and len(args.broadcast_key) < 16:
+        print("tablesvc web: --broadcast-key: use at least 16 random letters and digits", file=sys.stderr)
+        return 2
+    try:
+        if args.broadcast_broker:
+            BrokerURL.parse(args.broadcast_broker)
+    except ValueError as exc:
+        print(f"tablesvc web: --broadcast-broker: {exc}", file=sys.stderr)
+        return 2
     server = make_server(broker, web, listen=listen, site=args.site, prefix=args.prefix or prefix or "tablesvc",
-                         records_db=args.records_db, tournament=args.tournament)
+                         records_db=args.records_db, tournament=args.tournament,
+                         broadcast_key=args.broadcast_key, broadcast_broker=args.broadcast_broker)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
@@ -97,6 +112,9 @@ def run(args: argparse.Namespace) -> int:
         return 1
     print(f"tablesvc web: serving {server.url}/ from {broker}"
           f"{' (site ' + server.settings.site + ')' if server.settings.site else ''}", flush=True)
+    if server.settings.broadcast_key:
+        print(f"  broadcast scenes: {server.url}/broadcast/SITE/TABLE/hands?key=... (hands|seat|cards|intro|stats)",
+              flush=True)
     if not web.accounts:
         print("  no referee accounts: the referee console is closed (tablesvc web --add-referee NAME --config FILE)",
               flush=True)
@@ -141,10 +159,12 @@ def missing_extra(exc: ImportError) -> str:
 
 def make_server(broker, web, *, listen: tuple[str, int], site: str | None = None, prefix: str = "tablesvc",
                 protocol: str = "auto", records_db: str | None = None, rules: str | None = None,
-                photo_model: str | None = None, tournament: str | None = None):
+                photo_model: str | None = None, tournament: str | None = None, broadcast_key: str | None = None,
+                broadcast_broker: str | None = None):
     """A :class:`WebServer` from a ``[web]`` config (shared by ``web``, ``run`` and ``demo``); ``rules`` and
     ``photo_model``: what ``/score`` uses where ``[web]`` names none (``run``: the table's rules and its
-    camera's enrolled set); ``tournament``: the one the /tournament pages show."""
+    camera's enrolled set); ``tournament``: the one the /tournament pages show; ``broadcast_key`` and
+    ``broadcast_broker``: the broadcast scenes' key and the broadcast account's broker (over ``[web]``'s)."""
     from tablesvc.web.server import WebServer
     from tablesvc.web.settings import WebSettings
 
@@ -152,6 +172,7 @@ def make_server(broker, web, *, listen: tuple[str, int], site: str | None = None
                            referee_token=web.referee_token, records_db=records_db or web.records_db,
                            session_idle=web.session_idle, https=web.https, trusted_proxies=web.trusted_proxies,
                            rules=web.rules or rules or "ema2012", photo_model=web.photo_model or photo_model,
-                           tournament=tournament)
+                           tournament=tournament, broadcast_key=broadcast_key or web.broadcast_key,
+                           broadcast_broker=broadcast_broker or web.broadcast_broker)
     return WebServer(broker, listen=listen, prefix=prefix, settings=settings, protocol=protocol,
                      idle_alert=web.idle_alert)

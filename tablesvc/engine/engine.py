@@ -18,16 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from mahjong.agari import Agari
-from mahjong.hand_calculating.divider import HandDivider
-from mahjong.shanten import Shanten
-
 from tablesvc.engine.clock import Clock, ClockError
 from tablesvc.engine.events import (
+    AbortEntry,
     AbortiveDraw,
     AddedKan,
     Call,
     Chombo,
+    ChomboEntry,
     ClockAddHand,
     ClockExtend,
     ClockStart,
@@ -37,15 +35,19 @@ from tablesvc.engine.events import (
     Discard,
     DoraRevealed,
     Draw,
+    DrawEntry,
     EndGame,
+    EnteredWin,
     Event,
     ExhaustiveDraw,
     GameStart,
     HandStart,
     Ron,
+    ScoreSheet,
     SetScores,
     TimeUp,
     Tsumo,
+    WinEntry,
 )
 from tablesvc.engine.results import (
     GameResult,
@@ -72,13 +74,11 @@ from tablesvc.rules.payments import (
     settle_tsumo,
 )
 from tablesvc.rules.ruleset import Nagashi, Renhou, RuleSet, UnknownRuleSetError, get_ruleset
-from tablesvc.rules.scoring import HandValue, score_hand
+from tablesvc.rules.scoring import HandValue, Limit, base_points, score_hand
+from tablesvc.rules.shape import divide_counts, is_tenpai, waits
 from tablesvc.tiles import Tile, TileCountError, assign_ids, tiles_to_34
 
 __all__ = ["Engine", "Rejected", "apply", "implied_draw"]
-
-_SHANTEN = Shanten()
-_DIVIDER = HandDivider()
 
 
 # events that a seat can only make holding a drawn tile: their draw may be inferred
@@ -147,6 +147,11 @@ class Engine:
             ClockExtend: self._clock_extend,  # type: ignore[dict-item]
             ClockAddHand: self._clock_add_hand,  # type: ignore[dict-item]
             TimeUp: self._time_up,  # type: ignore[dict-item]
+            ScoreSheet: self._score_sheet,  # type: ignore[dict-item]
+            WinEntry: self._entered(self._win_entry),  # type: ignore[dict-item]
+            DrawEntry: self._entered(self._draw_entry),  # type: ignore[dict-item]
+            AbortEntry: self._entered(self._abort_entry),  # type: ignore[dict-item]
+            ChomboEntry: self._entered(self._chombo_entry),  # type: ignore[dict-item]
         }
 
     # ------------------------------------------------------------ entry
@@ -839,6 +844,221 @@ class Engine:
         return out + self._finish(h, kind="abortive_draw", settlement=Settlement((0, 0, 0, 0)), draw=e.kind,
                                   dealer_continues=True, honba=h.honba + 1, sticks=h.sticks)
 
+    # ------------------------------------------------------------ a hand entered by its result
+
+    def _score_sheet(self, e: ScoreSheet) -> list[Output]:  # noqa: ARG002 - the event has no fields
+        self._between_hands("a table turns to entering results")
+        self.state.by_results = True
+        return []
+
+    def _entered(self, handler: Callable[[Event], list[Output]]) -> Callable[[Event], list[Output]]:
+        """An entry handler that leaves the state as it was when it refuses (it checks as it goes)."""
+
+        def run(event: Event) -> list[Output]:
+            backup = self.state.clone()
+            try:
+                return handler(event)
+            except Rejected:
+                self.state = backup
+                raise
+
+        return run
+
+    def _entry_hand(self, riichi: Sequence[int], what: str, hand_number: int | None) -> HandState:
+        """The hand an entry ends, as it stood at its start, with its riichi sticks put down."""
+        st = self.state
+        self._between_hands(what)
+        if hand_number is not None and hand_number != st.hand_number:
+            last = st.results[-1].describe(st.players) if st.results else ""
+            raise Rejected(f"hand {hand_number + 1} is already entered ({last}); "
+                           f"{round_name(st.round)}-{st.honba} is being played now" if hand_number < st.hand_number
+                           else f"hand {hand_number + 1} is not being played: hand {st.hand_number + 1} is")
+        if len(set(riichi)) != len(riichi):
+            raise Rejected(f"riichi seats {list(riichi)}: each seat declares riichi once a hand")
+        for seat in riichi:
+            if not 0 <= seat <= 3:
+                raise Rejected(f"riichi: a seat is 0..3, not {seat}")
+            if st.scores[seat] < RIICHI_STICK:
+                raise Rejected(f"{_seat_name(seat)} has {st.scores[seat]} points, fewer than the 1000 for a riichi "
+                               "stick")
+        st.by_results = True
+        h = HandState(round=st.round, honba=st.honba, sticks=st.sticks, dealer=st.dealer, dice=st.dice,
+                      turn=st.dealer)
+        st.dice = None
+        for seat in riichi:
+            st.scores[seat] -= RIICHI_STICK
+            h.sticks += 1
+            h.deposits.append(seat)
+            h.seats[seat].riichi = True
+        return h
+
+    def _win_entry(self, e: WinEntry) -> list[Output]:
+        h = self._entry_hand(e.riichi, "a win is entered", e.hand_number)
+        seats = [w.seat for w in e.wins]
+        tsumo = e.from_seat is None
+        if not seats:
+            raise Rejected("a win needs a winner")
+        if len(set(seats)) != len(seats) or e.from_seat in seats:
+            raise Rejected("winners are distinct seats, and none is the one who dealt in")
+        if tsumo and len(seats) > 1:
+            raise Rejected("a tsumo has one winner: give the seat that dealt in for a double ron")
+        if len(seats) > 1 and not self.rules.multiple_ron:
+            raise Rejected(f"{self.rules.name} allows one ron on a discard: the first in turn order wins")
+        if len(seats) == 3 and self.rules.triple_ron_aborts:
+            return self._finish(h, kind="abortive_draw", settlement=Settlement((0, 0, 0, 0)), draw="triple_ron",
+                                dealer_continues=True, honba=h.honba + 1, sticks=h.sticks)
+        if len(e.dora) > 5 or len(e.ura) > 5:
+            raise Rejected("at most five dora indicators (one plus four kan dora), and as many ura")
+        if e.ura and not any(h.seats[w.seat].riichi for w in e.wins):
+            raise Rejected("ura dora are turned over only for a winner in riichi")
+        h.dora = list(e.dora)
+        scored = [(w, *self._entry_value(h, w, e, tsumo)) for w in e.wins]
+        if tsumo:
+            w, value, pao, concealed, win_tile = scored[0]
+            settlement = settle_tsumo(value, w.seat, h.dealer, honba=h.honba, sticks=h.sticks, pao=pao)
+            points = settlement.received_by(w.seat) - self._bonus(settlement, w.seat)
+            wins = (self._entry_result(w, None, value, points, pao, concealed, win_tile),)
+        else:
+            assert e.from_seat is not None
+            settlement = settle_ron([RonWin(w.seat, value, pao) for w, value, pao, _, _ in scored], e.from_seat,
+                                    h.dealer, self.rules, honba=h.honba, sticks=h.sticks)
+            wins = tuple(self._entry_result(w, e.from_seat, value,
+                                            settlement.received_by(w.seat) - self._bonus(settlement, w.seat), pao,
+                                            concealed, win_tile)
+                         for w, value, pao, concealed, win_tile in sorted(scored,
+                                                                          key=lambda r: (r[0].seat - e.from_seat) % 4))
+        dealer_wins = h.dealer in seats
+        return self._finish(h, kind="win", settlement=settlement, wins=wins, dealer_continues=dealer_wins,
+                            honba=h.honba + 1 if dealer_wins else 0, sticks=0,
+                            ura=e.ura if any(h.seats[s].riichi for s in seats) else ())
+
+    def _entry_value(self, h: HandState, w: EnteredWin, e: WinEntry, tsumo: bool
+                     ) -> tuple[HandValue, int | None, tuple[Tile, ...], Tile | None]:
+        """What an entered win is worth, the seat liable for it, and the hand it was scored with."""
+        who = _seat_name(w.seat)
+        riichi = h.seats[w.seat].riichi
+        if w.double_riichi and not riichi:
+            raise Rejected(f"{who} won with double riichi but put no riichi stick down: add the seat to riichi")
+        if w.pao is not None and (w.pao == w.seat or not self.rules.pao):
+            raise Rejected(f"{who} cannot be liable for their own hand" if w.pao == w.seat
+                           else f"pao is not played under {self.rules.name}")
+        if w.hand is not None:
+            if w.han is not None or w.fu is not None or w.yakuman:
+                raise Rejected(f"{who}: give the hand or its value (han and fu, or yakuman), not both")
+            if w.win_tile is None:
+                raise Rejected(f"{who}: the winning tile of the hand shown is missing")
+            cond = WinConditions(
+                tsumo=tsumo, seat=Wind((w.seat - h.dealer) % 4), round=Wind((h.round // 4) % 4), riichi=riichi,
+                double_riichi=w.double_riichi, ippatsu=w.ippatsu, haitei=w.haitei, houtei=w.houtei,
+                rinshan=w.rinshan, chankan=w.chankan, tenhou=w.tenhou, chiihou=w.chiihou, renhou=w.renhou,
+                dora=tuple(e.dora), ura=tuple(e.ura) if riichi else (), honba=h.honba)
+            try:
+                melds = tuple(Meld.parse(m) for m in w.melds)
+                value = score_hand(Hand(tuple(w.hand), w.win_tile, melds), cond, self.rules)
+            except (InvalidHandError, ValueError) as exc:
+                raise Rejected(f"{who}'s win is not valid ({exc}); a declared win that is not valid is a "
+                               "chombo") from None
+            pao = None
+            if w.pao is not None:
+                if not value.pao_yakuman:
+                    raise Rejected(f"{who}: pao is for Big Three Dragons or Big Four Winds, which this hand is not")
+                pao = w.pao
+            return value, pao, tuple(sorted(w.hand, key=_sort_key)), w.win_tile
+        if w.win_tile is not None or w.melds:
+            raise Rejected(f"{who}: a winning tile or melds without the hand: give the whole hand, or han and fu")
+        return self._counted_value(w, tsumo), w.pao, (), None
+
+    def _counted_value(self, w: EnteredWin, tsumo: bool) -> HandValue:
+        """A win's value as counted at the table (han and fu, or yakuman), checked against what a hand can be."""
+        who = _seat_name(w.seat)
+        if w.yakuman:
+            if w.han is not None or w.fu is not None:
+                raise Rejected(f"{who}: a yakuman is counted in multiples, without han and fu")
+            return HandValue(han=13 * w.yakuman, fu=0, yaku=(), limit=Limit.YAKUMAN, base_points=8000 * w.yakuman,
+                             yakuman=w.yakuman, pao_yakuman=1 if w.pao is not None else 0)
+        if w.pao is not None:
+            raise Rejected(f"{who}: pao is for a yakuman (Big Three Dragons or Big Four Winds): count it in "
+                           "yakuman")
+        if w.han is None:
+            raise Rejected(f"{who}: give the winning hand, or its han (and fu below mangan)")
+        fu = w.fu
+        if w.han < 5:
+            if fu is None:
+                raise Rejected(f"{who}: {w.han} han needs its fu (20 to 110)")
+            if fu != 25 and fu % 10:
+                raise Rejected(f"{who}: fu are 25 or a multiple of 10 from 20 to 110, not {fu}")
+            if fu == 25 and w.han < 2:
+                raise Rejected(f"{who}: 25 fu is seven pairs, which is at least 2 han")
+            if fu == 20 and not tsumo:
+                raise Rejected(f"{who}: a ron is never 20 fu (a closed ron has 30 at least, an open one is rounded "
+                               "to 30)")
+            if fu == 20 and w.han < 2:
+                raise Rejected(f"{who}: a 20 fu tsumo is pinfu and menzen tsumo, at least 2 han")
+        base, limit, kiriage = base_points(w.han, fu or 30, self.rules)
+        kazoe = w.han >= 13
+        return HandValue(han=w.han, fu=fu or 0, yaku=(), limit=limit, base_points=base,
+                         yakuman=1 if limit is Limit.YAKUMAN else 0, kazoe=kazoe, kiriage=kiriage)
+
+    def _entry_result(self, w: EnteredWin, from_seat: int | None, value: HandValue, points: int, pao: int | None,
+                      concealed: Sequence[Tile], win_tile: Tile | None) -> WinResult:
+        melds = tuple(ShownMeld(m.kind.value, m.tiles) for m in (Meld.parse(x) for x in w.melds))
+        return WinResult(seat=w.seat, from_seat=from_seat, han=value.han, fu=value.fu,
+                         yaku=tuple((y.name, y.han) for y in value.yaku), limit=value.limit_name, points=points,
+                         pao=pao, hand=tuple(concealed), win_tile=win_tile, melds=melds)
+
+    def _draw_entry(self, e: DrawEntry) -> list[Output]:
+        h = self._entry_hand(e.riichi, "a drawn hand is entered", e.hand_number)
+        for seat in e.riichi:
+            if not e.tenpai[seat]:
+                raise Rejected(f"{_seat_name(seat)} is in riichi and must show tenpai (riichi while noten is a "
+                               "chombo, 3.4.6)")
+        nagashi = list(e.nagashi)
+        if len(set(nagashi)) != len(nagashi) or not all(0 <= s <= 3 for s in nagashi):
+            raise Rejected(f"nagashi mangan seats {nagashi}: distinct seats 0..3")
+        if nagashi and self.rules.nagashi is Nagashi.NONE:
+            raise Rejected(f"nagashi mangan is not played under {self.rules.name}")
+        if nagashi:
+            settlement = settle_nagashi(nagashi, h.dealer, self.rules, honba=h.honba, sticks=h.sticks)
+            if self.rules.nagashi is Nagashi.WIN:
+                dealer_wins = h.dealer in nagashi
+                return self._finish(h, kind="win", settlement=settlement, draw="nagashi",
+                                    dealer_continues=dealer_wins, honba=h.honba + 1 if dealer_wins else 0,
+                                    sticks=0, tenpai=e.tenpai)
+            draw = "nagashi"
+        else:
+            settlement = settle_exhaustive_draw(e.tenpai)
+            draw = "exhaustive"
+        return self._finish(h, kind="exhaustive_draw", settlement=settlement, draw=draw,
+                            dealer_continues=e.tenpai[h.dealer], honba=h.honba + 1, sticks=h.sticks, tenpai=e.tenpai)
+
+    def _abort_entry(self, e: AbortEntry) -> list[Output]:
+        h = self._entry_hand(e.riichi, "an abortive draw is entered", e.hand_number)
+        if not self.rules.abortive_draws:
+            raise Rejected(f"there are no abortive draws under {self.rules.name}")
+        if e.kind == "nine_terminals":
+            if e.seat is None:
+                raise Rejected("nine terminals is declared by a player: give the seat")
+            if e.seat in e.riichi:
+                raise Rejected("nine terminals is declared on one's first draw, before any riichi of one's own")
+        elif e.kind == "four_riichi":
+            if len(e.riichi) != 4:
+                raise Rejected(f"four riichi: all four players declare riichi, not {len(e.riichi)}")
+        elif e.kind not in ("four_winds", "four_kans"):
+            raise Rejected(f"unknown abortive draw {e.kind!r}: nine_terminals, four_winds, four_riichi or four_kans "
+                           "(triple ron is a win by three)")
+        if e.kind != "nine_terminals" and e.seat is not None:
+            raise Rejected(f"{e.kind.replace('_', ' ')} is declared by nobody in particular: give no seat")
+        return self._finish(h, kind="abortive_draw", settlement=Settlement((0, 0, 0, 0)), draw=e.kind,
+                            dealer_continues=True, honba=h.honba + 1, sticks=h.sticks)
+
+    def _chombo_entry(self, e: ChomboEntry) -> list[Output]:
+        h = self._entry_hand((), "a chombo is entered", e.hand_number)
+        settlement = settle_chombo(e.seat, h.dealer, self.rules)
+        for seat, amount in enumerate(settlement.final_penalties):
+            self.state.penalties[seat] += amount
+        return self._finish(h, kind="chombo", settlement=settlement, chombo=e.seat, dealer_continues=True,
+                            honba=h.honba, sticks=h.sticks, replay=True)
+
     # ------------------------------------------------------------ rulings
 
     def _chombo(self, e: Chombo) -> list[Output]:
@@ -932,7 +1152,9 @@ class Engine:
         elif e.rule is not None and e.rule != clock.rule.value:
             raise Rejected(f"this game's clock plays by the rule {clock.rule.value}, not {e.rule}")
         try:
-            st.clock = clock.expire(hand_in_play=st.phase in (Phase.DEALING, Phase.PLAYING))
+            # a table entering results is always playing the hand it will enter next
+            in_play = st.phase in (Phase.DEALING, Phase.PLAYING) or (st.by_results and st.phase is Phase.BETWEEN_HANDS)
+            st.clock = clock.expire(hand_in_play=in_play)
         except ClockError as exc:
             raise Rejected(str(exc)) from None
         if st.clock.over:  # between hands, and no hand follows: the game ends now
@@ -955,6 +1177,7 @@ class Engine:
             hand_number=st.hand_number, round=h.round, honba=h.honba, sticks=st.sticks, dealer=h.dealer, kind=kind,
             deltas=settlement.deltas, scores=_four(st.scores), deposits=tuple(h.deposits), wins=wins, draw=draw,
             tenpai=tenpai, chombo=chombo, dealer_continues=dealer_continues, dora=tuple(h.dora), ura=tuple(ura),
+            opened=tuple(s.is_open for s in h.seats),
         )
         st.results.append(result)
         st.hand = None
@@ -1038,33 +1261,15 @@ def _riichi_kan_keeps_hand(before: Sequence[Tile], kind: int) -> bool:
     counts = tiles_to_34(before)
     for wait in waits:
         counts[wait] += 1
-        readings = _DIVIDER.divide_hand(counts)
+        readings = divide_counts(counts)
         counts[wait] -= 1
         if not readings or any([kind, kind, kind] not in reading for reading in readings):
             return False
     return True
 
 
-def _waits(tiles: Sequence[Tile]) -> frozenset[int]:
-    """Kinds that complete these concealed tiles into sets and a pair, seven pairs or thirteen orphans."""
-    counts = tiles_to_34(tiles)
-    waits = set()
-    for kind in range(34):
-        if counts[kind] >= 4:  # a fifth copy is no wait
-            continue
-        counts[kind] += 1
-        if Agari.is_agari(counts):
-            waits.add(kind)
-        counts[kind] -= 1
-    return frozenset(waits)
-
-
-def _tenpai(tiles: Sequence[Tile]) -> bool:
-    """Ready: one tile from winning, on a tile that can still come (3.4.2: not only on one's own fourth)."""
-    counts = tiles_to_34(tiles)
-    if _SHANTEN.calculate_shanten(counts) != 0:
-        return False
-    return 4 not in counts or bool(_waits(tiles))
+_waits = waits
+_tenpai = is_tenpai
 
 
 def _sort_key(t: Tile) -> tuple[int, bool]:

@@ -30,11 +30,14 @@ from tablesvc.tiles import Tile, parse_tile, parse_tiles
 __all__ = [
     "ABORT_KINDS",
     "CLOCK_EVENTS",
+    "ENTRY_EVENTS",
     "EVENT_TYPES",
+    "AbortEntry",
     "AbortiveDraw",
     "AddedKan",
     "Call",
     "Chombo",
+    "ChomboEntry",
     "ClockAddHand",
     "ClockExtend",
     "ClockStart",
@@ -44,16 +47,20 @@ __all__ = [
     "Discard",
     "DoraRevealed",
     "Draw",
+    "DrawEntry",
     "EndGame",
+    "EnteredWin",
     "Event",
     "ExhaustiveDraw",
     "GameStart",
     "HandStart",
     "Ron",
     "RonClaim",
+    "ScoreSheet",
     "SetScores",
     "TimeUp",
     "Tsumo",
+    "WinEntry",
     "from_dict",
     "to_dict",
 ]
@@ -302,6 +309,100 @@ class TimeUp(Event):
     rule: str | None = None
 
 
+# ------------------------------------------------------------------ a game played by its results
+# A table without devices (the players' phones) tells the engine each hand's result at once, the way a score
+# sheet does: the engine scores it, settles it and moves the game on exactly as for a hand seen tile by tile.
+# Each entry may name the ``hand_number`` it is for (the game's hands so far, a chombo's replayed hand counted):
+# an entry for a hand already entered is refused, so that two phones entering the same hand at once enter it
+# once, the first to arrive.
+
+
+@dataclass(frozen=True)
+class ScoreSheet(Event):
+    """This table enters hands by their results: between two entries a hand is being played (the clock's
+    time-up counts it as the hand in play). Sent once, right after ``start_game``; any entry implies it."""
+
+    type: ClassVar[str] = "score_sheet"
+
+
+@dataclass(frozen=True)
+class EnteredWin:
+    """One winner of an entered hand. Either the hand as shown (``hand``: the concealed tiles with the winning
+    tile, ``win_tile``, ``melds`` as ``KIND:TILES`` like ``pon:555m``), scored by the engine, or, where nobody
+    shows it, its value as counted at the table: ``han`` and ``fu``, or ``yakuman`` multiples. The flags are
+    what the tiles cannot show (riichi is the entry's ``riichi``); ``pao`` is the seat liable for it."""
+
+    seat: int
+    hand: Hand | None = None
+    win_tile: Tile | None = None
+    melds: tuple[str, ...] = ()
+    han: int | None = None
+    fu: int | None = None
+    yakuman: int = 0
+    double_riichi: bool = False
+    ippatsu: bool = False
+    haitei: bool = False
+    houtei: bool = False
+    rinshan: bool = False
+    chankan: bool = False
+    tenhou: bool = False
+    chiihou: bool = False
+    renhou: bool = False
+    pao: int | None = None
+
+
+@dataclass(frozen=True)
+class WinEntry(Event):
+    """A hand won: ``from_seat`` dealt in (None: a tsumo, one winner), one or more ``wins`` (a double ron),
+    the seats that put a ``riichi`` stick down in the hand, the ``dora`` and ``ura`` indicators."""
+
+    type: ClassVar[str] = "win_entry"
+    wins: tuple[EnteredWin, ...]
+    from_seat: int | None = None
+    riichi: tuple[int, ...] = ()
+    dora: Hand = ()
+    ura: Hand = ()
+    hand_number: int | None = None
+
+
+@dataclass(frozen=True)
+class DrawEntry(Event):
+    """A hand drawn at the end of the wall: who was ``tenpai``, the ``riichi`` sticks put down, and the seats
+    with ``nagashi`` mangan (under rules that play it)."""
+
+    type: ClassVar[str] = "draw_entry"
+    tenpai: tuple[bool, bool, bool, bool]
+    riichi: tuple[int, ...] = ()
+    nagashi: tuple[int, ...] = ()
+    hand_number: int | None = None
+
+
+@dataclass(frozen=True)
+class AbortEntry(Event):
+    """An abortive draw (``kind`` one of :data:`ABORT_KINDS` but triple ron, which is a ron by three);
+    ``seat`` declared nine terminals."""
+
+    type: ClassVar[str] = "abort_entry"
+    kind: str
+    seat: int | None = None
+    riichi: tuple[int, ...] = ()
+    hand_number: int | None = None
+
+
+@dataclass(frozen=True)
+class ChomboEntry(Event):
+    """A chombo in the hand being played (3.4.6): penalised, and the hand is replayed."""
+
+    type: ClassVar[str] = "chombo_entry"
+    seat: int
+    reason: str = ""
+    hand_number: int | None = None
+
+
+#: The events of a game played by its results.
+ENTRY_EVENTS = (ScoreSheet, WinEntry, DrawEntry, AbortEntry, ChomboEntry)
+
+
 #: The clock's events: they change no hand, and the exporters of a game's record pass over them.
 CLOCK_EVENTS = (ClockStart, ClockExtend, ClockAddHand, TimeUp)
 
@@ -326,6 +427,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         SetScores,
         EndGame,
         *CLOCK_EVENTS,
+        *ENTRY_EVENTS,
     )
 }
 
@@ -338,6 +440,8 @@ def _encode(value: Any) -> Any:
         return value.mjai
     if isinstance(value, RonClaim):
         return {"seat": value.seat, "hand": _encode(value.hand)}
+    if isinstance(value, EnteredWin):
+        return {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, tuple):
         return [_encode(v) for v in value]
     return value
@@ -372,6 +476,14 @@ INT_RANGES: dict[str, tuple[int, int]] = {
     # the tournament clock: minutes of time or of an extension, hands played after time
     "minutes": (1, MAX_MINUTES),
     "more_hands": (0, MAX_MORE_HANDS),
+    # a hand entered by its result
+    "riichi": (0, 3),
+    "nagashi": (0, 3),
+    "pao": (0, 3),
+    "han": (1, 130),
+    "fu": (20, 110),
+    "yakuman": (0, 6),
+    "hand_number": (0, 999),
 }
 #: The longest text an event field may hold (a player's name, a rule set with house rules, a reason).
 MAX_TEXT = 500
@@ -401,6 +513,17 @@ def _decode(hint: Any, value: Any, where: str) -> Any:
             raise EventFormatError(f"{where}: a ron claim is an object with seat and hand")
         return RonClaim(seat=_decode(int, value.get("seat"), f"{where}.seat"),
                         hand=_decode(Hand | None, value.get("hand"), f"{where}.hand"))
+    if hint is EnteredWin:
+        if not isinstance(value, dict):
+            raise EventFormatError(f"{where}: a win is an object with seat and hand, or han and fu")
+        hints = typing.get_type_hints(EnteredWin, globalns={**globals(), "Hand": Hand})
+        names = [f.name for f in dataclasses.fields(EnteredWin)]
+        unknown = sorted(set(value) - set(names))
+        if unknown:
+            raise EventFormatError(f"{where}: unknown field(s) {', '.join(unknown)}")
+        if "seat" not in value:
+            raise EventFormatError(f"{where}: missing field seat")
+        return EnteredWin(**{n: _decode(hints[n], value[n], f"{where}.{n}") for n in names if n in value})
     if origin is tuple:
         args = typing.get_args(hint)
         if args == (Tile, Ellipsis):
@@ -448,6 +571,8 @@ def _short(value: Any) -> str:
 
 
 _HINTS: dict[type, dict[str, Any]] = {}
+_ENTRY_TYPES = frozenset(cls.type for cls in ENTRY_EVENTS)
+_CLOCK_TYPES = frozenset(cls.type for cls in CLOCK_EVENTS)
 
 
 def from_dict(data: dict[str, Any]) -> Event:
@@ -457,7 +582,9 @@ def from_dict(data: dict[str, Any]) -> Event:
     kind = data.get("type")
     cls = EVENT_TYPES.get(kind)  # type: ignore[arg-type]
     if cls is None:
-        raise EventFormatError(f"unknown event type {kind!r}; known: {', '.join(EVENT_TYPES)}")
+        table = [t for t in EVENT_TYPES if t not in _ENTRY_TYPES and t not in _CLOCK_TYPES]
+        raise EventFormatError(f"unknown event type {_short(kind)}; known: {', '.join(table)}, the clock's clock_* "
+                               "and time_up, a hand's result's *_entry (docs/engine.md)")
     hints = _HINTS.get(cls)
     if hints is None:
         hints = _HINTS[cls] = typing.get_type_hints(cls, globalns={**globals(), "Hand": Hand})

@@ -95,6 +95,8 @@ class HandResult(Output):
     """The dora indicators turned over when the hand ended."""
     ura: tuple[Tile, ...] = ()
     """The ura dora indicators turned over for a riichi winner (empty when none was shown)."""
+    opened: tuple[bool, ...] = ()
+    """Per seat: it had called a tile into an open meld when the hand ended (the records' call rate)."""
 
     @property
     def round_name(self) -> str:
@@ -113,7 +115,11 @@ class HandResult(Output):
                 yaku = ", ".join(f"{n} {h}" for n, h in w.yaku)
                 limit = f" {w.limit}" if w.limit else ""
                 pao = f", pao {name(w.pao)}" if w.pao is not None else ""
-                parts.append(f"{name(w.seat)} {how}: {w.han} han {w.fu} fu{limit} ({yaku}){pao}")
+                if w.yaku:
+                    parts.append(f"{name(w.seat)} {how}: {w.han} han {w.fu} fu{limit} ({yaku}){pao}")
+                else:  # a value counted at the table (a hand entered by its result): han and fu, or the limit
+                    value = f"{w.han} han {w.fu} fu{limit}" if w.fu else w.limit or f"{w.han} han"
+                    parts.append(f"{name(w.seat)} {how}: {value}{pao}")
             return "; ".join(parts)
         if self.kind == "chombo":
             return f"chombo by {name(self.chombo or 0)}"

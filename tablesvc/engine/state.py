@@ -128,6 +128,7 @@ class GameState:
     results: list = field(default_factory=list)  # HandResult of every finished hand
     final: object | None = None  # GameResult once over
     clock: Clock | None = None  # the tournament clock, when the game is played on time (immutable)
+    by_results: bool = False  # hands are entered by their results (a score sheet, the players' phones)
 
     def clone(self) -> GameState:
         """A copy that shares only immutable parts (tiles, finished results)."""

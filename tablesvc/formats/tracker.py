@@ -9,18 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mahjong.shanten import Shanten
-
-from tablesvc.tiles import Tile, tiles_to_34
+from tablesvc.rules.shape import shanten
+from tablesvc.tiles import Tile
 
 __all__ = ["HandTracker", "guess_tenpai", "noten_payment_tenpai", "shanten"]
-
-_SHANTEN = Shanten()
-
-
-def shanten(tiles: Sequence[Tile]) -> int:
-    return _SHANTEN.calculate_shanten(tiles_to_34(tiles))
-
 
 def noten_payment_tenpai(deltas: Sequence[int]) -> tuple[bool, bool, bool, bool] | None:
     """Who was tenpai, where ``deltas`` are exactly noten payments (3000 shared); else None."""

@@ -224,6 +224,7 @@ def result_payload(result: HandResult | GameResult | RiichiAccepted, seq: int,
             "chombo_name": name(result.chombo),
             "deltas": list(result.deltas),
             "riichi_deposits": list(result.deposits),
+            "opened": list(result.opened) if len(result.opened) == 4 else None,
             "scores": list(result.scores),
             "dealer_continues": result.dealer_continues,
         }

@@ -53,6 +53,11 @@ TOPICS: tuple[TopicSpec, ...] = (
               '{"schema", "ts", "link", "status": "off"|"waiting"|"ok"|"mismatch"|"fault", "text", "check", "trays", '
               '"riichi", "game": {"scores", "sticks"}, "differences": [{"seat", "name", "tray", "game", '
               '"difference"}], "fault"}: the score sticks compared with the game (tables with a stick tray reader)'),
+    TopicSpec("broadcast/hands", "service", True, 1,
+              '{"schema", "ts", "seq", "hand_id", "delay_s", "round", "honba", "sticks", "wall", "dora", "turn", '
+              '"seats": [{"seat", "wind", "name", "score", "riichi", "concealed", "drawn", "melds", "shanten", '
+              '"waits", "karaten", "furiten", "ukeire", "deal_in"}]}: every hand and its analysis, after the '
+              "organiser's delay; only a broadcast account may read it (tables that know every hand)"),
     TopicSpec("cmd", "referee", False, 1,
               '{"command", "transaction", "token", ...}: start_game, undo, amend, event, chombo, dead_hand, '
               "set_scores, end_game, clock, sticks"),
@@ -62,7 +67,8 @@ TOPICS: tuple[TopicSpec, ...] = (
 )
 
 SCHEMA_FILES: dict[str, str] = {t.name: "devices" if t.name.startswith("devices/") else "camera-snapshot"
-                                if t.name.startswith("camera/") else t.name for t in TOPICS}
+                                if t.name.startswith("camera/") else t.name.replace("broadcast/", "broadcast-")
+                                for t in TOPICS}
 """Each topic's JSON Schema, ``docs/schemas/<file>.json`` (``devices/<name>`` share one, so do cameras' snapshots)."""
 
 
@@ -97,4 +103,5 @@ _SIMPLE = {
     "sticks": "sticks",
     "cmd": "cmd",
     "cmd_reply": "cmd/reply",
+    "broadcast_hands": "broadcast/hands",
 }

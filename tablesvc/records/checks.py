@@ -15,9 +15,9 @@ some), so a result the schema allows is never refused, except for the
 limits below, which no table reaches: a payload of at most
 :data:`MAX_PAYLOAD` bytes, nested at most :data:`MAX_DEPTH` deep, whole
 numbers within PostgreSQL's ``integer``, no ``NaN`` or ``Infinity``, text
-that is valid Unicode, names of at most :data:`MAX_NAME` characters and
+that is valid Unicode without control characters (a NUL), names of at most :data:`MAX_NAME` characters and
 game ids of at most :data:`MAX_GAME_ID`, a ranking that ranks each seat
-once.
+once, with the places its points give.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import json
 import re
 from typing import Any
 
-from tablesvc.text import find_invalid_text
+from tablesvc.text import control_character, find_invalid_text
 
 __all__ = ["INT_MAX", "INT_MIN", "MAX_DEPTH", "MAX_GAME_ID", "MAX_NAME", "MAX_PAYLOAD", "Refused", "check_payload",
            "check_result", "check_text", "parse", "parse_object"]
@@ -120,6 +120,9 @@ def _text(value: Any, path: str, limit: int) -> str:
         raise Refused(f"{path} must be text, not {value!r:.60}")
     if len(value) > limit:
         raise Refused(f"{path} must be at most {limit} characters, not {len(value):,}")
+    bad = control_character(value)
+    if bad is not None:  # a NUL: SQLite keeps it, PostgreSQL refuses it; the same feed would give other records
+        raise Refused(f"{path} holds a control character ({bad}); names and ids are one line of visible text")
     return value
 
 
@@ -217,6 +220,14 @@ def _final(p: Any, path: str) -> None:
             _text(row["name"], f"{where}.name", MAX_NAME)
     if sorted(seats) != [0, 1, 2, 3]:
         raise Refused(f"{path}ranking must rank each of the four seats once, not seats {seats}")
+    points = [row["points"] for row in ranking]
+    for i, row in enumerate(ranking):  # a place the points give: ties may share a place or be split, no more
+        above = sum(1 for x in points if x > row["points"])
+        tied = sum(1 for x in points if x == row["points"])
+        if not above + 1 <= row["place"] <= above + tied:
+            given = str(above + 1) if tied == 1 else f"{above + 1} to {above + tied}"
+            raise Refused(f"{path}ranking[{i}].place is {row['place']}, but its points ({row['points']}) give "
+                          f"place {given}")
     _optional(p, "seq", path)
     _optional(p, "leftover_sticks", path)
     if "players" in p:

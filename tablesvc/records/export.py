@@ -6,6 +6,7 @@ import csv
 import io
 
 from tablesvc.records.records_db import StoredGame
+from tablesvc.text import spreadsheet_cell
 
 __all__ = ["COLUMNS", "games_csv"]
 
@@ -23,6 +24,6 @@ def games_csv(games: list[StoredGame]) -> str:
         if not g.finished:
             continue
         for s in g.seats:
-            w.writerow([g.started, g.site, g.table, g.game, g.rules, s.seat, s.name, s.typed, s.place, s.points,
-                        s.uma, s.result])
+            w.writerow([spreadsheet_cell(v) for v in (g.started, g.site, g.table, g.game, g.rules, s.seat, s.name,
+                                                      s.typed, s.place, s.points, s.uma, s.result)])
     return out.getvalue()

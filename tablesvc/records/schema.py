@@ -137,6 +137,8 @@ tournament_players = Table(
     Column("replaces", Integer, nullable=True),
     UniqueConstraint("tournament_id", "name", name="tournament_players_name"),
     UniqueConstraint("tournament_id", "ema_id", name="tournament_players_ema_id"),
+    Column("first_name", String(200), nullable=True),  # as imported: the EMA report's columns
+    Column("last_name", String(200), nullable=True),
 )
 
 tournament_tables = Table(
@@ -157,6 +159,7 @@ tournament_rounds = Table(
     Column("started_at", String(40), nullable=True),
     Column("started_tables", Text, nullable=False, default="[]"),  # JSON: table numbers that answered ok
     Column("offline_tables", Text, nullable=False, default="[]"),  # JSON: those that did not
+    Column("deadline", String(40), nullable=True),  # the round's one end of time (ISO 8601 UTC), for every table
 )
 
 tournament_seats = Table(
@@ -311,9 +314,16 @@ def _v2(conn: Connection) -> None:
     _V2.create_all(conn)
 
 
+def _v3(conn: Connection) -> None:
+    conn.execute(text("ALTER TABLE tournament_players ADD COLUMN first_name VARCHAR(200)"))
+    conn.execute(text("ALTER TABLE tournament_players ADD COLUMN last_name VARCHAR(200)"))
+    conn.execute(text("ALTER TABLE tournament_rounds ADD COLUMN deadline VARCHAR(40)"))
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable[[Connection], None]], ...] = (
     (1, "games, their players and hands, player aliases", _v1),
     (2, "tournaments: players, the hall's tables, rounds and their seats, penalties", _v2),
+    (3, "tournaments: players' first and last names as imported, a round's deadline", _v3),
 )
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 

@@ -29,7 +29,7 @@ from tablesvc.rules.hand import Hand, InvalidHandError, MeldKind, WinConditions
 from tablesvc.rules.ruleset import Kazoe, Nagashi, Renhou, RuleSet
 from tablesvc.tiles import Tile, assign_ids
 
-__all__ = ["HandValue", "Limit", "NoYakuError", "Yaku", "base_points", "score_hand"]
+__all__ = ["HandValue", "Limit", "NoYakuError", "Yaku", "base_points", "score_hand", "yaku_key"]
 
 
 class NoYakuError(InvalidHandError):
@@ -105,6 +105,7 @@ _SINGLE_FORM = {
     "renhou_yakuman": "renhou",
 }
 _NAME_BY_KEY = dict(_PKG_YAKU.values())
+_KEY_BY_NAME = {name: key for key, name in _NAME_BY_KEY.items()}
 _DORA_KEYS = frozenset({"dora", "aka_dora", "ura_dora"})
 _PAO_KEYS = frozenset({"daisangen", "daisuushi"})
 
@@ -140,6 +141,11 @@ _PKG_MELD = {
     MeldKind.ANKAN: (PkgMeld.KAN, False),
     MeldKind.KAKAN: (PkgMeld.SHOUMINKAN, True),
 }
+
+
+def yaku_key(name: str) -> str | None:
+    """The stable key of a yaku by the name a result shows (``"Double Riichi"`` -> ``"daburu_riichi"``)."""
+    return _KEY_BY_NAME.get(name)
 
 
 def base_points(han: int, fu: int, rules: RuleSet) -> tuple[int, Limit, bool]:

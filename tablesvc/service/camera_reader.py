@@ -14,7 +14,7 @@ import logging
 import threading
 from collections.abc import Callable
 
-from vision.observations import CameraObservation
+from vision.table.observations import CameraObservation
 
 __all__ = ["CameraReader"]
 

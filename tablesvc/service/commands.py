@@ -364,7 +364,7 @@ class Commands:
             # a situation given with the command replaces the configured one as a whole
             situation = {k: c[k] for k in SITUATION if k in c} or dict(self._start)
             if situation.get("scores") == "sticks":
-                situation.update(self._from_sticks(situation))
+                situation.update(self._from_sticks(situation, c.get("rules", self._rules)))
             if "scores" in situation:
                 situation["scores"] = tuple(situation["scores"])
             event = GameStart(players=players, rules=c.get("rules", self._rules), **situation)  # type: ignore[arg-type]
@@ -440,8 +440,10 @@ class Commands:
         if action == "add_hand":
             return self._submit(ClockAddHand(reason=c.get("reason", "")), source)
         return self._submit(TimeUp(reason=c.get("reason", ""), rule=c.get("rule")), source)
-    def _from_sticks(self, situation: dict[str, Any]) -> dict[str, Any]:
-        """The scores (and, unless given, the riichi sticks on the table) of a game started from the trays."""
+    def _from_sticks(self, situation: dict[str, Any], rules: str) -> dict[str, Any]:
+        """The scores (and, unless given, the riichi sticks on the table) of a game started from the trays: only
+        from a reading whose points add up to the table's (four times the rules' starting points), so that a
+        stick missing or misread never becomes the game's score."""
         reading = self._trays() if self._trays is not None else None
         if reading is None:
             raise CommandError("scores from the sticks: " + (
@@ -449,6 +451,20 @@ class Commands:
                 else "the stick tray reader has sent no reading it can be trusted with (is it connected? see the "
                 "sticks topic)"))
         trays, riichi = reading
+        sticks = situation.get("sticks", riichi)
+        from tablesvc.rules.ruleset import get_ruleset
+        from tablesvc.sticks import RIICHI_STICK
+
+        try:
+            table = 4 * get_ruleset(rules).start_points
+        except ValueError:  # rules this table does not know: the game's start refuses them, naming them
+            return {"scores": trays, **({} if "sticks" in situation else {"sticks": riichi})}
+        held = sum(trays) + RIICHI_STICK * sticks
+        if held != table:
+            raise CommandError(
+                f"scores from the sticks: the trays hold {sum(trays):,} and {sticks} riichi stick(s) lie on the "
+                f"table, {held:,} in all; a table under {rules} holds {table:,}: a stick is missing or misread, "
+                "count the trays again (or give the scores)")
         return {"scores": trays, **({} if "sticks" in situation else {"sticks": riichi})}
 
     @staticmethod

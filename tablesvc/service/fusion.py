@@ -39,7 +39,7 @@ from tablesvc.engine.events import (
 from tablesvc.engine.events import DiceRolled as DiceEvent
 from tablesvc.engine.state import GameState, Step
 from tablesvc.tiles import Tile, parse_tile
-from vision.observations import (
+from vision.table.observations import (
     CameraObservation,
     DoraIndicatorSeen,
     HandRevealed,

@@ -4,7 +4,7 @@ A club owner who sees a refused camera event on the dashboard wants to see
 what the camera saw. :class:`Snapshots` keeps the camera's latest frame and
 its reading; every ``interval`` seconds (a new frame permitting) and at once
 when the engine refuses something the camera reported, it draws the reading
-over the frame (:func:`vision.annotation.annotate`), encodes it as JPEG and
+over the frame (:func:`vision.table.annotation.annotate`), encodes it as JPEG and
 hands ``{"schema", "camera", "ts", "reason", "tiles", "unknown", "width",
 "height", "jpeg": base64}`` to ``publish``, which the service puts on the
 retained ``camera/<name>/snapshot`` topic. Drawing and encoding (~20 ms)
@@ -26,9 +26,9 @@ import numpy as np
 
 from tablesvc.mqtt.payloads import iso_time
 from tablesvc.mqtt.topics import SCHEMA_VERSION
-from vision.annotation import annotate
-from vision.calibration import Calibration
-from vision.geometry import TableGeometry
+from vision.table.annotation import annotate
+from vision.table.calibration import Calibration
+from vision.table.geometry import TableGeometry
 
 __all__ = ["Snapshots"]
 
@@ -59,7 +59,7 @@ class Snapshots:
         self._last: float | None = None
 
     def frame(self, image: np.ndarray, readings: Any) -> None:
-        """A frame read (``readings`` a :class:`~vision.pipeline.ZoneReadings`); publishes when one is due."""
+        """A frame read (``readings`` a :class:`~vision.table.pipeline.ZoneReadings`); publishes when one is due."""
         with self._lock:
             self._latest = (image, readings)
             due = self._last is None or self.clock() - self._last >= self.interval

@@ -18,6 +18,7 @@ ending with a clean ``offline`` status.
 
 from __future__ import annotations
 
+import json
 import logging
 import queue
 import threading
@@ -37,6 +38,7 @@ from tablesvc.engine.state import Phase
 from tablesvc.formats.mjai_live import MjaiStream, capture
 from tablesvc.mqtt.link import IncomingMessage, MqttLink
 from tablesvc.mqtt.payloads import iso_time
+from tablesvc.service.broadcast import Broadcast, HandsSeen
 from tablesvc.service.bursts import BurstLimiter
 from tablesvc.service.clock import ClockTimer
 from tablesvc.service.commands import Commands
@@ -49,7 +51,7 @@ from tablesvc.service.stickwatch import StickWatch
 from tablesvc.storage.journal import Entry, Journal, JournalError
 from tablesvc.storage.table import Accepted, Table
 from tablesvc.text import safe_text as safe
-from vision.observations import CameraObservation
+from vision.table.observations import CameraObservation
 
 __all__ = ["JournalMissing", "TableService"]
 
@@ -144,6 +146,9 @@ class TableService:
         # the tournament clock's deadline is watched here; time-up is recorded by the worker like any input
         self.clock_timer = ClockTimer(self._running_clock, self.clock, lambda: self.inbox.put(("time_up",)))
         self.mjai = MjaiStream()
+        # every hand on broadcast/hands, where the table knows them all (held back by the organiser's delay)
+        self.broadcast = Broadcast(self._publish_hands, delay_s=config.broadcast_delay, clock=self.clock,
+                                   store=config.table.data_dir / f"{config.table.id}.broadcast.sqlite3")
         self.drivers: list[Any] = []
         self.reader: Any = None
         self.snapshots: dict[str, Any] = {}  # camera name -> tablesvc.service.snapshots.Snapshots
@@ -225,6 +230,7 @@ class TableService:
             log.info("stopping with events the broker has not acknowledged; they are sent at the next start")
         self.link.stop(final=self.publisher.status(False))
         self.journal.close()
+        self.broadcast.close()
         self.lock.release()
 
     def _writes_refused(self, message: str) -> None:
@@ -262,11 +268,11 @@ class TableService:
             log.warning("camera %s: no calibration and tile set configured; its frames are not read", cam.name)
             return None
         from tablesvc.service.camera_reader import CameraReader
-        from vision.calibration import Calibration
-        from vision.classifier import TileClassifier
-        from vision.finder import finder_or_none
-        from vision.pipeline import FramePipeline
-        from vision.tracking import ZoneTracker
+        from vision.naming.classifier import TileClassifier
+        from vision.photos.finder import finder_or_none
+        from vision.table.calibration import Calibration
+        from vision.table.pipeline import FramePipeline
+        from vision.table.tracking import ZoneTracker
 
         classifier = TileClassifier.from_files(cam.model, cam.tiles)
         calibration = Calibration.load(cam.calibration)
@@ -327,7 +333,35 @@ class TableService:
                     last_flush = time.monotonic()
                 self.inbox.task_done()
 
+    def submit(self, event: Event, source: str) -> None:
+        """An event from a source that is neither a device nor a referee (``tablesvc replay --feed``), handled
+        by the worker like any input (any thread; a refusal is published on ``errors``)."""
+        self.inbox.put(("event", event, source))
+
+    def broadcast_drained(self, timeout: float, stop: threading.Event | None = None) -> bool:
+        """Wait until the broadcast holds nothing back (at most ``timeout`` seconds, or until ``stop``)."""
+        deadline = time.monotonic() + timeout
+        while self.broadcast.waiting:
+            if time.monotonic() > deadline or (stop is not None and stop.wait(0.05)):
+                return False
+            if stop is None:
+                time.sleep(0.05)
+        return True
+
+    def hands(self, seen: HandsSeen) -> None:
+        """A full-information source's view of every hand (any thread): the one way hands come in for the
+        broadcast, besides those the engine knows itself."""
+        self.inbox.put(("hands", seen))
+
+    def _publish_hands(self, payload: dict[str, Any]) -> bool:
+        return self.link.publish(self.topics.broadcast_hands, json.dumps(payload, separators=(",", ":")).encode(),
+                                 qos=1, retain=True) is not None
+
     def _flush(self) -> None:
+        try:
+            self.broadcast.due()
+        except Exception:
+            log.exception("cannot publish the broadcast's hands")
         if self.sticks is not None:
             self.sticks.tick()  # a difference held still for the grace is raised
         try:
@@ -378,6 +412,11 @@ class TableService:
                 if receipt is not None:
                     receipt.kept = kept
                     receipt.done.set()
+        elif kind == "event":
+            self._safe(lambda: self._submit(item[1], item[2]), item[2])
+        elif kind == "hands":
+            self.broadcast.hands(item[1])
+            self.broadcast.changed(self.table.state, self.journal.last_seq, self.clock())
         elif kind == "cmd":
             self._command(item[1])
         elif kind == "health":
@@ -569,6 +608,10 @@ class TableService:
                    mjai: list[dict] | None = None) -> None:
         entry = Entry(accepted.seq, ts, source, kind, body)
         self.publisher.accepted(entry, accepted.outputs, self.table.state, mjai, self.table.result_seqs)
+        try:
+            self.broadcast.changed(self.table.state, accepted.seq, ts)
+        except Exception:  # the entry is journalled and published: the broadcast must not undo that
+            log.exception("cannot build the broadcast's hands after entry %d", accepted.seq)
         if self.sticks is not None:
             try:
                 self.sticks.after(kind, accepted.outputs, self.table.state)

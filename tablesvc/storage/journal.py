@@ -47,7 +47,11 @@ __all__ = ["Entry", "Journal", "JournalDamaged", "JournalError", "JournalForeign
 #: 1: entries, meta, commands. 2: device_events (a schema-1 journal gets the table, empty, when opened).
 #: 3: a SHA-256 checksum per entry (``entries.sum``; an older journal's entries have none, every entry written
 #: after it is opened has one, from ``meta.checked_from``) and ``refusals`` (summaries of refused commands).
-SCHEMA_VERSION = 3
+#: 4: the header (schema, checked_from, site, table) carries a checksum of its own (``meta.header``), so that
+#: the checks cannot be talked out of: see :meth:`Journal.verify`.
+SCHEMA_VERSION = 4
+#: the meta rows the header checksum covers
+HEADER_KEYS = ("schema", "checked_from", "site", "table")
 #: How many command transactions a table remembers (the latest), carried from each game's journal into the next.
 KEEP_TRANSACTIONS = 100_000
 
@@ -86,6 +90,12 @@ def checksum(seq: int, ts: float, source: str, kind: str, body: str) -> str:
     """An entry's SHA-256 over what replaying it reads (its seq, time, source, kind and body as stored): changed
     bytes anywhere in it are found at the next start instead of being replayed."""
     text = json.dumps([seq, ts, source, kind, body], separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def header_checksum(header: dict[str, str]) -> str:
+    """The SHA-256 of the journal's header (:data:`HEADER_KEYS`, absent ones as null)."""
+    text = json.dumps([header.get(k) for k in HEADER_KEYS], separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
@@ -133,22 +143,18 @@ class Journal:
         self._device_event: tuple[str, int] | None = None  # set by from_device(), read by append()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             if not self.fresh:
-                self._check()
+                self._inspect(owner)  # read-only: a file refused here is left byte for byte as it was
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute(f"PRAGMA synchronous={sync.upper()}")
             schema = self._schema()
-            if schema is not None and schema > SCHEMA_VERSION:
-                raise JournalError(f"{self.path} was written by a newer tablesvc (schema {schema}); upgrade tablesvc")
             self._db.executescript(_SCHEMA)
             if schema is None:
-                self._db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                                     [("schema", str(SCHEMA_VERSION)), ("checked_from", "1")])
+                with self._write() as db:
+                    self._set_header(db, {"schema": str(SCHEMA_VERSION), "checked_from": "1"})
             elif schema < SCHEMA_VERSION:  # the script above added the tables the older schema lacked
                 self._upgrade(schema)
-            if not self.fresh:
-                self.verify()
             if owner is not None:
                 self._claim(owner)
         except JournalError:
@@ -160,6 +166,32 @@ class Journal:
         except sqlite3.DatabaseError as exc:  # "file is not a database", "database disk image is malformed"
             self._abandon()
             raise self.damaged(str(exc)) from None
+
+    def _inspect(self, owner: tuple[str, str] | None) -> None:
+        """Every check of an existing file, on a read-only connection, before anything is written to it (the
+        WAL mode, a migration, the owner): a sound database, a schema this tablesvc knows, a sound header,
+        every entry (:meth:`verify`), the right table."""
+        sides = [self.path.with_name(self.path.name + extra) for extra in ("-wal", "-shm")]
+        had = [side.exists() for side in sides]
+        uri = f"{self.path.resolve().as_uri()}?mode=ro"
+        self._db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        try:
+            self._check()
+            schema = self._schema()
+            if schema is not None and schema > SCHEMA_VERSION:
+                raise JournalError(f"{self.path} was written by a newer tablesvc (schema {schema}); upgrade tablesvc")
+            self.verify()
+            if owner is not None:
+                self._claim(owner, check_only=True)
+        except BaseException:
+            self._db.close()
+            self._db = None
+            for side, existed in zip(sides, had, strict=True):  # the empty side files reading it made, not kept
+                if not existed and side.exists() and (side.name.endswith("-shm") or side.stat().st_size == 0):
+                    side.unlink()
+            raise
+        self._db.close()
+        self._db = None
 
     def damaged(self, what: str) -> JournalDamaged:
         return JournalDamaged(
@@ -188,29 +220,63 @@ class Journal:
             raise self.damaged(f"its schema version is {str(row[0])[:40]!r}, not a number") from None
 
     def _upgrade(self, schema: int) -> None:
-        """An older journal: entries written from now on carry a checksum; the ones before have none."""
+        """An older journal, already verified: entries written from now on carry a checksum (the ones before
+        have none, where the journal had none), and the header gets its own."""
         assert self._db is not None
         columns = [r[1] for r in self._db.execute("PRAGMA table_info(entries)")]
         with self._write() as db:
+            header = dict(db.execute("SELECT key, value FROM meta").fetchall())
             if "sum" not in columns:
                 db.execute("ALTER TABLE entries ADD COLUMN sum TEXT")
-            first = int(db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM entries").fetchone()[0])
-            db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                           [("schema", str(SCHEMA_VERSION)), ("checked_from", str(first))])
-        log.info("journal %s: schema %d brought to %d; entries from %d on carry a checksum", self.path, schema,
-                 SCHEMA_VERSION, first)
+            if schema < 3:
+                header["checked_from"] = str(int(db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM entries")
+                                                 .fetchone()[0]))
+            header["schema"] = str(SCHEMA_VERSION)
+            self._set_header(db, header)
+        log.info("journal %s: schema %d brought to %d; entries from %s on carry a checksum", self.path, schema,
+                 SCHEMA_VERSION, header["checked_from"])
+
+    @staticmethod
+    def _set_header(db: sqlite3.Connection, header: dict[str, str]) -> None:
+        """Write the header's rows and its checksum (inside the caller's transaction)."""
+        rows = [(k, header[k]) for k in HEADER_KEYS if header.get(k) is not None]
+        db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [*rows, ("header", header_checksum(header))])
 
     def verify(self) -> None:
-        """Check every entry, so that a start never replays what the service did not write: seq 1..N with no
-        gap, a numeric time, a text source and kind, a JSON object as body, and the checksum (entries written
-        since the journal had checksums). :class:`JournalDamaged` names the file and the first bad entry."""
+        """Check the header and every entry, so that a start never replays what the service did not write.
+
+        The header: a schema-4 journal's header (schema, checked_from, site, table) matches its checksum; an
+        older one agrees with what its entries show: a journal that holds checksummed entries (the ``sum``
+        column) says schema 3 or 4, and every entry before ``checked_from`` has no checksum (moving
+        ``checked_from`` past written checksums, or lowering the schema, is refused, never believed).
+        The entries: seq 1..N with no gap, a numeric time, a text source and kind, a JSON object as body, and
+        the checksum from ``checked_from`` on. :class:`JournalDamaged` names the file and what is wrong."""
         assert self._db is not None
-        row = self._db.execute("SELECT value FROM meta WHERE key = 'checked_from'").fetchone()
-        try:
-            checked_from = int(row[0]) if row is not None else 1
-        except ValueError:
-            raise self.damaged(f"its checked_from is {str(row[0])[:40]!r}, not a number") from None
-        rows = self._db.execute("SELECT seq, ts, typeof(ts), source, kind, body, sum FROM entries ORDER BY seq")
+        schema = self._schema()
+        columns = [r[1] for r in self._db.execute("PRAGMA table_info(entries)")]
+        has_sums = "sum" in columns
+        header = dict(self._db.execute("SELECT key, value FROM meta").fetchall()) if schema is not None else {}
+        if has_sums and (schema is None or schema < 3):
+            raise self.damaged(f"its header says schema {schema if schema is not None else '(none)'}, but it holds "
+                               "checksummed entries (schema 3 or later): the header was changed")
+        if schema is not None and schema >= 4:
+            if header.get("header") != header_checksum(header):
+                why = "has no checksum" if header.get("header") is None else "does not match its checksum"
+                raise self.damaged(f"its header (schema, checked entries, table) {why}: it was changed")
+        elif "header" in header:
+            raise self.damaged(f"its header says schema {schema}, older than its header checksum (schema 4): "
+                               "the header was changed")
+        checked_from = 10**18  # an older journal without checksums: nothing to check but the shape
+        if has_sums:
+            row = header.get("checked_from")
+            if row is None:
+                raise self.damaged("its header does not say which entries carry a checksum (checked_from)")
+            try:
+                checked_from = int(row)
+            except ValueError:
+                raise self.damaged(f"its checked_from is {str(row)[:40]!r}, not a number") from None
+        sums = "sum" if has_sums else "NULL"
+        rows = self._db.execute(f"SELECT seq, ts, typeof(ts), source, kind, body, {sums} FROM entries ORDER BY seq")
         expected = 1
         for seq, ts, ts_type, source, kind, body, stored in rows:
             where = f"entry {seq}"
@@ -227,16 +293,22 @@ class Journal:
                     raise ValueError("not a JSON object")
             except (ValueError, RecursionError) as exc:
                 raise self.damaged(f"{where} ({kind}): its body is not a JSON object ({str(exc)[:80]})") from None
+            if seq < checked_from and stored is not None:
+                raise self.damaged(f"its header says entries are checked from {checked_from}, but {where} ({kind}) "
+                                   "before it carries a checksum: the header was changed")
             if seq >= checked_from and stored != checksum(seq, ts, source, kind, body):
                 why = "has no checksum" if stored is None else "does not match its checksum"
                 raise self.damaged(f"{where} ({kind}) {why}: it was changed after it was written")
 
-    def _claim(self, owner: tuple[str, str]) -> None:
+    def _claim(self, owner: tuple[str, str], check_only: bool = False) -> None:
         """Write the table's identity into a new journal; refuse one that belongs to another table."""
         assert self._db is not None
         stored = dict(self._db.execute("SELECT key, value FROM meta WHERE key IN ('site', 'table')").fetchall())
         if not stored:
-            self._db.executemany("INSERT INTO meta VALUES (?, ?)", [("site", owner[0]), ("table", owner[1])])
+            if not check_only:
+                with self._write() as db:
+                    header = dict(db.execute("SELECT key, value FROM meta").fetchall())
+                    self._set_header(db, {**header, "site": owner[0], "table": owner[1]})
             return
         if (stored.get("site"), stored.get("table")) != owner:
             raise JournalForeign(

@@ -30,10 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from tablesvc.rules.ruleset import RuleSet, get_ruleset
+from tablesvc.text import spreadsheet_cell
 from tablesvc.tournament.model import PlayerStatus, TournamentError
 from tablesvc.tournament.standings import Standings
 
-__all__ = ["EMA_COLUMNS", "check_sums", "ema_csv", "ema_json", "export_games"]
+__all__ = ["EMA_COLUMNS", "check_lines", "check_sums", "ema_csv", "ema_json", "export_games", "provisional_line"]
 
 EMA_COLUMNS = ("place", "first name", "last name", "EMA number", "table points", "score", "EMA member", "country")
 
@@ -98,13 +99,49 @@ def _rows(st: Standings) -> list[dict[str, Any]]:
     return out
 
 
+def provisional_line(st: Standings) -> str | None:
+    """What marks a report written before the last round is finished; None for the final one."""
+    if not st.provisional:
+        return None
+    return (f"PROVISIONAL: {st.finished_rounds} of {st.tournament.rounds} rounds finished; not the tournament's "
+            "result")
+
+
+def check_lines(st: Standings) -> list[str]:
+    """The sum check as printed with the report: the games that sum, the table points as game results less
+    penalties, the players ranked with fewer games than the rounds."""
+    games = [tg for tg in st.tables if tg.game is not None and tg.game.finished]
+    ranked = [p for p in st.players if p.place is not None]
+    results = sum(p.games_result for p in ranked)
+    penalties = sum(p.penalties for p in ranked)
+    chombo = sum(s.penalty or 0 for tg in games for s in tg.game.seats)  # type: ignore[union-attr]
+    out = [f"check: {len(games)} game(s), each summing as the rules say ({st.tournament.rules})",
+           f"check: table points {_thousands(results - penalties)} = game results {_thousands(results)} less "
+           f"penalties {_thousands(penalties)} (the tables' own chombo penalties, {_thousands(chombo)}, are in the "
+           "game results)"]
+    short = [p for p in ranked if st.incomplete(p)]
+    if short:
+        out.append("ranked with fewer games than the rounds: " + ", ".join(
+            f"{p.player.name} ({p.games} of {st.finished_rounds})" for p in short))
+    subs = [p for p in st.players if p.place is None]
+    if subs:
+        out.append("not ranked (substitutes): " + ", ".join(f"{p.player.name} ({p.games} game(s))" for p in subs))
+    line = provisional_line(st)
+    if line:
+        out.append(line)
+    return out
+
+
 def ema_csv(st: Standings) -> str:
-    """The EMA results report as CSV (after the sum check)."""
+    """The EMA results report as CSV (after the sum check), every cell passed through :func:`spreadsheet_cell`."""
     _checked(st)
     buf = io.StringIO()
+    line = provisional_line(st)  # a report before the last round is finished says so on its first line
+    if line:
+        buf.write(line + "\n")
     writer = csv.DictWriter(buf, fieldnames=list(EMA_COLUMNS), lineterminator="\n")
     writer.writeheader()
-    writer.writerows(_rows(st))
+    writer.writerows({k: spreadsheet_cell(v) for k, v in row.items()} for row in _rows(st))
     return buf.getvalue()
 
 
@@ -114,8 +151,10 @@ def ema_json(st: Standings) -> str:
     t = st.tournament
     data = {
         "tournament": t.name, "rules": t.rules, "rounds": t.rounds, "tie_break": t.tie_break.value,
-        "time_rule": t.time_rule, "minutes": t.minutes,
-        "ranking": _rows(st),
+        "time_rule": t.time_rule, "minutes": t.minutes, "provisional": st.provisional,
+        "finished_rounds": st.finished_rounds,
+        "ranking": [row | {"games": p.games, "incomplete": st.incomplete(p)}
+                    for row, p in zip(_rows(st), [p for p in st.players if p.place is not None], strict=True)],
         "not_ranked": [{"name": p.player.name, "EMA number": p.player.ema_id or "", "reason": "substitute",
                         "games": p.games, "table points": _thousands(p.total)}
                        for p in st.players if p.player.status is PlayerStatus.SUBSTITUTE],

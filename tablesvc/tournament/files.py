@@ -67,6 +67,10 @@ def read_players_csv(text: str, source: str = "the players' file") -> list[NewPl
                 values[k] = v.strip()
         name = values.get("name") or " ".join(x for x in (values.get("first"), values.get("last")) if x)
         where = f"{source}, line {line}"
+        runaway = next((v for v in values.values() if "\n" in v or "\r" in v), None)
+        if runaway is not None:
+            raise TournamentError(f"{where}: a quote is not closed ({runaway.splitlines()[0][:40]!r}... runs over "
+                                  f"{len(runaway.splitlines())} lines): close it or remove it")
         if not name:
             raise TournamentError(f"{where}: no name")
         ema = values.get("ema")
@@ -77,7 +81,8 @@ def read_players_csv(text: str, source: str = "the players' file") -> list[NewPl
         if ema:
             emas[ema] = line
         names[name.casefold()] = line
-        out.append(NewPlayer(name, ema, values.get("club"), values.get("country"), row=where))
+        out.append(NewPlayer(name, ema, values.get("club"), values.get("country"), row=where,
+                             first_name=values.get("first"), last_name=values.get("last")))
     return out
 
 

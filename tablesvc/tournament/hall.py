@@ -26,13 +26,14 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from tablesvc.tournament.model import HallTable, PlayerStatus, Round, RoundStatus, Tournament, TournamentError
 from tablesvc.tournament.tournament_db import TournamentStore
 
-__all__ = ["Hall", "MqttHall", "StartReport", "clock_field", "start_command", "start_round", "table_clock"]
+__all__ = ["Hall", "MqttHall", "StartReport", "clock_field", "hall_time_up", "round_deadline", "start_command",
+           "start_round", "table_clock"]
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +53,9 @@ class StartReport:
     not_started: dict[int, str]  # table number -> why (offline, no reply, the table's refusal)
     notes: dict[int, str] = field(default_factory=dict)  # started tables with something to say (no clock there)
 
-    def lines(self, tables: list[HallTable]) -> list[str]:
+    def lines(self, tables: list[HallTable], again: str | None = None) -> list[str]:
+        """The report; ``again`` is the command line that retries the tables not started, as the caller ran
+        it (its database and broker)."""
         by = {t.number: t for t in tables}
         out = [f"round {self.round.number}: {len(self.started)} table(s) started"]
         for n in self.started:
@@ -61,17 +64,30 @@ class StartReport:
         for n, why in sorted(self.not_started.items()):
             out.append(f"  table {n} ({by[n].site}/{by[n].table_id}): NOT STARTED: {why}")
         if self.not_started:
-            out.append("send start_game again to the tables not started: tablesvc tournament start-round "
-                       f"{self.round.number} --retry")
+            out.append("send start_game again to the tables not started: "
+                       + (again or f"tablesvc tournament start-round {self.round.number} --retry --broker URL"))
         return out
 
 
-def clock_field(t: Tournament) -> dict[str, Any] | None:
-    """``start_game``'s ``clock``: the guaranteed minutes and the rule at the end of time ("ema", "finish_hand",
-    or "more_hands:N"); None when the tournament plays without a clock."""
+def round_deadline(t: Tournament, r: Round, now: datetime) -> str | None:
+    """The round's one end of time: the one recorded when it was first started (a table started late with
+    --retry gets the same), else ``now`` plus the round's minutes; None without a clock."""
+    if not t.minutes:
+        return None
+    if r.deadline:
+        return r.deadline
+    return (now + timedelta(minutes=t.minutes)).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def clock_field(t: Tournament, deadline: str | None = None) -> dict[str, Any] | None:
+    """``start_game``'s ``clock``: the guaranteed minutes, the round's deadline (one for the whole hall) and the
+    rule at the end of time ("ema", "finish_hand", or "more_hands:N"); None when the tournament plays without a
+    clock."""
     if not t.minutes:
         return None
     clock: dict[str, Any] = {"minutes": t.minutes}
+    if deadline:
+        clock["deadline"] = deadline
     if t.time_rule:
         rule, _, more = t.time_rule.partition(":")
         clock["rule"] = rule
@@ -80,10 +96,11 @@ def clock_field(t: Tournament) -> dict[str, Any] | None:
     return clock
 
 
-def start_command(t: Tournament, names: tuple[str, str, str, str], transaction: str) -> dict[str, Any]:
+def start_command(t: Tournament, names: tuple[str, str, str, str], transaction: str,
+                  deadline: str | None = None) -> dict[str, Any]:
     command: dict[str, Any] = {"command": "start_game", "transaction": transaction, "players": list(names),
                                "rules": t.rules}
-    clock = clock_field(t)
+    clock = clock_field(t, deadline)
     if clock is not None:
         command["clock"] = clock
     return command
@@ -99,16 +116,20 @@ def start_round(store: TournamentStore, tid: int, number: int, hall: Hall, *, re
     for i, four in enumerate(r.seating.tables, 1):
         for p in four:
             if players[p].status is PlayerStatus.WITHDRAWN:
-                raise TournamentError(f"round {number}, table {i}: {players[p].name} has withdrawn: seat the round "
-                                      "again (or substitute them) before starting it")
+                raise TournamentError(f"round {number}, table {i}: {players[p].name} has withdrawn and the seat "
+                                      f"waits: tablesvc tournament add NAME --substitute {p} (or seat the round "
+                                      "again) before starting it")
     tables = {h.number: h for h in store.tables(tid)}
-    started_at = datetime.now(UTC).isoformat(timespec="seconds")
+    now = datetime.now(UTC)
+    started_at = now.isoformat(timespec="seconds")
+    deadline = round_deadline(t, r, now)
     not_started: dict[int, str] = {}
     stamp = secrets.token_hex(3)
     payloads = {}
     for i in pending:
         names = tuple(players[p].name for p in r.seating.tables[i - 1])
-        payload = start_command(t, names, f"tournament-{tid}-r{number}-t{i}-{stamp}")  # type: ignore[arg-type]
+        payload = start_command(t, names, f"tournament-{tid}-r{number}-t{i}-{stamp}",  # type: ignore[arg-type]
+                                deadline)
         if token:
             payload["token"] = token
         payloads[i] = payload
@@ -135,7 +156,7 @@ def start_round(store: TournamentStore, tid: int, number: int, hall: Hall, *, re
                 notes[i] = "without the clock: the table's service does not know it (update tablesvc there)"
         else:
             not_started[i] = f"the table refused: {reply.get('error')}"
-    rnd = store.mark_started(tid, number, started, sorted(not_started), started_at)
+    rnd = store.mark_started(tid, number, started, sorted(not_started), started_at, deadline if started else None)
     for i, why in sorted(not_started.items()):
         log.warning("round %d: table %d (%s/%s) not started: %s", number, i, tables[i].site, tables[i].table_id, why)
     return StartReport(rnd, sorted(started), not_started, notes)
@@ -170,14 +191,35 @@ def _send_all(hall: Hall, tables: dict[int, HallTable], payloads: dict[int, dict
         return dict(replies)
 
 
+def hall_time_up(store: TournamentStore, tid: int, hall: Hall, *, reason: str = "", round_number: int | None = None,
+                 timeout: float = 10.0, token: str | None = None) -> tuple[list[int], dict[int, str]]:
+    """Time called for the whole hall at once: every started table of the round in play gets the clock's
+    ``time_up``; the tables that took it, and those that did not with why (a table already past its time, one
+    not answering), never skipped in silence."""
+    rounds = store.rounds(tid)
+    playing = [r for r in rounds if r.status is RoundStatus.STARTED and round_number in (None, r.number)]
+    if not playing:
+        raise TournamentError("no round is in play: time is called in a round in play")
+    r = playing[-1]
+    done, refused = [], {}
+    for table in r.started_tables:
+        try:
+            table_clock(store, tid, table, hall, time_up=True, reason=reason, round_number=r.number, timeout=timeout,
+                        token=token)
+            done.append(table)
+        except TournamentError as exc:
+            refused[table] = str(exc)
+    return done, refused
+
+
 def table_clock(store: TournamentStore, tid: int, table: int, hall: Hall, *, extend: int | None = None,
-                add_hand: bool = False, reason: str = "", round_number: int | None = None, timeout: float = 10.0,
-                token: str | None = None) -> dict[str, Any]:
+                add_hand: bool = False, time_up: bool = False, reason: str = "", round_number: int | None = None,
+                timeout: float = 10.0, token: str | None = None) -> dict[str, Any]:
     """A referee's word on one table's clock in the round in play: ``extend`` minutes more, or one hand more
     (``add_hand``), as the table's ``clock`` command; the table's reply data. Refused naming the round for a
     round not started or finished, naming the table for one not in the hall or not started."""
-    if (extend is None) == (not add_hand):
-        raise TournamentError("give the minutes to extend by, or one hand to add")
+    if (extend is not None) + add_hand + time_up != 1:
+        raise TournamentError("give the minutes to extend by, one hand to add, or time up")
     rounds = store.rounds(tid)
     if round_number is None:
         playing = [r for r in rounds if r.status is RoundStatus.STARTED]
@@ -200,7 +242,7 @@ def table_clock(store: TournamentStore, tid: int, table: int, hall: Hall, *, ext
         raise TournamentError(f"table {table} of round {r.number} did not start: start it (start-round --retry)")
     h = tables[table]
     command: dict[str, Any] = {"command": "clock", "transaction": f"tournament-{tid}-clock-{secrets.token_hex(4)}",
-                               "action": "add_hand" if add_hand else "extend"}
+                               "action": "add_hand" if add_hand else "time_up" if time_up else "extend"}
     if extend is not None:
         command["minutes"] = extend
     if reason:

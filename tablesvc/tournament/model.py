@@ -98,10 +98,15 @@ class Player:
     country: str | None = None
     status: PlayerStatus = PlayerStatus.ACTIVE
     replaces: int | None = None  # a substitute: the player whose seat they took
+    first_name: str | None = None  # as imported (or corrected): the EMA report's columns
+    last_name: str | None = None
 
     @property
     def first_last(self) -> tuple[str, str]:
-        """(first name, last name) for the EMA report: the last word is the last name."""
+        """(first name, last name) for the EMA report: as imported or corrected; only a player entered with a
+        single name is split, at the last space ("Niamh Ó Briain" needs ``rename --first --last`` then)."""
+        if self.first_name or self.last_name:
+            return self.first_name or "", self.last_name or ""
         parts = self.name.split()
         if len(parts) < 2:
             return self.name, ""
@@ -141,6 +146,7 @@ class Round:
     started_at: str | None = None  # ISO 8601 UTC
     started_tables: tuple[int, ...] = field(default_factory=tuple)  # the tables that answered ok
     offline_tables: tuple[int, ...] = field(default_factory=tuple)  # the tables that did not (listed, not skipped)
+    deadline: str | None = None  # the round's one end of time (ISO 8601 UTC), the same for every table
 
 
 @dataclass(frozen=True)

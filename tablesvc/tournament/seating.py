@@ -31,10 +31,11 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from tablesvc.tournament.designs import design_rounds, most_rounds_without_repeats, rounds_in_design
 from tablesvc.tournament.model import Seating, TournamentError
 
-__all__ = ["SeatingQuality", "balance_winds", "interval", "meetings", "plan", "quality", "repeat_lower_bound",
-           "shuffled", "swiss"]
+__all__ = ["SeatingQuality", "balance_winds", "interval", "meetings", "part_clubs", "plan", "quality",
+           "repeat_lower_bound", "shuffled", "swiss"]
 
 CLUB_COST = 3  # a club pair at one table costs as much as three second meetings: kept apart, but not at any price
 _PERMUTATIONS = tuple(itertools.permutations(range(4)))
@@ -42,8 +43,9 @@ _PERMUTATIONS = tuple(itertools.permutations(range(4)))
 
 def _check_count(players: Sequence[int]) -> int:
     if len(players) < 4 or len(players) % 4:
-        raise TournamentError(f"{len(players)} players cannot be seated four to a table: add a substitute or "
-                              f"withdraw players until the count is a multiple of 4")
+        raise TournamentError(f"{len(players)} players cannot be seated four to a table: fill a withdrawn "
+                              "player's seat (tablesvc tournament add NAME --substitute PLAYER), or add or withdraw "
+                              "players until the count is a multiple of 4")
     if len(set(players)) != len(players):
         seen: set[int] = set()
         twice = next(p for p in players if p in seen or seen.add(p))  # type: ignore[func-returns-value]
@@ -190,17 +192,64 @@ def _search(at: list[list[int]], table_of: list[int], cost: list[list[int]], loc
     return best
 
 
-def swiss(ranked: Sequence[int], history: Sequence[Seating] = (), *, seed: int = 0) -> Seating:
-    """By standing: ``ranked`` best first; the leading four at table 1, and so on."""
+def swiss(ranked: Sequence[int], history: Sequence[Seating] = (), *, seed: int = 0,
+          clubs: Mapping[int, str] | None = None) -> Seating:
+    """By standing: ``ranked`` best first; the leading four at table 1, and so on. With ``clubs``, a club pair
+    at one table is parted by swapping one of them with the nearest player in the standing at another table
+    (:func:`part_clubs`)."""
     tables = _check_count(ranked)
-    return balance_winds([ranked[4 * t:4 * t + 4] for t in range(tables)], history, rng=random.Random(seed))
+    four = [list(ranked[4 * t:4 * t + 4]) for t in range(tables)]
+    return balance_winds(part_clubs(four, ranked, clubs), history, rng=random.Random(seed))
 
 
-def interval(ranked: Sequence[int], history: Sequence[Seating] = (), *, seed: int = 0) -> Seating:
-    """By standing, spread over the hall: table ``k`` gets places ``k, k+T, k+2T, k+3T``."""
+def interval(ranked: Sequence[int], history: Sequence[Seating] = (), *, seed: int = 0,
+             clubs: Mapping[int, str] | None = None) -> Seating:
+    """By standing, spread over the hall: table ``k`` gets places ``k, k+T, k+2T, k+3T``; clubs parted as in
+    :func:`swiss`."""
     tables = _check_count(ranked)
-    return balance_winds([[ranked[k + j * tables] for j in range(4)] for k in range(tables)], history,
-                         rng=random.Random(seed))
+    four = [[ranked[k + j * tables] for j in range(4)] for k in range(tables)]
+    return balance_winds(part_clubs(four, ranked, clubs), history, rng=random.Random(seed))
+
+
+def _club(clubs: Mapping[int, str] | None, p: int) -> str:
+    return ((clubs or {}).get(p) or "").strip().casefold()
+
+
+def part_clubs(tables: list[list[int]], ranked: Sequence[int], clubs: Mapping[int, str] | None) -> list[list[int]]:
+    """Players of one club at one table parted by the smallest change to a seating by standing: one of them
+    swapped with the player nearest in the standing, at another table, whose swap lowers the club meetings.
+    What cannot be parted (a club larger than the hall's tables) stays, and the quality counts it."""
+    if not clubs:
+        return tables
+    rank = {p: i for i, p in enumerate(ranked)}
+
+    def clashes(four: Sequence[int]) -> int:
+        return sum(1 for a, b in itertools.combinations(four, 2) if _club(clubs, a) and _club(clubs, a) ==
+                   _club(clubs, b))
+
+    for _ in range(4 * len(tables)):
+        t = next((t for t, four in enumerate(tables) if clashes(four)), None)
+        if t is None:
+            break
+        best = None
+        for p in tables[t]:
+            if not _club(clubs, p) or sum(_club(clubs, q) == _club(clubs, p) for q in tables[t]) < 2:
+                continue
+            for u, other in enumerate(tables):
+                if u == t:
+                    continue
+                for q in other:
+                    here = [q if x == p else x for x in tables[t]]
+                    there = [p if x == q else x for x in other]
+                    gain = clashes(tables[t]) + clashes(other) - clashes(here) - clashes(there)
+                    if gain > 0 and (best is None or abs(rank[q] - rank[p]) < best[0]):
+                        best = (abs(rank[q] - rank[p]), u, p, q)
+        if best is None:
+            break
+        _d, u, p, q = best
+        tables[t][tables[t].index(p)] = q
+        tables[u][tables[u].index(q)] = p
+    return tables
 
 
 def plan(players: Sequence[int], rounds: int, history: Sequence[Seating] = (), *,
@@ -212,6 +261,15 @@ def plan(players: Sequence[int], rounds: int, history: Sequence[Seating] = (), *
     best: list[Seating] | None = None
     best_key = None
     bound = repeat_lower_bound(len(players), len(history) + rounds)
+    tables = _check_count(players)
+    if not history and tables >= 2 and rounds >= 1:
+        # a design first: the rounds it gives have no repeat at all, and clubs go to one row (never meeting)
+        rng = random.Random(seed)
+        built = [Seating(r) for r in design_rounds(_rows(players, clubs, rng), min(rounds, rounds_in_design(tables)))]
+        rng.shuffle(built)
+        out = built + (_extend(players, rounds - len(built), built, clubs, rng, target=bound)
+                       if rounds > len(built) else [])
+        return _balance_plan(out, history, random.Random(seed))
     for attempt in range(max(1, attempts)):
         out = _plan_once(players, rounds, history, clubs, seed * 7 + attempt * 104729, iterations, passes)
         q = quality([*history, *out], clubs)
@@ -222,6 +280,163 @@ def plan(players: Sequence[int], rounds: int, history: Sequence[Seating] = (), *
             break
     assert best is not None
     return _balance_plan(best, history, random.Random(seed))
+
+
+def _extend(players: Sequence[int], rounds: int, fixed: Sequence[Seating], clubs: Mapping[int, str] | None,
+            rng: random.Random, moves: int | None = None, target: int = 0) -> list[Seating]:
+    """``rounds`` more rounds after ``fixed`` (kept as they are): a min-conflicts tabu search over the whole
+    set of new rounds at once. A move swaps a player who meets someone again (or a club mate) with a player
+    at another table of the same round; a pair's ``m``-th meeting costs ``m - 1`` more than the one before, a
+    club pair's meeting ``CLUB_COST``. Stops at ``target`` (the fewest repeats possible), or after ``moves`` moves
+    without a better plan."""
+    n = len(players)
+    index = {p: i for i, p in enumerate(players)}
+    g = n // 4
+    met = [[0] * n for _ in range(n)]
+    for s in fixed:
+        for t in s.tables:
+            for a, b in itertools.combinations(t, 2):
+                if a in index and b in index:
+                    met[index[a]][index[b]] += 1
+                    met[index[b]][index[a]] += 1
+    club = [[0] * n for _ in range(n)]
+    if clubs:
+        names = [(clubs.get(p) or "").strip().casefold() for p in players]
+        for a, b in itertools.combinations(range(n), 2):
+            if names[a] and names[a] == names[b]:
+                club[a][b] = club[b][a] = CLUB_COST
+    at: list[list[list[int]]] = []  # round -> table -> player indexes
+    where: list[list[int]] = []  # round -> player -> table
+    for _ in range(rounds):
+        order = list(range(n))
+        rng.shuffle(order)
+        tables = [order[4 * t:4 * t + 4] for t in range(g)]
+        at.append(tables)
+        w = [0] * n
+        for t, four in enumerate(tables):
+            for i in four:
+                w[i] = t
+        where.append(w)
+        for four in tables:
+            for a, b in itertools.combinations(four, 2):
+                met[a][b] += 1
+                met[b][a] += 1
+
+    def pair_cost(a: int, b: int) -> int:  # the cost of this pair's meetings so far
+        m = met[a][b]
+        return m * (m - 1) // 2 + club[a][b] * m
+
+    def player_cost(r: int, i: int) -> int:
+        return sum((met[i][j] - 1) + club[i][j] for j in at[r][where[r][i]] if j != i)
+
+    total = sum(pair_cost(a, b) for a in range(n) for b in range(a + 1, n))
+    best_total, best = total, [[list(f) for f in tables] for tables in at]
+    limit = moves if moves is not None else 1500  # moves without a better plan before it stops
+    cap = 20 * limit  # and moves in all: the time an organiser waits stays a few seconds
+    tabu: dict[tuple[int, int], int] = {}
+    stall, it = 0, 0
+    while total > target and stall < limit and it < cap:
+        it += 1
+        hot: list[int] = []
+        for r in rng.sample(range(rounds), rounds):  # a round with someone meeting again, at random
+            hot = [i for i in range(n) if player_cost(r, i) > 0]
+            if hot:
+                break
+        if not hot:
+            break
+        p = rng.choice(hot)
+        tp = where[r][p]
+        mates_p = [j for j in at[r][tp] if j != p]
+        lose_p = sum(met[p][j] - 1 + club[p][j] for j in mates_p)
+        move, move_delta = None, None
+        for tq in range(g):
+            if tq == tp:
+                continue
+            others = at[r][tq]
+            for q in others:
+                mates_q = [j for j in others if j != q]
+                delta = (sum(met[p][j] + club[p][j] for j in mates_q) - lose_p
+                         + sum(met[q][j] + club[q][j] for j in mates_p)
+                         - sum(met[q][j] - 1 + club[q][j] for j in mates_q))
+                if tabu.get((r, q), 0) > it and total + delta >= best_total:
+                    continue
+                if move_delta is None or delta < move_delta or (delta == move_delta and rng.random() < 0.3):
+                    move, move_delta = q, delta
+        if move is None or move_delta is None:
+            stall += 1
+            continue
+        q, tq = move, where[r][move]
+        for j in mates_p:
+            met[p][j] -= 1
+            met[j][p] -= 1
+            met[q][j] += 1
+            met[j][q] += 1
+        for j in at[r][tq]:
+            if j != q:
+                met[q][j] -= 1
+                met[j][q] -= 1
+                met[p][j] += 1
+                met[j][p] += 1
+        at[r][tp][at[r][tp].index(p)] = q
+        at[r][tq][at[r][tq].index(q)] = p
+        where[r][p], where[r][q] = tq, tp
+        tabu[(r, p)] = tabu[(r, q)] = it + 8 + rng.randint(0, 4)
+        total += move_delta
+        if total < best_total:
+            best_total, best, stall = total, [[list(f) for f in tables] for tables in at], 0
+        else:
+            stall += 1
+    return [Seating(tuple((players[f[0]], players[f[1]], players[f[2]], players[f[3]]) for f in tables))
+            for tables in best]
+
+
+def _rows(players: Sequence[int], clubs: Mapping[int, str] | None, rng: random.Random) -> list[list[int]]:
+    """The players in four rows of equal length for a design (players of one row never meet): each club whole
+    in one row where it fits (the largest club first, best fit), then everyone else; otherwise at random."""
+    order = list(players)
+    rng.shuffle(order)
+    g = len(order) // 4
+    groups: dict[str, list[int]] = {}
+    loose: list[int] = []
+    for p in order:
+        club = (clubs or {}).get(p)
+        if club and club.strip():
+            groups.setdefault(club.strip().casefold(), []).append(p)
+        else:
+            loose.append(p)
+    rows: list[list[int]] = [[], [], [], []]
+    for members in sorted(groups.values(), key=len, reverse=True):
+        # the fullest row the whole club fits in; a club that fits in none is split over the emptiest rows
+        fits = [r for r in rows if g - len(r) >= len(members)]
+        if fits:
+            max(fits, key=len).extend(members)
+            continue
+        for p in members:
+            min(rows, key=len).append(p)
+    for p in loose:
+        min(rows, key=len).append(p)
+    for r in rows:
+        rng.shuffle(r)
+    return rows
+
+
+def _fewest_club_meetings(players: Sequence[int], clubs: Mapping[int, str] | None) -> int:
+    """0 where every club fits apart (a club of ``k`` players over ``T`` tables meets at least when ``k > T``);
+    otherwise the pigeonhole's count for one round, a lower bound the plan is judged by."""
+    if not clubs:
+        return 0
+    tables = len(players) // 4
+    sizes: dict[str, int] = {}
+    for p in players:
+        c = clubs.get(p)
+        if c and c.strip():
+            sizes[c.strip().casefold()] = sizes.get(c.strip().casefold(), 0) + 1
+    forced = 0
+    for k in sizes.values():
+        if k > tables:
+            base, extra = divmod(k, tables)
+            forced += extra * (base + 1) * base // 2 + (tables - extra) * base * (base - 1) // 2
+    return forced
 
 
 def _plan_once(players: Sequence[int], rounds: int, history: Sequence[Seating], clubs: Mapping[int, str] | None,
@@ -325,15 +540,27 @@ class SeatingQuality:
     wind_spread: int  # the largest (most - fewest) of one player's winds
     unbalanced: int  # players whose winds differ by more than the rounds allow (more than 1)
     club_meetings: int  # pairs of one club at one table, summed over rounds
+    club_bound: int = 0  # the fewest club meetings possible (a club larger than the hall's tables meets)
+    zero_rounds: int | None = None  # the most rounds known to be playable without a repeat at this size
 
     def lines(self) -> list[str]:
-        return [
+        out = [
             f"{self.rounds} round(s), {self.players} players",
             f"repeat meetings: {self.repeat_meetings} (pairs meeting again: {self.repeat_pairs}, at most "
             f"{self.most_meetings} times; the fewest possible: {self.repeat_bound})",
             f"wind balance: largest spread {self.wind_spread}, players unbalanced: {self.unbalanced}",
-            f"club meetings: {self.club_meetings}",
+            f"club meetings: {self.club_meetings} (the fewest possible: {self.club_bound})",
         ]
+        if self.zero_rounds is not None:
+            out.append(f"published schedules: {self.players} players play up to {self.zero_rounds} round(s) without "
+                       "a repeat meeting")
+        if self.repeat_meetings > self.repeat_bound:
+            known = self.zero_rounds is not None and self.repeat_bound == 0 and self.rounds > self.zero_rounds
+            out.append(f"WARNING: {self.repeat_meetings - self.repeat_bound} repeat meeting(s) above the fewest "
+                       "possible" + (" (no published schedule of this size has none)" if known else ""))
+        if self.club_meetings > self.club_bound:
+            out.append(f"WARNING: {self.club_meetings - self.club_bound} club meeting(s) above the fewest possible")
+        return out
 
 
 def repeat_lower_bound(players: int, rounds: int) -> int:
@@ -364,4 +591,6 @@ def quality(seatings: Sequence[Seating], clubs: Mapping[int, str] | None = None)
         wind_spread=spread,
         unbalanced=sum(1 for c in winds.values() if max(c) - min(c) > 1),
         club_meetings=club_meetings,
+        club_bound=len(seatings) * _fewest_club_meetings(sorted(players), clubs) if players else 0,
+        zero_rounds=most_rounds_without_repeats(len(players) // 4) if len(players) >= 8 else None,
     )

@@ -78,6 +78,7 @@ class PlayerStanding:
     places: tuple[int, int, int, int]
     score: int  # the points the player ended their games with, less the starting points (before uma)
     best_game: int | None
+    chombo: int = 0  # the tables' own penalties (chombo, dead hands) in the games, already in games_result
 
     @property
     def average_place(self) -> float:
@@ -89,7 +90,7 @@ class PlayerStanding:
                 "country": p.country, "status": p.status.value, "total": self.total,
                 "games_result": self.games_result, "penalties": self.penalties, "warnings": self.warnings,
                 "games": self.games, "places": list(self.places), "average_place": round(self.average_place, 3),
-                "score": self.score, "best_game": self.best_game}
+                "score": self.score, "best_game": self.best_game, "chombo": self.chombo}
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,16 @@ class Standings:
     players: list[PlayerStanding]
     tables: list[TableGame]  # every round's tables, round by round
     penalties: list[Penalty] = field(default_factory=list)
+    finished_rounds: int = 0  # rounds closed by the organiser: fewer than the tournament's is a provisional result
+
+    @property
+    def provisional(self) -> bool:
+        return self.finished_rounds < self.tournament.rounds
+
+    def incomplete(self, row: PlayerStanding) -> bool:
+        """A player who has played fewer games than the rounds finished (withdrew, or joined late): ranked by
+        their total as the others, and marked wherever the ranking is shown."""
+        return row.games < self.finished_rounds
 
     def to_dict(self) -> dict[str, Any]:
         t = self.tournament
@@ -105,7 +116,8 @@ class Standings:
         return {
             "tournament": {"name": t.name, "rules": t.rules, "rounds": t.rounds, "tie_break": t.tie_break.value,
                            "time_rule": t.time_rule, "minutes": t.minutes},
-            "players": [p.to_dict() for p in self.players],
+            "provisional": self.provisional, "finished_rounds": self.finished_rounds,
+            "players": [p.to_dict() | {"incomplete": self.incomplete(p)} for p in self.players],
             "tables": [g.to_dict() for g in self.tables],
             "penalties": [{"id": x.id, "round": x.round, "player": x.player, "name": names.get(x.player),
                            "points": x.points, "reason": x.reason, "hand": x.hand, "kind": x.kind.value, "at": x.at}
@@ -154,7 +166,7 @@ def match_games(rounds: Sequence[Round], hall: Sequence[HallTable], players: Seq
 
 class _Tally:
     def __init__(self) -> None:
-        self.result = self.penalty = self.warnings = self.games = self.score = 0
+        self.result = self.penalty = self.warnings = self.games = self.score = self.chombo = 0
         self.places = [0, 0, 0, 0]
         self.best: int | None = None
 
@@ -174,6 +186,7 @@ def standings(t: Tournament, players: Sequence[Player], hall: Sequence[HallTable
             x.result += result
             x.games += 1
             x.score += (seat.points or 0) - start_points
+            x.chombo += seat.penalty or 0
             if seat.place and 1 <= seat.place <= 4:
                 x.places[seat.place - 1] += 1
             x.best = result if x.best is None else max(x.best, result)
@@ -188,7 +201,7 @@ def standings(t: Tournament, players: Sequence[Player], hall: Sequence[HallTable
     rows = [PlayerStanding(None, p, tally[p.number].result - tally[p.number].penalty, tally[p.number].result,
                            tally[p.number].penalty, tally[p.number].warnings, tally[p.number].games,
                            tuple(tally[p.number].places), tally[p.number].score,  # type: ignore[arg-type]
-                           tally[p.number].best) for p in players]
+                           tally[p.number].best, tally[p.number].chombo) for p in players]
     ranked = [r for r in rows if r.player.status is not PlayerStatus.SUBSTITUTE]
     subs = [r for r in rows if r.player.status is PlayerStatus.SUBSTITUTE]
 
@@ -207,6 +220,8 @@ def standings(t: Tournament, players: Sequence[Player], hall: Sequence[HallTable
         same = bool(placed) and (-placed[-1].total, *tie(placed[-1])) == (-r.total, *tie(r))
         place = placed[-1].place if same else i + 1
         placed.append(PlayerStanding(place, *(getattr(r, f) for f in (
-            "player", "total", "games_result", "penalties", "warnings", "games", "places", "score", "best_game"))))
+            "player", "total", "games_result", "penalties", "warnings", "games", "places", "score", "best_game",
+            "chombo"))))
     subs.sort(key=lambda r: (-r.total, r.player.number))
-    return Standings(t, placed + subs, tables, list(penalties))
+    return Standings(t, placed + subs, tables, list(penalties),
+                     sum(1 for r in rounds if r.status is RoundStatus.FINISHED))

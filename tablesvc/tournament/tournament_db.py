@@ -31,6 +31,7 @@ from tablesvc.records.schema import (
     tournament_tables,
     tournaments,
 )
+from tablesvc.text import InvalidText, require_plain_text
 from tablesvc.tournament.model import (
     HallTable,
     Penalty,
@@ -64,6 +65,8 @@ class NewPlayer:
     club: str | None = None
     country: str | None = None
     row: str = ""
+    first_name: str | None = None  # as the registration gave them (the EMA report's columns)
+    last_name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,16 @@ class GameRow:
     finished: bool
     leftover_sticks: int | None
     seats: tuple[SeatRow, ...]
+
+
+def _plain(where: str, **fields: str | None) -> None:
+    """Names, clubs, countries and EMA ids are one line of visible text (:func:`tablesvc.text.require_plain_text`)."""
+    for field, value in fields.items():
+        if value is not None:
+            try:
+                require_plain_text(str(value), f"the {field.replace('_', ' ')}")
+            except InvalidText as exc:
+                raise TournamentError(f"{where}: {exc}") from None
 
 
 def _clean(value: str | None) -> str | None:
@@ -185,7 +198,7 @@ class TournamentStore:
             rows = conn.execute(select(tournament_players).where(tournament_players.c.tournament_id == tid)
                                 .order_by(tournament_players.c.number)).mappings().all()
             return [Player(r["number"], r["name"], r["ema_id"], r["club"], r["country"], PlayerStatus(r["status"]),
-                           r["replaces"]) for r in rows]
+                           r["replaces"], r["first_name"], r["last_name"]) for r in rows]
 
         return self._read(read)
 
@@ -206,6 +219,7 @@ class TournamentStore:
             added = []
             for n in new:
                 where = n.row or f"player {n.name!r}"
+                _plain(where, name=n.name, club=n.club, country=n.country, ema_id=n.ema_id)
                 name = _clean(n.name)
                 if not name:
                     raise TournamentError(f"{where}: no name")
@@ -218,7 +232,8 @@ class TournamentStore:
                 if ema and ema in emas:
                     raise TournamentError(f"{where}: EMA id {ema} is already {emas[ema]}")
                 number += 1
-                player = Player(number, name, ema, _clean(n.club), _clean(n.country), status, replaces)
+                player = Player(number, name, ema, _clean(n.club), _clean(n.country), status, replaces,
+                                _clean(n.first_name), _clean(n.last_name))
                 names[name.casefold()] = f"{n.row or 'player'} ({name})"
                 if ema:
                     emas[ema] = f"{n.row or 'player'} ({name})"
@@ -226,7 +241,8 @@ class TournamentStore:
             if added:
                 conn.execute(insert(tournament_players), [
                     {"tournament_id": tid, "number": p.number, "name": p.name, "ema_id": p.ema_id, "club": p.club,
-                     "country": p.country, "status": p.status.value, "replaces": p.replaces} for p in added])
+                     "country": p.country, "status": p.status.value, "replaces": p.replaces,
+                     "first_name": p.first_name, "last_name": p.last_name} for p in added])
             return added
 
         return self._write(write)
@@ -234,9 +250,10 @@ class TournamentStore:
     def _players(self, conn: Connection, tid: int) -> list[Player]:
         rows = conn.execute(select(tournament_players).where(tournament_players.c.tournament_id == tid)).mappings()
         return [Player(r["number"], r["name"], r["ema_id"], r["club"], r["country"], PlayerStatus(r["status"]),
-                       r["replaces"]) for r in rows]
+                       r["replaces"], r["first_name"], r["last_name"]) for r in rows]
 
     def rename(self, tid: int, who: str | int, name: str) -> Player:
+        _plain(f"the new name of {who}", name=name)
         name = name.strip()
 
         def write(conn: Connection) -> Player:
@@ -268,8 +285,9 @@ class TournamentStore:
             tournament_seats.c.round.in_([r[0] for r in started]))).first() is not None
 
     def withdraw(self, tid: int, who: str | int) -> tuple[Player, list[int]]:
-        """The player plays no more; the rounds seated but not started that seat them are unseated (listed),
-        to be seated again."""
+        """The player plays no more; their games stay. The rounds seated and not started keep their seating
+        (its quality with it): the seat waits for a substitute (:meth:`substitute`), and those rounds are
+        listed. A round is not started while a withdrawn player is seated in it."""
 
         def write(conn: Connection) -> tuple[Player, list[int]]:
             player = _find_player(self._players(conn, tid), who)
@@ -277,38 +295,36 @@ class TournamentStore:
                 raise TournamentError(f"{player.name} has already withdrawn")
             if self._in_started_round(conn, tid, player.number):
                 raise TournamentError(f"{player.name} is playing in a started round: withdraw them when it is "
-                                      "finished, or seat a substitute (tablesvc tournament substitute)")
+                                      f"finished, or seat a substitute now (tablesvc tournament substitute "
+                                      f"{player.number} NAME)")
             conn.execute(update(tournament_players).where(tournament_players.c.tournament_id == tid,
                                                           tournament_players.c.number == player.number)
                          .values(status=PlayerStatus.WITHDRAWN.value))
-            unseated = self._unseat_future(conn, tid, player.number)
-            return replace(player, status=PlayerStatus.WITHDRAWN), unseated
+            return replace(player, status=PlayerStatus.WITHDRAWN), self._seated_future(conn, tid, player.number)
 
         return self._write(write)
 
-    def _unseat_future(self, conn: Connection, tid: int, number: int) -> list[int]:
-        seated = [r[0] for r in conn.execute(select(tournament_seats.c.round).join(
+    def _seated_future(self, conn: Connection, tid: int, number: int) -> list[int]:
+        """The rounds seated and not started that seat this player."""
+        return sorted(r[0] for r in conn.execute(select(tournament_seats.c.round).join(
             tournament_rounds, (tournament_rounds.c.tournament_id == tournament_seats.c.tournament_id)
             & (tournament_rounds.c.number == tournament_seats.c.round)).where(
             tournament_seats.c.tournament_id == tid, tournament_seats.c.player == number,
-            tournament_rounds.c.status == RoundStatus.SEATED.value))]
-        for r in seated:
-            conn.execute(delete(tournament_seats).where(tournament_seats.c.tournament_id == tid,
-                                                        tournament_seats.c.round == r))
-            conn.execute(delete(tournament_rounds).where(tournament_rounds.c.tournament_id == tid,
-                                                         tournament_rounds.c.number == r))
-        return sorted(seated)
+            tournament_rounds.c.status == RoundStatus.SEATED.value)))
 
     def substitute(self, tid: int, who: str | int, new: NewPlayer) -> tuple[Player, Player]:
-        """``new`` takes ``who``'s seat from the next round on (in every round seated and not started); ``who``
-        withdraws. A substitute plays and is reported, and is not ranked (EMA)."""
+        """``new`` takes ``who``'s seat from the next round on (in every round seated and not started, so their
+        quality is kept); ``who`` withdraws, or has withdrawn already and their seat waited. A substitute plays
+        and is reported, and is not ranked (EMA)."""
 
         def swap(conn: Connection) -> tuple[Player, Player]:
             known = self._players(conn, tid)
             out = _find_player(known, who)
-            if out.status is PlayerStatus.WITHDRAWN:
-                raise TournamentError(f"{out.name} has already withdrawn: add the substitute with tablesvc "
-                                      "tournament add --substitute")
+            taken = next((p for p in known if p.replaces == out.number), None)
+            if taken is not None:
+                raise TournamentError(f"{out.name}'s seat is taken by {taken.name} (player {taken.number}) already")
+            if out.status is PlayerStatus.SUBSTITUTE and out.replaces is None:
+                raise TournamentError(f"{out.name} is a substitute")
             if self._in_started_round(conn, tid, out.number):
                 raise TournamentError(f"{out.name} is playing in a started round: substitute between rounds")
             sub = self._add_in(conn, tid, known, new, PlayerStatus.SUBSTITUTE, out.number)
@@ -338,8 +354,25 @@ class TournamentStore:
         number = max((p.number for p in known), default=0) + 1
         conn.execute(insert(tournament_players).values(
             tournament_id=tid, number=number, name=name, ema_id=ema, club=_clean(n.club), country=_clean(n.country),
-            status=status.value, replaces=replaces))
-        return Player(number, name, ema, _clean(n.club), _clean(n.country), status, replaces)
+            status=status.value, replaces=replaces, first_name=_clean(n.first_name), last_name=_clean(n.last_name)))
+        return Player(number, name, ema, _clean(n.club), _clean(n.country), status, replaces, _clean(n.first_name),
+                      _clean(n.last_name))
+
+    def set_name_parts(self, tid: int, who: str | int, first: str, last: str) -> Player:
+        """The first and last name the EMA report gives (a name imported in one column is split at its last
+        space until this corrects it); the name sent to the tables is not changed."""
+        first, last = first.strip(), last.strip()
+        if not first and not last:
+            raise TournamentError("give a first name, a last name or both")
+
+        def write(conn: Connection) -> Player:
+            player = _find_player(self._players(conn, tid), who)
+            conn.execute(update(tournament_players).where(tournament_players.c.tournament_id == tid,
+                                                          tournament_players.c.number == player.number)
+                         .values(first_name=first or None, last_name=last or None))
+            return replace(player, first_name=first or None, last_name=last or None)
+
+        return self._write(write)
 
     # ------------------------------------------------------------ the hall's tables
 
@@ -401,7 +434,7 @@ class TournamentStore:
             out.append(Round(r["number"], RoundStatus(r["status"]), Seating(tables),  # type: ignore[arg-type]
                              SeatingMethod(r["method"]), r["started_at"],
                              tuple(json.loads(r["started_tables"] or "[]")),
-                             tuple(json.loads(r["offline_tables"] or "[]"))))
+                             tuple(json.loads(r["offline_tables"] or "[]")), r["deadline"]))
         return out
 
     def round(self, tid: int, number: int) -> Round:
@@ -484,7 +517,10 @@ class TournamentStore:
         return r, pending
 
     def mark_started(self, tid: int, number: int, started: Sequence[int], offline: Sequence[int],
-                     started_at: str) -> Round:
+                     started_at: str, deadline: str | None = None) -> Round:
+        """Record who started; the round's start time and deadline are the first ones recorded (a retry keeps
+        them)."""
+
         def write(conn: Connection) -> Round:
             row = conn.execute(select(tournament_rounds).where(tournament_rounds.c.tournament_id == tid,
                                                                tournament_rounds.c.number == number)
@@ -496,6 +532,7 @@ class TournamentStore:
             conn.execute(update(tournament_rounds).where(tournament_rounds.c.tournament_id == tid,
                                                          tournament_rounds.c.number == number).values(
                 status=RoundStatus.STARTED.value, started_at=row["started_at"] or started_at,
+                deadline=row["deadline"] or deadline,
                 started_tables=json.dumps(ok), offline_tables=json.dumps(sorted(set(offline) - set(ok)))))
             return next(r for r in self._rounds(conn, tid) if r.number == number)
 

@@ -342,8 +342,8 @@ class Store:
         if len(parts) < 4 or parts[0] != self.prefix:
             return
         site, table, kind = parts[1], parts[2], "/".join(parts[3:])
-        if kind == "cmd":
-            return  # commands to the table: not the feed
+        if kind == "cmd" or kind.startswith("broadcast/"):
+            return  # commands to the table, and the private hands (only the broadcast scenes get them): not the feed
         if not payload:
             return  # a retained message cleared
         try:

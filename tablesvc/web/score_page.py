@@ -5,8 +5,8 @@ No login: the page changes no game, it reads a photo and values a hand. Two call
 - ``POST /api/score/read``: the photo as the request body (``Content-Type: image/jpeg``, ``image/png``,
   ``image/webp``); refused **before its body is read** when its type is not an image (415) or its
   declared length is over 20 MB (413); a body that grows past 20 MB without a declared length is cut off
-  there (413). It is decoded in memory (:mod:`vision.photo_input`: 40 megapixels at most, EXIF
-  orientation), read (:mod:`vision.photo_reader`) and dropped: a photo is never written anywhere. The
+  there (413). It is decoded in memory (:mod:`vision.photos.input`: 40 megapixels at most, EXIF
+  orientation), read (:mod:`vision.photos.reader`) and dropped: a photo is never written anywhere. The
   answer is the tiles in reading order with their boxes and groups.
 - ``POST /api/score/hand``: the tiles as the player confirmed them (groups of ``{"tile", "face_up"}``),
   the winning tile or none (the lone tile), and the win conditions; scored by the project's scoring
@@ -24,10 +24,11 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+
+from tablesvc.web.photo_queue import Busy, PhotoQueue
 
 __all__ = ["PHOTO_TYPES", "ScorePage"]
 
@@ -45,11 +46,12 @@ class _TooLarge(Exception):
 
 class ScorePage:
     """The two calls of ``/score`` (module docstring). ``reader``: makes the photo reader (a club's set,
-    or a test's finder); default: the packaged one (:meth:`vision.photo_reader.PhotoReader.load`)."""
+    or a test's finder); default: the packaged one (:meth:`vision.photos.reader.PhotoReader.load`)."""
 
     def __init__(self, rules: str = "ema2012", reader: Callable[[], Any] | None = None,
-                 model: str | None = None) -> None:
+                 model: str | None = None, queue: PhotoQueue | None = None) -> None:
         self.rules = rules
+        self.queue = queue or PhotoQueue()
         self._make = reader or (lambda: _packaged_reader(model))
         self._reader: Any = None
         self._lock = threading.Lock()
@@ -66,7 +68,7 @@ class ScorePage:
                 Route("/api/score/hand", self.hand, methods=["POST"])]
 
     async def read(self, request: Request) -> Response:
-        from vision.photo_input import MAX_BYTES
+        from vision.photos.input import MAX_BYTES
 
         kind = (request.headers.get("content-type") or "").split(";")[0].strip().lower()
         if kind not in PHOTO_TYPES:
@@ -77,19 +79,31 @@ class ScorePage:
             return _error(f"the photo is over {MAX_BYTES // 2**20} MB: send a smaller one (phones offer a "
                           "smaller size when sharing)", 413)
         try:
+            self.queue.admit()  # before the body is read: a busy server holds no photo it will not read
+        except Busy as busy:
+            log.info("score page: a photo refused unread: %s", busy)
+            return _busy(busy)
+        try:
             body = await _body(request, MAX_BYTES)
         except _TooLarge:
+            self.queue.release()
             return _error(f"the photo is over {MAX_BYTES // 2**20} MB: send a smaller one", 413)
         except ClientDisconnect:
+            self.queue.release()
             return _error("the upload was cut off: try again", 400)
-        try:
-            return JSONResponse(await run_in_threadpool(self._read, body))
+        except BaseException:
+            self.queue.release()
+            raise
+        try:  # the queue holds the place from here until the read ends
+            return JSONResponse(await self.queue.run(lambda: self._read(body)))
         except _Refused as exc:
             return _error(str(exc), exc.status)
+        except Busy as busy:
+            return _busy(busy)
 
     def _read(self, body: bytes) -> dict[str, Any]:
-        from vision.photo_input import BadPhoto, decode_photo, photo_scale
-        from vision.photo_reader import READ_SIDE, FinderMissing
+        from vision.photos.input import BadPhoto, decode_photo, photo_scale
+        from vision.photos.reader import READ_SIDE, FinderMissing
 
         try:
             image = decode_photo(body, keep_side=READ_SIDE)
@@ -109,7 +123,8 @@ class ScorePage:
         del image, body  # never kept
         return {"width": reading.width, "height": reading.height, "ms": round(reading.ms),
                 "tiles": [{**t.to_json(), "group": t.group, "sideways": t.sideways} for t in reading.tiles],
-                "groups": reading.groups, "problem": reading.problem()}
+                "groups": reading.groups, "rows": reading.rows, "dropped": reading.dropped,
+                "problem": reading.problem()}
 
     async def hand(self, request: Request) -> Response:
         body = await request.body() if int(request.headers.get("content-length") or 0) <= MAX_HAND_JSON else b""
@@ -167,7 +182,7 @@ class _Refused(Exception):
 
 
 def _packaged_reader(model: str | None) -> Any:
-    from vision.photo_reader import PhotoReader
+    from vision.photos.reader import PhotoReader
 
     return PhotoReader.load(model)
 
@@ -181,6 +196,11 @@ async def _body(request: Request, limit: int) -> bytes:
             raise _TooLarge
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def _busy(busy: Busy) -> JSONResponse:
+    return JSONResponse({"error": f"the server is {busy}", "retry_after": busy.retry_after}, status_code=503,
+                        headers={"Retry-After": str(busy.retry_after)})
 
 
 def _error(message: str, status: int) -> JSONResponse:

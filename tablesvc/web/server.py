@@ -65,6 +65,13 @@ class WebServer:
             on_connected=lambda: None, on_message=self._message, subscriptions=(f"{prefix}/{site}/+/#",),
             protocol=protocol)
         self.app = build_app(self.store, self.settings, self._publish, photo_reader, clock=clock)
+        self.broadcast_link = None  # the hands' own connection, with the broadcast account (broadcast.py)
+        if self.settings.broadcast_key:
+            from tablesvc.web.broadcast import broadcast_link
+
+            url = BrokerURL.parse(self.settings.broadcast_broker) if self.settings.broadcast_broker else broker
+            self.broadcast_link = broadcast_link(url, self.app.state.broadcast, site=self.settings.site,
+                                                 protocol=protocol)
         self.host, self.port = listen
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
@@ -100,6 +107,8 @@ class WebServer:
         except OSError as exc:
             sock.close()
             self.link.stop()
+            if self.broadcast_link is not None:
+                self.broadcast_link.stop()
             raise OSError(f"cannot listen on {self.host}:{self.port}: {exc.strerror}") from None
         self.port = sock.getsockname()[1]
         self._server = self._uvicorn()
@@ -111,10 +120,15 @@ class WebServer:
             time.sleep(0.02)
         if not self._server.started:
             raise RuntimeError(f"the web server did not start on {self.host}:{self.port}")
+        if self.broadcast_link is not None:
+            # after the ordinary connection: a small broker (the demo's) can trip on two clients at the same moment
+            self.link.wait_connected(2)
+            self.broadcast_link.start()
         log.info("web server on %s", self.url)
 
     def stop(self) -> None:
         self.store.close_all()  # SSE streams end on their own, so the shutdown need not cancel them
+        self.app.state.broadcast.close_all()
         if getattr(self.app.state, "tournament", None) is not None:
             self.app.state.tournament.end_streams()
         time.sleep(0.05)
@@ -127,6 +141,11 @@ class WebServer:
         if getattr(self.app.state, "tournament", None) is not None:
             self.app.state.tournament.close()
         self.app.state.hashing.shutdown(wait=False)
+        self.app.state.photo_queue.close()
+        if self.app.state.broadcast_records is not None:
+            self.app.state.broadcast_records.close()
+        if self.broadcast_link is not None:
+            self.broadcast_link.stop()
         self.link.stop()
 
     def serve_forever(self, stop: threading.Event) -> None:

@@ -26,6 +26,8 @@ class WebSettings:
     session_idle: float = 3600.0  # a referee's session ends after this long without a request
     https: bool = False  # pages are served over TLS: cookies are Secure
     trusted_proxies: tuple[str, ...] = ()  # addresses/networks whose X-Forwarded-For and -Proto are believed
+    broadcast_key: str | None = field(default=None, repr=False)  # the broadcast scenes' ?key= (None: no scenes)
+    broadcast_broker: str | None = field(default=None, repr=False)  # the broadcast account's broker URL
 
     @property
     def all_accounts(self) -> dict[str, str]:

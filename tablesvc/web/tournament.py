@@ -17,8 +17,11 @@ goes out on the web server's own broker connection.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
+import math
+import re
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
@@ -93,7 +96,7 @@ class TournamentFeed:
         shown = started[-1] if started else seated[0] if seated else rounds[-1] if rounds else None
         data["rounds"] = [{"number": r.number, "status": r.status.value, "method": r.method.value,
                            "started_at": r.started_at, "started_tables": list(r.started_tables),
-                           "offline_tables": list(r.offline_tables)} for r in rounds]
+                           "offline_tables": list(r.offline_tables), "deadline": r.deadline} for r in rounds]
         data["shown_round"] = shown.number if shown else None
         data["hall"] = [{"number": h.number, "site": h.site, "table_id": h.table_id} for h in hall]
         return data
@@ -187,6 +190,58 @@ class WebHall:
         return True
 
 
+#: the longest reason a referee may give (as the table's MQTT commands take it)
+MAX_REASON = 500
+
+
+class BadField(ValueError):
+    """A field of a referee's request that is missing or out of its range; the message names it."""
+
+
+def whole(body: dict[str, Any], key: str, low: int, high: int, *, default: int | None = None) -> int | None:
+    """``body[key]`` as a whole number from ``low`` to ``high`` (absent: ``default``). JSON gives true, 1.5,
+    "x" or 1e400 (infinity) as easily as 3: each is refused by name instead of being taken as 1, cut to 1,
+    or failing inside Python."""
+    value = body.get(key)
+    if value is None:
+        return default
+    if isinstance(value, str) and re.fullmatch(r"-?\d{1,9}", value.strip()):
+        value = int(value)
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise BadField(f"'{key}' is a whole number from {low} to {high}, not {json.dumps(value)[:40]}")
+    return value
+
+
+def required(body: dict[str, Any], key: str, low: int, high: int) -> int:
+    value = whole(body, key, low, high)
+    if value is None:
+        raise BadField(f"'{key}' is needed: a whole number from {low} to {high}")
+    return value
+
+
+def reason_text(body: dict[str, Any]) -> str:
+    """The request's ``reason``: text of at most :data:`MAX_REASON` characters."""
+    reason = body.get("reason")
+    if reason is None:
+        return ""
+    if not isinstance(reason, str):
+        raise BadField("'reason' is text")
+    if len(reason) > MAX_REASON:
+        raise BadField(f"'reason' is at most {MAX_REASON} characters, not {len(reason)}")
+    return reason
+
+
+def _missing(action: str, exc: Exception) -> str:
+    """A refusal for a request the action could not use, in words rather than Python's."""
+    if isinstance(exc, BadField):
+        return str(exc)
+    if isinstance(exc, KeyError):
+        return f"{action} needs '{exc.args[0]}'"
+    return f"bad request for {action}: {exc}"
+
+
 def _new_player(body: dict[str, Any], key: str = "name") -> Any:
     from tablesvc.tournament.tournament_db import NewPlayer
 
@@ -194,7 +249,7 @@ def _new_player(body: dict[str, Any], key: str = "name") -> Any:
 
 
 def _finish(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
-    r = store.finish_round(tid, int(body["round"]))
+    r = store.finish_round(tid, required(body, "round", 1, 100))
     return {"round": r.number, "status": r.status.value}
 
 
@@ -205,8 +260,8 @@ def _seat(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
     method = SeatingMethod(body.get("method", "shuffled"))
     if method is SeatingMethod.FILE:
         raise ValueError("a prescribed seating is imported with tablesvc tournament seating --file")
-    saved, q = seat_round(store, tid, method, number=int(body["round"]) if body.get("round") else None,
-                          all_rounds=bool(body.get("all")), seed=int(body.get("seed") or 0))
+    saved, q = seat_round(store, tid, method, number=whole(body, "round", 1, 100) if body.get("round") else None,
+                          all_rounds=bool(body.get("all")), seed=whole(body, "seed", 0, 2**31 - 1, default=0))
     return {"rounds": [r.number for r in saved], "quality": q.lines()}
 
 
@@ -221,8 +276,8 @@ def _rename(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _withdraw(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
-    p, unseated = store.withdraw(tid, body["player"])
-    return {"number": p.number, "name": p.name, "unseated_rounds": unseated}
+    p, waiting = store.withdraw(tid, body["player"])
+    return {"number": p.number, "name": p.name, "seat_waits_in_rounds": waiting}
 
 
 def _substitute(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
@@ -233,7 +288,7 @@ def _substitute(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
 def _clock(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
     from tablesvc.tournament.model import check_time_rule
 
-    minutes = int(body["minutes"]) if body.get("minutes") is not None else None
+    minutes = whole(body, "minutes", 1, 600)
     rule = check_time_rule(body.get("time_rule"))
     store.set_clock(tid, minutes, rule)
     return {"minutes": minutes, "time_rule": rule}
@@ -251,6 +306,22 @@ def _tables(store: Any, tid: int, body: dict[str, Any]) -> dict[str, Any]:
 
     hall = store.set_tables(tid, read_tables([str(x) for x in body["tables"]]))
     return {"tables": [f"{h.site}/{h.table_id}" for h in hall]}
+
+
+def _time_up(tstore: Any, tid: int, hall: Any, body: dict[str, Any], token: str | None) -> dict[str, Any]:
+    """Time called now: at one table (``{"table": 7, "time_up": true}``) or at every started table of the round
+    in play (``{"table": "all", "time_up": true}``), each table's refusal listed."""
+    from tablesvc.tournament.hall import hall_time_up, table_clock
+    from tablesvc.tournament.model import TournamentError
+
+    reason = str(body.get("reason") or "")
+    if not body.get("time_up"):
+        raise TournamentError("the whole hall takes time_up only: extend or add a hand table by table")
+    if body.get("table") == "all":
+        called, refused = hall_time_up(tstore, tid, hall, reason=reason, token=token)
+        return {"time_up": called, "refused": {str(k): v for k, v in refused.items()}}
+    return table_clock(tstore, tid, int(body["table"]), hall, time_up=True, reason=reason,
+                       round_number=int(body["round"]) if body.get("round") is not None else None, token=token)
 
 
 ACTIONS: dict[str, Callable[[Any, int, dict[str, Any]], dict[str, Any]]] = {
@@ -327,6 +398,10 @@ def tournament_routes(feed: TournamentFeed, store: Store, publish: Callable[[str
         invalid = find_invalid_text(body)
         if invalid is not None:
             return _refused(f"{invalid} is not valid Unicode text (it holds a lone surrogate): retype it")
+        try:
+            reason_text(body)
+        except BadField as exc:
+            return _refused(str(exc))
         return body
 
     async def penalty(request: Request) -> Response:
@@ -350,17 +425,21 @@ def tournament_routes(feed: TournamentFeed, store: Store, publish: Callable[[str
                 r = next((x for x in s.rounds(tid) if x.status.value == "started"), None)
                 if r is None:
                     raise TournamentError("no round is in play")
-                player = r.seating.tables[int(table) - 1][int(body["seat"])]
+                at = required({"table": table}, "table", 1, len(r.seating.tables))
+                player = r.seating.tables[at - 1][required(body, "seat", 0, 3)]
             if player is None:
                 raise TournamentError("name the player (number, name or EMA id), or the table and seat")
+            if isinstance(player, bool) or not isinstance(player, str | int):
+                raise BadField("'player' is the player's number, name or EMA id")
             try:
                 kind = PenaltyKind(body.get("kind", "penalty"))
-                points = int(body.get("points") or 0)
-                round_number = int(body["round"]) if body.get("round") is not None else None
-                table_number = int(table) if table is not None else None
-            except (TypeError, ValueError):
-                raise TournamentError("kind is penalty or warning; points, round and table are numbers") from None
-            pen = s.add_penalty(tid, player, points=points, reason=str(body.get("reason") or ""), kind=kind,
+            except ValueError:
+                raise BadField("'kind' is penalty or warning") from None
+            points = whole(body, "points", 0, 1_000_000, default=0)
+            round_number = whole(body, "round", 1, 100)
+            table_number = whole({"table": table}, "table", 1, 10_000)
+            reason = reason_text(body)
+            pen = s.add_penalty(tid, player, points=points, reason=reason, kind=kind,
                                 round_number=round_number, table=table_number,
                                 hand=str(body["hand"]) if body.get("hand") else None)
             log.info("referee %s %d: player %d, round %d, %d points: %s", pen.kind.value, pen.id, pen.player,
@@ -370,6 +449,8 @@ def tournament_routes(feed: TournamentFeed, store: Store, publish: Callable[[str
 
         try:
             return JSONResponse({"status": "ok", "data": await run_in_threadpool(give)})
+        except BadField as exc:
+            return _refused(str(exc))
         except TournamentError as exc:
             return _refused(str(exc), 409)
         except RecordsError as exc:
@@ -381,26 +462,30 @@ def tournament_routes(feed: TournamentFeed, store: Store, publish: Callable[[str
             return body
         from tablesvc.records.schema import RecordsError
         from tablesvc.tournament.actions import next_round
-        from tablesvc.tournament.hall import start_round as start
+        from tablesvc.tournament.actions import start_round_once as start
         from tablesvc.tournament.model import TournamentError
 
         def go() -> dict[str, Any]:
             s = feed.store()
             tid = feed.tid()
             retry = bool(body.get("retry"))
-            number = int(body["round"]) if body.get("round") is not None else next_round(s, tid)
+            number = whole(body, "round", 1, 100)
+            if number is None:
+                number = next_round(s, tid)
             report = start(s, tid, number, WebHall(store, publish), retry=retry, token=referee_token,
-                           timeout=float(body.get("timeout") or 10.0))
+                           timeout=float(whole(body, "timeout", 1, 120, default=10)))
             return {"round": number, "started": report.started,
                     "not_started": {str(k): v for k, v in report.not_started.items()}}
 
         started = time.monotonic()
         try:
             data = await run_in_threadpool(go)
+        except BadField as exc:
+            return _refused(str(exc))
         except TournamentError as exc:
             return _refused(str(exc), 409)
-        except (RecordsError, TypeError, ValueError) as exc:
-            return _refused(str(exc), 400)
+        except RecordsError as exc:
+            return _refused(str(exc), 503)
         log.info("referee started round %s in %.1f s: %s", data["round"], time.monotonic() - started, data)
         return JSONResponse({"status": "ok" if not data["not_started"] else "partial", "data": data})
 
@@ -413,18 +498,23 @@ def tournament_routes(feed: TournamentFeed, store: Store, publish: Callable[[str
         from tablesvc.tournament.model import TournamentError
 
         def go() -> dict[str, Any]:
-            return table_clock(feed.store(), feed.tid(), int(body["table"]), WebHall(store, publish),
-                               extend=int(body["extend"]) if body.get("extend") is not None else None,
-                               add_hand=bool(body.get("add_hand")), reason=str(body.get("reason") or ""),
-                               round_number=int(body["round"]) if body.get("round") is not None else None,
+            return table_clock(feed.store(), feed.tid(), required(body, "table", 1, 10_000), WebHall(store, publish),
+                               extend=whole(body, "extend", -600, 600), add_hand=bool(body.get("add_hand")),
+                               reason=reason_text(body), round_number=whole(body, "round", 1, 100),
                                token=referee_token)
 
+        if body.get("table") == "all" or body.get("time_up"):  # time up: at one table, or the whole hall at once
+            go = functools.partial(_time_up, feed.store(), feed.tid(), WebHall(store, publish), body, referee_token)
         try:
             return JSONResponse({"status": "ok", "data": await run_in_threadpool(go)})
+        except BadField as exc:
+            return _refused(str(exc))
         except TournamentError as exc:
             return _refused(str(exc), 409)
-        except (RecordsError, KeyError, TypeError, ValueError) as exc:
-            return _refused(f"bad request for time: {exc}")
+        except RecordsError as exc:
+            return _refused(str(exc), 503)
+        except (KeyError, TypeError, ValueError) as exc:
+            return _refused(_missing("time", exc))
 
     async def other(request: Request) -> Response:
         """The organiser's other actions, as ``tablesvc tournament`` does them (same store calls, same checks)."""
@@ -447,8 +537,8 @@ def tournament_routes(feed: TournamentFeed, store: Store, publish: Callable[[str
             return _refused(str(exc), 409)
         except RecordsError as exc:
             return _refused(str(exc), 503)
-        except (KeyError, TypeError, ValueError) as exc:
-            return _refused(f"bad request for {action}: {exc}")
+        except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
+            return _refused(_missing(action, exc))
         log.info("referee tournament action %s: %s", action, data)
         return JSONResponse({"status": "ok", "data": data})
 

@@ -38,7 +38,17 @@ function card(t) {
     (t.alerts || []).length ? el("ul", { class: "alerts" }, ...t.alerts.map((a) => el("li", { class: a.kind, "data-kind": a.kind },
       a.text, a.ts ? el("span", { class: "when", text: `${ago(a.ts)} ago` }) : null))) : null,
     el("div", { class: "links" }, el("a", { href: `/table/${path}`, text: "table" }),
-      el("a", { href: `/overlay/${path}`, text: "overlay" }), el("a", { href: `/referee/${path}`, text: "referee" })));
+      el("a", { href: `/overlay/${path}`, text: "overlay" }), el("a", { href: `/referee/${path}`, text: "referee" })),
+    phoneCode(path));
+}
+
+// a signed-in referee sees each table's QR code: scanned, it takes a phone to the table's /play page with its token
+let referee = false;
+function phoneCode(path) {
+  if (!referee) return null;
+  return el("a", { class: "phone-code", href: `/play-code/${path}.svg`, target: "_blank", title: "print it for the table" },
+    el("img", { src: `/play-code/${path}.svg`, alt: "QR code of the table's phone page", width: "132", height: "132" }),
+    el("span", { text: "phones: scan to enter results" }));
 }
 
 // the web server's own alerts (a referee sign-in locked out after wrong passwords), above the tables
@@ -66,4 +76,6 @@ setInterval(() => render(model), 5000); // "since" and "in game" keep counting
 // the standings page, when this server reads a records database (--records-db)
 fetch("/api/session", { credentials: "same-origin" }).then((r) => r.json()).then((s) => {
   document.getElementById("standings-link").hidden = !s.standings;
+  referee = Boolean(s.referee);
+  render(model);
 }).catch(() => {});

@@ -14,6 +14,10 @@ let panel = null; // the referee's forms: built once, so a push does not wipe wh
 const thousands = (v) => (typeof v === "number" ? (v > 0 ? "+" : v < 0 ? "−" : "±") + Math.abs(v / 1000).toFixed(1) : "");
 const cls = (v) => (v > 0 ? "up" : v < 0 ? "down" : "");
 
+const WIND_NAMES = ["East", "South", "West", "North"];
+// a name as typed on a phone: no accents, no case ("Ó Briain" is found by "o briain", "briain")
+const fold = (s) => String(s || "").normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase().trim();
+
 function shownTables(data) {
   return data.tables.filter((t) => t.round === data.shown_round);
 }
@@ -99,18 +103,37 @@ function playerView(data) {
     history.replaceState(null, "", `?${params}`);
     render(latest);
   } }, input, list, el("button", { type: "submit", text: "Find my table" }));
-  const who = (params.get("player") || "").trim().toLowerCase();
+  const who = fold(params.get("player"));
   const parts = [form];
   if (who) {
-    const p = data.players.find((x) => x.name.toLowerCase() === who || String(x.ema_id || "") === who);
+    // the whole name or EMA number first; else every player whose name holds what was typed, accents optional
+    const exact = data.players.filter((x) => fold(x.name) === who || fold(x.ema_id) === who);
+    const found = exact.length ? exact : data.players.filter((x) => fold(x.name).includes(who));
+    const p = found.length === 1 ? found[0] : null;
     const t = p && shownTables(data).find((x) => x.seats.some((s) => s.player === p.number));
-    if (!p) parts.push(el("p", { class: "problem", text: `No player called “${params.get("player")}”.` }));
+    if (found.length > 1) {
+      parts.push(el("p", { class: "problem", text: `${found.length} players match “${params.get("player")}”:` }),
+        el("ul", { class: "matches" }, ...found.map((x) => el("li", {}, el("a", {
+          href: `?${new URLSearchParams({ ...Object.fromEntries(params), player: x.name })}`, text: x.name })))));
+    } else if (!p) parts.push(el("p", { class: "problem", text: `No player called “${params.get("player")}”.` }));
     else if (!t) parts.push(el("p", { class: "your-table", text: `${p.name}: not seated in round ${data.shown_round}.` }));
     else {
       const seat = t.seats.findIndex((s) => s.player === p.number);
       parts.push(el("p", { class: "your-table", id: "your-table" }, `${p.name}, round ${t.round}: `,
-        el("b", { text: `table ${t.table}` }), `, seat ${["East", "South", "West", "North"][seat]}`));
+        el("b", { text: `table ${t.table}` }), `, seat ${WIND_NAMES[seat]}`));
+      const next = data.tables.find((x) => x.round === t.round + 1 && x.seats.some((s) => s.player === p.number));
+      parts.push(el("p", { class: "your-next", id: "your-next" }, next
+        ? `Next, round ${next.round}: table ${next.table}, seat ${WIND_NAMES[next.seats.findIndex((s) => s.player === p.number)]}`
+        : "No next round seated yet."));
       parts.push(el("div", { class: "hall" }, tableCard(data, t, p.number)));
+    }
+    if (p) {
+      const mine = data.penalties.filter((x) => x.player === p.number);
+      parts.push(el("p", { class: "your-standing", id: "your-standing" },
+        `${p.place === null ? "Substitute (not ranked)" : `Place ${p.place}`} · total ${(p.total / 1000).toFixed(1)}`
+        + ` · ${p.games} game(s)` + (p.penalties ? ` · penalties −${(p.penalties / 1000).toFixed(1)}` : "")
+        + (p.chombo ? ` · chombo −${(p.chombo / 1000).toFixed(1)} (in the games)` : "")
+        + (mine.length ? ` · ${mine.map((x) => `${x.kind}: ${x.reason}`).join("; ")}` : "")));
     }
   }
   return parts;

@@ -1,0 +1,169 @@
+"""Seatings without a repeat meeting, built rather than searched: resolvable transversal designs.
+
+Pure functions (no I/O, no clock). A hall of ``g`` tables seats ``4g``
+players. Name each player by a row ``a`` (0..3) and a column ``x``; in round
+``r`` table ``t`` seats, in row ``a``, the player of column ``t + m_a * r``.
+Two players of rows ``a`` and ``b`` sit together in round ``r`` exactly when
+their columns differ by ``(m_b - m_a) * r``, so two rounds ``r`` and ``s``
+seat them together twice only when ``(m_b - m_a) * (r - s)`` is zero: over a
+finite field (``g`` a prime power, the columns its elements, the ``m_a`` four
+distinct elements) that never happens, and the ``g`` rounds have no repeat
+meeting at all (a resolvable transversal design TD(4, g)). Players of one
+row never meet, which is where the organiser's clubs go when they are kept
+apart. For ``g = 4`` the rows themselves are a fifth round: the affine plane
+of order 4, the most rounds 16 players can play without a repeat.
+
+For other ``g`` the columns are the integers modulo ``g`` with ``m_a = a``,
+and the rounds taken are consecutive: a pair meets again only after
+``g / gcd(g, d)`` rounds for a row difference ``d`` of 1, 2 or 3, so
+``g`` odd and not a multiple of 3 still gives ``g`` rounds, and every ``g``
+at least ``g / 3`` (20 rounds for 60 tables). Rounds beyond what a design
+gives are the search's (:func:`tablesvc.tournament.seating.plan`).
+
+:data:`KNOWN_MOST_ROUNDS` is what the published social-golfer tables (groups
+of four) show as the most rounds without a repeat for the smaller halls,
+where the counting bound (``(4g - 1) // 3`` rounds) is not reached or not
+known to be; the seating's quality prints it beside its own figures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+
+__all__ = ["KNOWN_MOST_ROUNDS", "design_rounds", "most_rounds_without_repeats", "rounds_in_design"]
+
+# tables -> the most rounds without a repeat meeting that a published schedule reaches (social golfer problem,
+# groups of four): 16 players 5 (the affine plane; 6 forces a repeat by counting), 20 players 5, 24 players 7,
+# 28 players 9 (a resolvable design), 32 players 10, 40 players 13 (a resolvable design). From 12 tables on,
+# the constructions here and the search reach 15 rounds, the most a tournament plays.
+KNOWN_MOST_ROUNDS: dict[int, int] = {4: 5, 5: 5, 6: 7, 7: 9, 8: 10, 10: 13}
+
+
+def most_rounds_without_repeats(tables: int) -> int | None:
+    """The most rounds ``tables`` tables can play with no pair meeting twice as far as known: the published
+    figure where there is one, else the counting bound (each player has ``4 * tables - 1`` others to meet, 3 a
+    round); None for a single table (it meets again every round)."""
+    if tables < 2:
+        return None
+    return KNOWN_MOST_ROUNDS.get(tables, (4 * tables - 1) // 3)
+
+
+def _prime_power(q: int) -> tuple[int, int] | None:
+    """(p, k) with ``p ** k == q`` for a prime ``p``, or None."""
+    for p in range(2, q + 1):
+        if q % p == 0:
+            k, rest = 0, q
+            while rest % p == 0:
+                rest //= p
+                k += 1
+            return (p, k) if rest == 1 else None
+    return None
+
+
+@cache
+def _field(q: int) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]] | None:
+    """Addition and multiplication tables of GF(q), elements 0..q-1 (digits base p are the coefficients of a
+    polynomial modulo an irreducible one); None when q is not a prime power."""
+    pk = _prime_power(q)
+    if pk is None:
+        return None
+    p, k = pk
+
+    def digits(x: int) -> list[int]:
+        return [(x // p ** i) % p for i in range(k)]
+
+    def number(ds: Sequence[int]) -> int:
+        return sum(d * p ** i for i, d in enumerate(ds))
+
+    add = tuple(tuple(number([(a + b) % p for a, b in zip(digits(x), digits(y), strict=True)]) for y in range(q))
+                for x in range(q))
+    if k == 1:
+        return add, tuple(tuple(x * y % q for y in range(q)) for x in range(q))
+    modulus = next(m for m in _monic(p, k) if _irreducible(m, p))
+
+    def times(x: int, y: int) -> int:
+        prod = [0] * (2 * k - 1)
+        for i, a in enumerate(digits(x)):
+            for j, b in enumerate(digits(y)):
+                prod[i + j] = (prod[i + j] + a * b) % p
+        for deg in range(2 * k - 2, k - 1, -1):  # reduce by the monic modulus, highest power first
+            c = prod[deg]
+            if c:
+                for i in range(k + 1):
+                    prod[deg - k + i] = (prod[deg - k + i] - c * modulus[i]) % p
+        return number(prod[:k])
+
+    return add, tuple(tuple(times(x, y) for y in range(q)) for x in range(q))
+
+
+def _monic(p: int, k: int) -> list[list[int]]:
+    """Every monic polynomial of degree k over GF(p), coefficients lowest power first."""
+    out = []
+    for n in range(p ** k):
+        out.append([(n // p ** i) % p for i in range(k)] + [1])
+    return out
+
+
+def _irreducible(m: list[int], p: int) -> bool:
+    """No root and (for degree 4 and more) no factor of lower degree: checked by trial division."""
+    k = len(m) - 1
+    for d in range(1, k // 2 + 1):
+        for f in _monic(p, d):
+            if _divides(f, m, p):
+                return False
+    return True
+
+
+def _divides(f: list[int], m: list[int], p: int) -> bool:
+    rest = m[:]
+    for deg in range(len(rest) - 1, len(f) - 2, -1):
+        c = rest[deg]
+        if c:
+            for i in range(len(f)):
+                rest[deg - len(f) + 1 + i] = (rest[deg - len(f) + 1 + i] - c * f[i]) % p
+    return not any(rest[:len(f) - 1])
+
+
+def rounds_in_design(tables: int) -> int:
+    """How many rounds without a repeat :func:`design_rounds` builds for ``tables`` tables."""
+    if tables < 2:
+        return 1
+    if tables >= 4 and _field(tables) is not None:
+        return tables + 1 if tables == 4 else tables
+    if tables < 4:
+        return 1
+    limit = tables
+    for d in (1, 2, 3):
+        for delta in range(1, tables):
+            if d * delta % tables == 0:
+                limit = min(limit, delta)
+                break
+    return max(1, limit)
+
+
+def design_rounds(rows: Sequence[Sequence[int]], rounds: int) -> list[tuple[tuple[int, int, int, int], ...]]:
+    """``rounds`` rounds (at most :func:`rounds_in_design`) for the players in ``rows``: four rows of
+    ``tables`` players each; table ``t`` of every round seats one player of each row, and no two players
+    meet twice. Players of one row never meet (except in the affine plane's fifth round)."""
+    if len(rows) != 4 or len({len(r) for r in rows}) != 1:
+        raise ValueError("four rows of one length")
+    g = len(rows[0])
+    if rounds > rounds_in_design(g):
+        raise ValueError(f"{g} tables: the design has {rounds_in_design(g)} rounds, not {rounds}")
+    field = _field(g)
+    out = []
+    for r in range(rounds):
+        if g == 4 and r == 4:
+            out.append(tuple((rows[a][0], rows[a][1], rows[a][2], rows[a][3]) for a in range(4)))
+            continue
+        tables = []
+        for t in range(g):
+            if field is not None and g > 3:
+                add, mul = field
+                cols = [add[t][mul[a][r]] for a in range(4)]  # m_a = a as field elements 0..3 (distinct)
+            else:
+                cols = [(t + a * r) % g for a in range(4)]
+            tables.append((rows[0][cols[0]], rows[1][cols[1]], rows[2][cols[2]], rows[3][cols[3]]))
+        out.append(tuple(tables))
+    return out

@@ -1,0 +1,40 @@
+"""bench/hands.py in its quick mode prints the seat cameras' figures, and `tablesvc demo --hand-cams` prints each
+seat's hand as read beside the truth: both run the rendered seat cameras end to end (render, read, consensus)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def number(pattern: str, text: str) -> float:
+    found = re.search(pattern, text)
+    assert found, f"{pattern!r} not in:\n{text}"
+    return float(found.group(1))
+
+
+def test_the_seat_camera_bench_prints_states_exact_wrong_and_the_frame_cost():
+    proc = subprocess.run([sys.executable, "bench/hands.py", "--quick", "--only", "seats"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=900)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    states = number(r"drawn\s+all\s+(\d+)", out)
+    assert states >= 40, "a hand of a generated game leaves dozens of seat states"
+    assert number(r"drawn\s+all\s+\d+\s+([\d.]+)%", out) >= 50.0
+    assert number(r"drawn\s+all\s+\d+\s+[\d.]+%\s+(\d+)", out) == 0, "no wrong tile is ever published"
+    assert number(r"-> ([\d.]+) frames/s each", out) > 0
+
+
+def test_demo_hand_cams_prints_each_seat_read_beside_the_truth():
+    proc = subprocess.run([sys.executable, "-m", "tablesvc", "demo", "--hand-cams", "--hands", "1", "--seed", "4"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=900)  # fmt: skip
+    out = proc.stdout
+    assert proc.returncode == 0, out + proc.stderr
+    assert out.count(" read  ") == 4 and out.count(" truth ") == 4, out
+    for seat in "ESWN":
+        assert re.search(rf"^  {seat}  read  ", out, re.M), out
+    assert re.search(r"hand states read: \d+ exact .* 0 tiles published wrong", out), out

@@ -1,0 +1,95 @@
+"""A tournament round on two phone tables and two simulated device tables: ``start-round`` starts all four with the
+seating's names and the clock, the phones enter their hands through ``/api/play`` while the device tables play
+generated games through the table simulator, time is called on the phone tables (EMA: the hand in play and one
+more), every game ends, and the tournament's standings hold all sixteen players."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("sqlalchemy", reason="the records extra is not installed (pip install -e '.[test]')")
+
+from hardware_sims.generator import GeneratorOptions, generate_game
+from hardware_sims.table import DirectOutputs, TableSimulator
+from tablesvc.mqtt.link import IncomingMessage
+from tablesvc.records.records_db import RecordsStore
+from tablesvc.tournament.actions import current_standings
+from tablesvc.tournament.hall import MqttHall, start_round
+from tablesvc.tournament.model import SeatingMethod, Tournament
+from tablesvc.tournament.seating import shuffled
+from tablesvc.tournament.tournament_db import NewPlayer, TournamentStore
+from tests.test_play_table import PhoneTable, api, state, wait_until
+from tests.test_records_collector import CollectorProcess
+from tests.web_support import broker, web  # noqa: F401
+
+RULES = "ema2012"  # the simulator deals red fives
+
+
+def test_a_round_with_phone_tables_and_device_tables(broker, web, tmp_path):  # noqa: F811
+    db = str(tmp_path / "records.sqlite3")
+    records = RecordsStore(db)
+    store = TournamentStore(records)
+    tid = store.create(Tournament("Phones Open", RULES, 1, time_rule="ema", minutes=90))
+    store.add_players(tid, [NewPlayer(f"Player {i:02d}", None) for i in range(1, 17)])
+    hall = [("hall", "phone-1"), ("hall", "phone-2"), ("hall", "dev-1"), ("hall", "dev-2")]
+    store.set_tables(tid, hall)
+    store.save_seating(tid, 1, shuffled(list(range(1, 17))), SeatingMethod.SHUFFLED)
+    collector = CollectorProcess(broker.url, db, "tournament-records", tmp_path)
+    collector.start()
+    tables = {t: PhoneTable(broker.url, tmp_path / t, s, t).start() for s, t in hall}
+    try:
+        for _, t in hall:
+            wait_until(lambda t=t: web.store.table("hall", t) is not None, message=f"the web server sees {t}")
+        with MqttHall(broker.url) as link:
+            report = start_round(store, tid, 1, link, timeout=20)
+        assert not report.not_started, report.not_started
+        for _, t in hall:
+            s = tables[t].service.table.state
+            assert s.clock is not None and s.clock.minutes == 90  # every table plays on the tournament's clock
+            assert all(name.startswith("Player ") for name in s.players)  # the seating's names
+
+        # the device tables play generated games through the simulator, as their panels and camera would report
+        for i, t in enumerate(("dev-1", "dev-2")):
+            service = tables[t].service
+            record = generate_game(500 + i, GeneratorOptions(rules=RULES, players=service.table.state.players))
+            sim = TableSimulator(record, DirectOutputs(service.observe), start_game=lambda _e: None)
+            for event in record.events:
+                sim.show(event)
+            assert service.wait_idle(60)
+            assert service.table.state.phase.value == "game_over"
+
+        # the phone tables: two hands each, then the referee calls time; EMA plays the hand in play and one more
+        for t in ("phone-1", "phone-2"):
+            wait_until(lambda t=t: state(web, "hall", t).get("phase") == "between_hands", message=f"{t} started")
+            for number in range(4):
+                if number == 2:
+                    service = tables[t].service
+                    service.inbox.put(("cmd", IncomingMessage(f"{service.config.topics.base}/cmd",
+                                                              b'{"command": "clock", "action": "time_up", '
+                                                              b'"transaction": "referee-time"}')))
+                    assert service.wait_idle(20)
+                    assert service.table.state.clock.hands_left == 2
+                wait_until(lambda t=t, n=number: state(web, "hall", t).get("hand_id", "").endswith(f"#{n + 1}"),
+                           message=f"{t} shows hand {number + 1}")
+                event = {"type": "win_entry", "from_seat": (number + 2) % 4, "hand_number": number,
+                         "wins": [{"seat": (number + 1) % 4, "han": 2, "fu": 30}]}
+                status, answer = api(web, "hall", t, {"action": "enter", "key": f"{t}-hand-{number:04d}",
+                                                      "event": event})
+                assert status == 200, answer
+            final = tables[t].service.table.state.final
+            assert final is not None and final.ended == "time"
+
+        # the records hold the four games, and the tournament's standings every player of them
+        def standings():
+            return current_standings(store, tid)
+
+        wait_until(lambda: sum(1 for g in standings().tables if g.game is not None) == 4, 30,
+                   "the collector records all four games")
+        result = standings()
+        assert {(g.site, g.table_id) for g in result.tables if g.game is not None} == set(hall)
+        assert len(result.players) == 16 and all(p.games == 1 for p in result.players)
+        assert sum(p.games_result for p in result.players) == 0
+    finally:
+        collector.terminate()
+        for t in tables.values():
+            t.stop()

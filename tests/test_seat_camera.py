@@ -1,0 +1,199 @@
+"""The seat camera: rendered standing rows read by vision.seat, and the consensus that publishes a hand only
+where frames agree and the game allows it (a tile not yet sure stays unknown)."""
+
+from __future__ import annotations
+
+import threading
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from hardware_sims.hand_render import STRIP_W, HandEffects, HandView, SeatPose, render_hand
+from hardware_sims.seat_cams import ENROLL_ROWS
+from hardware_sims.tile_art import drawn_tile_set
+from tablesvc.service.seat_hands import PrivateHands
+from tablesvc.service.seat_reader import SeatCameraReader
+from vision.naming.embedding import EmbeddingClassifier
+from vision.seat.calibration import SeatCalibration, SeatCalibrationError
+from vision.seat.consensus import HandConsensus, HandReading, SeatKnowledge
+from vision.seat.reader import SeatFrame, SeatReader, SeenTile, enroll_from_rows
+
+HAND = ("1m", "2m", "3m", "5pr", "6p", "7p", "9s", "9s", "E", "E", "C", "C", "F")
+
+
+def frame_of(tiles: list[str | None], drawn: str | None = None, whole: bool = True, holds_drawn: bool = False,
+             ) -> SeatFrame:
+    row = tuple(SeenTile(t, 0.95, (26.0 * i, 26.0 * i + 26)) for i, t in enumerate(tiles))
+    d = SeenTile(drawn, 0.95, (370.0, 396.0)) if drawn is not None or holds_drawn else None
+    return SeatFrame(row, d, whole)
+
+
+# ---------------------------------------------------------------- consensus and decoding (pure)
+def test_a_tile_is_sure_only_when_the_last_frames_agree_on_it():
+    c = HandConsensus(0, agree=3)
+    know = SeatKnowledge(holds=13, hand_id="h1")
+    assert c.feed(None, know).unknown == 13  # a new hand: every tile unknown
+    c.feed(frame_of(list(HAND)), know)
+    c.feed(frame_of(list(HAND)), know)
+    assert c.reading.unknown == 13, "two frames are not enough"
+    flicker = list(HAND)
+    flicker[6] = "1p"  # one frame misreads a tile
+    reading = c.feed(frame_of(flicker), know)
+    assert reading.unknown == 1 and sorted(reading.tiles) == sorted(t for i, t in enumerate(HAND) if i != 6)
+    reading = c.feed(frame_of(list(HAND)), know)
+    reading = c.feed(frame_of(list(HAND)), know)
+    assert reading.unknown == 1, "the misreading frame is still one of the last three"
+    reading = c.feed(frame_of(list(HAND)), know)
+    assert reading.complete and sorted(reading.tiles) == sorted(HAND)
+
+
+def test_frames_not_whole_or_of_another_count_are_not_counted():
+    c = HandConsensus(0, agree=2)
+    know = SeatKnowledge(holds=13, hand_id="h1")
+    c.feed(frame_of(list(HAND), whole=False), know)
+    c.feed(frame_of(list(HAND)[:12]), know)  # a tile lifted: 12 of 13
+    c.feed(frame_of(list(HAND)), know)
+    assert c.reading.unknown == 13
+    assert c.feed(frame_of(list(HAND)), know).complete
+
+
+def test_no_kind_more_than_four_counting_every_visible_tile():
+    c = HandConsensus(0, agree=1)
+    visible = [0] * 34
+    visible[27] = 3  # three East winds already out on the table: the hand cannot hold two
+    know = SeatKnowledge(holds=13, visible=tuple(visible), red_out=frozenset({"p"}), hand_id="h1")
+    c.feed(None, know)
+    reading = c.feed(frame_of(list(HAND)), know)
+    assert "E" not in reading.tiles and "5pr" not in reading.tiles, "impossible tiles are unknown, not published"
+    assert reading.unknown == 3
+
+
+def test_the_discard_and_a_call_leave_the_hand_at_once_and_a_draw_adds_an_unknown():
+    c = HandConsensus(0, agree=1)
+    know = SeatKnowledge(holds=13, hand_id="h1")
+    c.feed(None, know)
+    c.feed(frame_of(list(HAND)), know)
+    know = SeatKnowledge(holds=14, hand_id="h1")
+    reading = c.feed(None, know)  # a draw: the engine knows one more tile, not yet seen
+    assert reading.unknown == 1 and len(reading.tiles) == 13
+    reading = c.feed(frame_of(list(HAND), drawn="4p"), know)
+    assert reading.drawn == "4p" and reading.complete
+    know = SeatKnowledge(holds=13, gone=("9s",), hand_id="h1")
+    reading = c.feed(None, know)  # the discard leaves before any frame shows it; the drawn tile goes in
+    assert reading.complete and reading.tiles.count("9s") == 1 and "4p" in reading.tiles and reading.drawn is None
+    know = SeatKnowledge(holds=11, gone=("9s", "C", "C"), hand_id="h1")  # a pon of C: its two tiles leave
+    reading = c.feed(None, know)
+    assert "C" not in reading.tiles and len(reading.tiles) == 11 and reading.complete
+    know = SeatKnowledge(holds=10, gone=("9s", "C", "C", "N"), hand_id="h1")  # a tile it never read as held
+    reading = c.feed(None, know)
+    assert reading.tiles == () and reading.unknown == 10, "a hand that contradicts the game is all unknown"
+    assert c.feed(None, SeatKnowledge(holds=13, hand_id="h2")).unknown == 13
+
+
+# ---------------------------------------------------------------- the reader on rendered frames
+@pytest.fixture(scope="module")
+def enrolled():
+    tiles = drawn_tile_set()
+    pose = SeatPose(elevation_deg=35.0, distance_mm=420.0, offset_mm=15.0, roll_deg=1.5)
+    cal = SeatCalibration.of(pose.strip_quad(), STRIP_W, pose.image_size)
+    rng = np.random.default_rng(4)
+    rows = [(render_hand(HandView(tuple(r)), tiles, pose, HandEffects(noise_sigma=3, jpeg_quality=85), rng)[0],
+             list(r)) for r in ENROLL_ROWS]  # fmt: skip
+    namer = EmbeddingClassifier(half_turn=False)
+    got = enroll_from_rows(namer, cal, rows)
+    assert sum(got.values()) == 37 and len(got) == 37
+    return tiles, pose, cal, namer
+
+
+def test_a_rendered_row_is_read_tile_for_tile_with_the_drawn_tile_apart(enrolled):
+    tiles, pose, cal, namer = enrolled
+    reader = SeatReader(namer, cal)
+    rng = np.random.default_rng(9)
+    effects = HandEffects(felt="blue", light=0.8, tint=(1.08, 1.0, 0.93), noise_sigma=4, blur_sigma=0.6,
+                          jpeg_quality=75, lean_deg=4)  # fmt: skip
+    image, truth = render_hand(HandView(HAND, "4p", start_mm=7), tiles, pose, effects, rng)
+    first = reader.read(image)
+    assert first.whole and first.count == 14
+    named = [t.tile for t in first.row]
+    assert [t for t in named if t is not None] == [t for t, n in zip(HAND, named, strict=True) if n is not None]
+    assert sum(t is None for t in named) <= 1 and first.drawn is not None and first.drawn.tile == "4p"
+    image, _ = render_hand(HandView(HAND, "4p", start_mm=7), tiles, pose, effects, rng)
+    again = reader.read(image)
+    assert again.read < first.read, "an unchanged row is not read again by the network"
+    covered, truth = render_hand(HandView(HAND, "4p", start_mm=7), tiles, pose,
+                                 HandEffects(felt="blue", hand_over=150.0), rng)  # fmt: skip
+    assert any(truth.covered)
+    assert not reader.read(covered).whole, "a hand over the row makes the frame not whole"
+
+
+def test_enrollment_refuses_a_row_that_does_not_hold_the_named_tiles(enrolled):
+    tiles, pose, cal, _ = enrolled
+    image, _ = render_hand(HandView(HAND[:5]), tiles, pose)
+    with pytest.raises(ValueError, match="5 tiles stand in the row but 6 are named"):
+        enroll_from_rows(EmbeddingClassifier(), cal, [(image, list(HAND[:6]))])
+
+
+def test_a_bad_calibration_file_says_what_is_wrong(tmp_path):
+    bad = tmp_path / "seat.json"
+    bad.write_text('{"quad_px": [[0, 0], [1, 0]], "strip_mm": 390, "image_size": [640, 480]}')
+    with pytest.raises(SeatCalibrationError, match="four"):
+        SeatCalibration.load(bad)
+    with pytest.raises(SeatCalibrationError, match="cannot read"):
+        SeatCalibration.load(tmp_path / "missing.json")
+    good = SeatCalibration.of(np.array([[10, 10], [600, 20], [600, 80], [10, 70]]), 390, (640, 480))
+    good.save(bad)
+    assert SeatCalibration.load(bad) == good
+    assert np.allclose(good.quad_for((640, 640))[1], [600, 20 * 640 / 480])
+
+
+# ---------------------------------------------------------------- the service's reader thread
+def test_the_seat_camera_thread_publishes_the_private_hand_and_folds_a_discard_at_once(enrolled):
+    tiles, pose, cal, namer = enrolled
+    hands = PrivateHands()
+    changed = threading.Condition()
+    seen: list = []
+
+    def on_change(reading) -> None:
+        with changed:
+            seen.append(reading)
+            changed.notify_all()
+
+    def wait_reading(predicate, what: str) -> None:
+        with changed:
+            assert changed.wait_for(lambda: any(predicate(r) for r in seen), timeout=60), \
+                f"no reading {what}; got {seen[-1:] or 'none'}"
+
+    hands.subscribe(on_change)
+    know = [SeatKnowledge(holds=14, hand_id="h1")]
+    thread = SeatCameraReader(0, SeatReader(namer, cal), lambda: know[0], hands.update, agree=2)
+    thread.start()
+    try:
+        rng = np.random.default_rng(12)
+        for _ in range(3):
+            image, _ = render_hand(HandView(HAND, "4p"), tiles, pose, HandEffects(noise_sigma=3), rng)
+            before = thread.frames
+            thread.frame(SimpleNamespace(image=image))
+            with changed:
+                changed.wait_for(lambda b=before: thread.frames > b, timeout=60)
+        wait_reading(lambda r: r.drawn == "4p" and len(r.tiles) + r.unknown == 13, "with the drawn 4p apart")
+        know[0] = SeatKnowledge(holds=13, gone=("9s",), hand_id="h1")
+        thread.knowledge_changed()
+        wait_reading(lambda r: r.drawn is None and r.holds == 13, "after the 9s was discarded")
+        final = hands.hands()[0]
+        assert final.tiles.count("9s") <= 1 and thread.errors == 0
+    finally:
+        thread.stop()
+
+
+def test_private_hands_reach_the_broadcast_only_when_every_tile_is_sure():
+    hands = PrivateHands()
+    given: list = []
+    hands.forward_to(given.append)
+    sure = HandReading(0, tiles=tuple(sorted(HAND)), drawn="4p")
+    assert hands.update(sure) and not hands.update(sure), "an unchanged reading is no change"
+    hands.update(HandReading(1, tiles=HAND[:12], unknown=1))
+    seen = given[-1]
+    assert [t.mjai for t in seen.hands[0]] == [*sorted(HAND), "4p"] and seen.drawn[0].mjai == "4p"
+    assert seen.hands[1] is None, "a seat with a tile not yet sure is not given to the broadcast"
+    assert seen.hands[2] is None and seen.hands[3] is None and len(given) == 2

@@ -1,0 +1,45 @@
+"""The seat camera: a webcam at each seat reads that player's standing hand.
+
+What a caller imports from here (each name is loaded on first use):
+
+- where the camera sees the row (:class:`SeatCalibration`);
+- a frame read (:class:`SeatReader` -> :class:`SeatFrame` of :class:`SeenTile`), with the club's set
+  enrolled from the seat camera itself (:func:`enroll_from_rows`) or a packaged reader;
+- the annotated picture of a frame (:func:`annotate_seat`);
+- many frames folded under what the engine knows (:class:`HandConsensus`, :class:`SeatKnowledge`) into
+  the hand to publish (:class:`HandReading`): a tile not yet sure stays unknown.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from vision.faces import lazy_face
+
+if TYPE_CHECKING:
+    from vision.seat.annotation import annotate_seat
+    from vision.seat.calibration import SeatCalibration, SeatCalibrationError
+    from vision.seat.consensus import HandConsensus, HandReading, SeatKnowledge
+    from vision.seat.reader import SeatFrame, SeatReader, SeenTile, enroll_from_rows
+
+_WHERE = {
+    "annotate_seat": "annotation",
+    "SeatCalibration": "calibration", "SeatCalibrationError": "calibration",
+    "HandConsensus": "consensus", "HandReading": "consensus", "SeatKnowledge": "consensus",
+    "SeatFrame": "reader", "SeatReader": "reader", "SeenTile": "reader", "enroll_from_rows": "reader",
+}  # fmt: skip
+
+__all__ = [
+    "HandConsensus",
+    "HandReading",
+    "SeatCalibration",
+    "SeatCalibrationError",
+    "SeatFrame",
+    "SeatKnowledge",
+    "SeatReader",
+    "SeenTile",
+    "annotate_seat",
+    "enroll_from_rows",
+]
+
+__getattr__, __dir__ = lazy_face(__name__, _WHERE, globals())

@@ -1,0 +1,194 @@
+"""A seat's hand from many frames, under what the engine knows: consensus, then decoding. Pure.
+
+A frame can be wrong in a way the next one is not (a hand passing, a tile being moved, light
+changing) and the reader may be unsure of a tile seen from too steep an angle. So a hand is
+published only from what several frames agree on, and only where the game allows it:
+
+- **consensus**: a frame counts when its row is whole and holds as many tiles as the engine says the
+  seat holds (13 plus the drawn one, less three for each meld); a tile is sure when the last
+  ``agree`` counted frames all name it alike at its place; every other tile is unknown;
+- **decoding under what the engine knows**: no kind more than four times counting every visible
+  tile (ponds, melds, dora indicators) - a kind that would be is unknown wherever it stands; one red
+  five per suit; the tiles that leave the hand (each discard, the hand's tiles of each call) are
+  taken out of the published hand at once, before any frame shows it; a draw adds an unknown tile.
+
+The result, :class:`HandReading`, is what the seat holds as far as it is sure: its sure tiles, how
+many are unknown, the drawn tile if it stands apart. A tile not yet sure stays unknown.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from vision.seat.reader import SeatFrame
+
+__all__ = ["HandConsensus", "HandReading", "SeatKnowledge", "kind_of", "readings_equal"]
+
+SUIT_INDEX = {"m": 0, "p": 9, "s": 18}
+HONOURS = ("E", "S", "W", "N", "P", "F", "C")
+
+
+def kind_of(tile: str) -> int:
+    """0..33 for a tile name as the readers write it ('5pr' is a 5p)."""
+    if tile in HONOURS:
+        return 27 + HONOURS.index(tile)
+    return SUIT_INDEX[tile[1]] + int(tile[0]) - 1
+
+
+@dataclass(frozen=True)
+class SeatKnowledge:
+    """What the engine knows of one seat's hand and the table, at the moment of a frame.
+
+    ``holds``: concealed tiles the seat holds, the drawn one included; ``visible``: tiles of each of
+    the 34 kinds out on the table (ponds, melds, dora indicators); ``red_out``: suits ('m', 'p', 's')
+    whose red five is out; ``gone``: every tile that left this seat's hand this hand so far (its
+    discards and the hand's tiles of its calls), in order.
+    """
+
+    holds: int
+    visible: tuple[int, ...] = (0,) * 34
+    red_out: frozenset[str] = frozenset()
+    gone: tuple[str, ...] = ()
+    hand_id: str = ""
+
+
+@dataclass(frozen=True)
+class HandReading:
+    """A seat's concealed hand as far as the seat camera is sure: ``tiles`` sure (sorted, the drawn one
+    apart), ``unknown`` the number not yet sure, ``drawn`` the drawn tile when it stands apart and is sure
+    (``drawn_unknown`` when it stands apart but is not)."""
+
+    seat: int
+    tiles: tuple[str, ...] = ()
+    unknown: int = 0
+    drawn: str | None = None
+    drawn_unknown: bool = False
+    frames: int = 0
+
+    @property
+    def holds(self) -> int:
+        return len(self.tiles) + self.unknown + (self.drawn is not None or self.drawn_unknown)
+
+    @property
+    def complete(self) -> bool:
+        """Every tile sure."""
+        return self.unknown == 0 and not self.drawn_unknown
+
+    def as_dict(self) -> dict[str, object]:
+        return {"seat": self.seat, "tiles": list(self.tiles), "unknown": self.unknown, "drawn": self.drawn,
+                "drawn_unknown": self.drawn_unknown}
+
+
+def _order(tile: str) -> tuple[int, bool]:
+    return (kind_of(tile), tile.endswith("r"))
+
+
+@dataclass
+class HandConsensus:
+    """Folds one seat camera's frames and the engine's knowledge into the :class:`HandReading` to publish."""
+
+    seat: int
+    agree: int = 3
+    reading: HandReading = field(init=False)
+    _frames: deque[SeatFrame] = field(init=False)
+    _gone: tuple[str, ...] = field(default=(), init=False)
+    _hand_id: str | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        self.reading = HandReading(self.seat)
+        self._frames = deque(maxlen=self.agree)
+
+    def feed(self, frame: SeatFrame | None, knowledge: SeatKnowledge) -> HandReading:
+        """The reading after ``frame`` (None: only the knowledge changed)."""
+        self._know(knowledge)
+        if frame is not None and frame.whole and frame.count == knowledge.holds:
+            if self._frames and self._frames[-1].count != frame.count:
+                self._frames.clear()
+            self._frames.append(frame)
+            if len(self._frames) == self.agree:
+                self.reading = self._decode(self._agreed(), knowledge)
+        return self.reading
+
+    # ---------------------------------------------------------------- the engine's knowledge
+    def _know(self, k: SeatKnowledge) -> None:
+        r = self.reading
+        if k.hand_id != self._hand_id:  # a new hand: nothing of the last one holds
+            self._hand_id, self._gone = k.hand_id, ()
+            self._frames.clear()
+            self.reading = HandReading(self.seat, unknown=k.holds)
+            return
+        new = list((Counter(k.gone) - Counter(self._gone)).elements()) if k.gone != self._gone else []
+        self._gone = k.gone
+        tiles, unknown, drawn, drawn_unknown = Counter(r.tiles), r.unknown, r.drawn, r.drawn_unknown
+        for t in new:  # a discard or a call's tiles leave the hand at once
+            if drawn == t:
+                drawn = None
+            elif tiles[t] > 0:
+                tiles[t] -= 1
+            elif drawn_unknown:
+                drawn_unknown = False
+            elif unknown > 0:
+                unknown -= 1
+            else:  # the published hand never held it: nothing of it can be trusted
+                tiles, unknown, drawn, drawn_unknown = Counter(), k.holds, None, False
+                break
+        if new:
+            self._frames.clear()
+            # the drawn tile goes into the hand when another leaves (the player sorts it in)
+            if drawn is not None:
+                tiles[drawn] += 1
+                drawn = None
+            if drawn_unknown:
+                unknown += 1
+                drawn_unknown = False
+        held = sum(tiles.values()) + unknown + (drawn is not None or drawn_unknown)
+        if held < k.holds:  # a draw: one more tile, not yet seen
+            unknown += k.holds - held
+            self._frames.clear()
+        elif held > k.holds:  # more than the engine says: only what the next frames agree on
+            tiles, unknown, drawn, drawn_unknown = Counter(), k.holds, None, False
+            self._frames.clear()
+        self.reading = HandReading(self.seat, tuple(sorted(tiles.elements(), key=_order)), unknown, drawn,
+                                   drawn_unknown, r.frames)
+
+    # ---------------------------------------------------------------- the frames
+    def _agreed(self) -> tuple[list[str | None], str | None, bool]:
+        frames = list(self._frames)
+        rows = [f.row for f in frames]
+        places: list[str | None] = []
+        if len({len(r) for r in rows}) != 1:
+            return [None] * len(rows[-1]), None, frames[-1].drawn is not None
+        for i in range(len(rows[-1])):
+            names = {r[i].tile for r in rows}
+            places.append(names.pop() if len(names) == 1 else None)
+        drawn_names = {f.drawn.tile if f.drawn is not None else "-" for f in frames}
+        drawn_there = frames[-1].drawn is not None and "-" not in drawn_names
+        drawn = drawn_names.pop() if drawn_there and len(drawn_names) == 1 else None
+        return places, drawn, drawn_there
+
+    def _decode(self, agreed: tuple[list[str | None], str | None, bool], k: SeatKnowledge) -> HandReading:
+        places, drawn, drawn_there = agreed
+        named = [t for t in places if t is not None] + ([drawn] if drawn else [])
+        counts = Counter(kind_of(t) for t in named)
+        too_many = {kind for kind, n in counts.items() if n + (k.visible[kind] if kind < len(k.visible) else 0) > 4}
+        reds = Counter(t[1] for t in named if t.endswith("r"))
+        bad_red = {s for s, n in reds.items() if n > 1 or s in k.red_out}
+
+        def sure(t: str | None) -> str | None:
+            if t is None or kind_of(t) in too_many or (t.endswith("r") and t[1] in bad_red):
+                return None
+            return t
+
+        places = [sure(t) for t in places]
+        drawn = sure(drawn)
+        tiles = sorted((t for t in places if t is not None), key=_order)
+        unknown = sum(t is None for t in places)
+        return HandReading(self.seat, tuple(tiles), unknown, drawn, drawn_there and drawn is None,
+                           self.reading.frames + 1)
+
+
+def readings_equal(a: HandReading, b: Sequence[str], drawn: str | None) -> bool:
+    """Whether ``a`` is exactly the hand ``b`` (any order) with ``drawn``, every tile sure."""
+    return a.complete and Counter(a.tiles) == Counter(b) and a.drawn == drawn

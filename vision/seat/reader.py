@@ -1,0 +1,227 @@
+"""One seat camera frame -> the standing row as seen: each tile's place along the row and its name.
+
+Per frame:
+
+1. **the strip**: the row's face plane (:class:`~vision.seat.calibration.SeatCalibration`) warped
+   to an upright strip at ``px_per_mm`` (a 15-tile strip is 780x70 px: the rest of the frame is
+   never touched);
+2. **the finder**: a tile's body is bright and colourless against felt, rack, skin and shadow, so
+   the columns where a good share of pixels are such are occupied (a face's glyph never covers its
+   whole height; felt, rack and a gap cover all of it). A single tile standing apart at the right end
+   is the drawn one; the rest is one row, cut into as many tiles as its length holds (26 mm each). A
+   row whose length is no whole number of tiles, or with a gap of half a tile or more (a hand over
+   the row, a tile lifted), makes the frame not *whole*: its tiles are read but the consensus does
+   not count it;
+3. **naming, changed tiles only**: each tile's crop is reduced to a small normalised signature; a
+   crop whose signature matches one of the last frame's tiles (anywhere in the row: a row shifts
+   when a tile leaves it) takes that tile's name without being read again. Only new crops go to
+   the club's reader (the embedding or the LDA classifier, enrolled from this camera or packaged),
+   all in one batch. An unsure crop is unknown (None), never a guess.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Protocol
+
+import cv2
+import numpy as np
+
+from vision.seat.calibration import TILE_H_MM, TILE_W_MM, SeatCalibration
+
+__all__ = ["SeatFrame", "SeatReader", "SeenTile", "enroll_from_rows"]
+
+
+class Namer(Protocol):
+    """The club's reader: the embedding or the LDA classifier (both have these)."""
+
+    def scores_many(self, images: Sequence[np.ndarray]) -> list[tuple[str, float, float]]: ...
+    def decide(self, tile: str, s1: float, s2: float) -> tuple[str | None, float]: ...
+
+
+@dataclass(frozen=True)
+class SeenTile:
+    """One standing tile in a frame: its name (None: unsure), the reader's confidence, and where its
+    face lies along the strip (mm from the strip's left end)."""
+
+    tile: str | None
+    confidence: float
+    x_mm: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class SeatFrame:
+    """What one frame shows: the row left to right (the drawn tile apart), whether every run of tiles
+    was whole, how many crops were read by the network (the rest matched the last frame) and ms spent."""
+
+    row: tuple[SeenTile, ...]
+    drawn: SeenTile | None
+    whole: bool
+    read: int = 0
+    ms: float = 0.0
+
+    @property
+    def count(self) -> int:
+        return len(self.row) + (self.drawn is not None)
+
+
+SIGNATURE = (12, 16)  # w, h of a crop's signature
+
+
+def _signature(crop: np.ndarray) -> np.ndarray:
+    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
+    small = cv2.resize(grey, SIGNATURE, interpolation=cv2.INTER_AREA).astype(np.float32).ravel()
+    small -= small.mean()
+    return small / (float(np.linalg.norm(small)) + 1e-6)
+
+
+class SeatReader:
+    """Reads a seat camera's frames with ``namer`` (the club's reader) and the camera's calibration.
+
+    ``match_below``: a crop whose signature is this near (Euclidean, unit vectors) to one of the last
+    frame's tiles, and no tile of another name is within twice that, keeps that tile's name, if it was
+    read with at least ``keep_above``; ``sure_above``: a
+    name the reader gives below this confidence is unknown. ``occupied``: the share of a column's pixels
+    that must be tile body.
+    """
+
+    def __init__(self, namer: Namer, calibration: SeatCalibration, px_per_mm: float = 2.0,
+                 match_below: float = 0.15, keep_above: float = 0.9, sure_above: float = 0.0,
+                 occupied: float = 0.15) -> None:
+        self.namer = namer
+        self.calibration = calibration
+        self.px_per_mm = px_per_mm
+        self.match_below = match_below
+        self.sure_above = sure_above
+        self.keep_above = keep_above
+        self.occupied = occupied
+        self._size = (round(calibration.strip_mm * px_per_mm), round(TILE_H_MM * px_per_mm))
+        self._warp: tuple[tuple[int, int], np.ndarray] | None = None
+        self._last: list[tuple[np.ndarray, str | None, float]] = []
+
+    # ---------------------------------------------------------------- the strip
+    def strip(self, frame: np.ndarray) -> np.ndarray:
+        """The row's face plane, upright, ``px_per_mm``."""
+        size = (frame.shape[1], frame.shape[0])
+        if self._warp is None or self._warp[0] != size:
+            w, h = self._size
+            dst = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
+            m = cv2.getPerspectiveTransform(self.calibration.quad_for(size).astype(np.float32), dst)
+            self._warp = (size, m)
+        return cv2.warpPerspective(frame, self._warp[1], self._size, flags=cv2.INTER_LINEAR,
+                                   borderMode=cv2.BORDER_REPLICATE)
+
+    def runs(self, strip: np.ndarray) -> list[tuple[int, int]]:
+        """Runs of occupied columns (start, end) in strip pixels."""
+        # white balance on the brightest pixels (the tiles' bodies): a warm or cold room leaves them colourless
+        white = np.percentile(strip.reshape(-1, 3), 95, axis=0).astype(np.float32) + 1.0
+        balanced = cv2.multiply(strip, np.array([*(float(white.max()) / white), 0.0]), dtype=cv2.CV_8U)
+        hsv = cv2.cvtColor(balanced, cv2.COLOR_BGR2HSV)
+        v = hsv[..., 2]
+        bright = float(np.percentile(v, 95))
+        body = (hsv[..., 1] < 80) & (v > 0.6 * bright)
+        col = body.mean(axis=0)
+        occupied = col >= self.occupied
+        # close gaps narrower than 3 mm (a dark glyph spanning a column), drop runs under half a tile
+        gap = max(1, round(3 * self.px_per_mm))
+        idx = np.flatnonzero(occupied)
+        out: list[list[int]] = []
+        for i in idx:
+            if out and i - out[-1][1] <= gap:
+                out[-1][1] = int(i) + 1
+            else:
+                out.append([int(i), int(i) + 1])
+        tile_px = TILE_W_MM * self.px_per_mm
+        return [(a, b) for a, b in out if b - a >= tile_px / 2]
+
+    def places(self, runs: Sequence[tuple[int, int]], drawn_apart: bool = True,
+               ) -> tuple[list[tuple[int, int]], tuple[int, int] | None, bool]:
+        """The tiles' places (strip px, left to right, the drawn one last), the drawn one's place or None, and
+        whether the row is whole.
+
+        The last run is the drawn tile when it is one tile long and stands at least 6 mm apart. The rest is
+        one row from its first run's start to its last run's end, cut into as many tiles as it holds: gaps
+        inside it narrower than half a tile are glyphs that reach a face's edges; a wider one (a hand over the
+        row, a tile lifted) or a span that is no whole number of tiles makes the frame not whole.
+        """
+        tile_px = TILE_W_MM * self.px_per_mm
+        runs = list(runs)
+        drawn_at = None
+        if drawn_apart and len(runs) >= 2:
+            a, b = runs[-1]
+            if abs((b - a) / tile_px - 1) < 0.3 and a - runs[-2][1] >= 6 * self.px_per_mm:
+                drawn_at = runs.pop()
+        if not runs:
+            return ([drawn_at] if drawn_at else []), drawn_at, drawn_at is not None
+        start, end = runs[0][0], runs[-1][1]
+        n = (end - start) / tile_px
+        k = max(1, round(n))
+        whole = abs(n - k) <= 0.3 and all(c - b < tile_px / 2 for (_, b), (c, _) in pairwise(runs))
+        step = (end - start) / k
+        places = [(round(start + j * step), round(start + (j + 1) * step)) for j in range(k)]
+        if drawn_at is not None:
+            places.append(drawn_at)
+        return places, drawn_at, whole
+
+    # ---------------------------------------------------------------- a frame
+    def read(self, frame: np.ndarray) -> SeatFrame:
+        """The row in ``frame`` (BGR), named; see the module's docstring."""
+        t0 = time.process_time()
+        strip = self.strip(frame)
+        places, drawn_at, whole = self.places(self.runs(strip))
+        crops = [cv2.resize(strip[:, a:b], (52, 70), interpolation=cv2.INTER_LINEAR) for a, b in places]
+        sigs = [_signature(c) for c in crops]
+        names: list[tuple[str | None, float]] = [(None, 0.0)] * len(crops)
+        todo: list[int] = []
+        last = self._last
+        bank = np.stack([s for s, _, _ in last]) if last else None
+        for i, s in enumerate(sigs):
+            if bank is not None:
+                d = np.linalg.norm(bank - s, axis=1)
+                j = int(np.argmin(d))
+                # the match must also be unambiguous: another kind as near (a 2m beside a 3m differ only in a
+                # numeral) sends the crop to the reader
+                rivals = [d[k] for k in range(len(last)) if last[k][1] != last[j][1]]
+                if d[j] < self.match_below and (not rivals or min(rivals) >= d[j] + self.match_below):
+                    names[i] = (last[j][1], last[j][2])
+                    continue
+            todo.append(i)
+        if todo:
+            for i, got in zip(todo, self.namer.scores_many([crops[i] for i in todo]), strict=True):
+                tile, conf = self.namer.decide(*got)
+                names[i] = (tile if conf >= self.sure_above else None, conf)
+        # only sure names are kept for the next frame: an unsure tile is read again, so that frames agreeing
+        # on it are frames that each read it
+        self._last = [(s, n, c) for s, (n, c) in zip(sigs, names, strict=True)
+                      if n is not None and c >= self.keep_above]
+        seen = [SeenTile(n, c, (a / self.px_per_mm, b / self.px_per_mm))
+                for (n, c), (a, b) in zip(names, places, strict=True)]
+        drawn = seen.pop() if drawn_at is not None else None
+        return SeatFrame(tuple(seen), drawn, whole, len(todo), (time.process_time() - t0) * 1000)
+
+    def crops(self, frame: np.ndarray, drawn_apart: bool = True) -> list[np.ndarray]:
+        """The tiles' crops of ``frame`` left to right (the drawn one last), as the reader names them;
+        without ``drawn_apart`` the whole row is one (an enrollment row has no drawn tile)."""
+        strip = self.strip(frame)
+        places, _, _ = self.places(self.runs(strip), drawn_apart)
+        return [cv2.resize(strip[:, a:b], (52, 70), interpolation=cv2.INTER_LINEAR) for a, b in places]
+
+def enroll_from_rows(namer: object, calibration: SeatCalibration, rows: Sequence[tuple[np.ndarray, Sequence[str]]],
+                     ) -> dict[str, int]:
+    """Enroll ``namer`` from the seat camera itself: frames of rows whose tiles are known (left to right,
+    e.g. each kind shown once over three rows). Returns the crops enrolled per kind; a frame whose row
+    does not hold as many tiles as named is refused with a message saying so."""
+    reader = SeatReader(namer, calibration)  # type: ignore[arg-type]
+    found: dict[str, list[np.ndarray]] = {}
+    for n, (frame, names) in enumerate(rows):
+        crops = reader.crops(frame, drawn_apart=False)
+        if len(crops) != len(names):
+            raise ValueError(f"enrollment frame {n + 1}: {len(crops)} tiles stand in the row but {len(names)} are "
+                             "named; stand the named tiles in a row, apart from nothing else, and try again")
+        for name, crop in zip(names, crops, strict=True):
+            found.setdefault(name, []).append(crop)
+    namer.enroll(found)  # type: ignore[attr-defined]
+    return {k: len(v) for k, v in found.items()}
