@@ -14,6 +14,7 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
+from hardware_sims.pytest_plugin import eventually
 from tablesvc.analysis.follow import RecordHands
 from tablesvc.engine.events import Discard, GameStart, HandStart
 from tablesvc.engine.results import HandResult
@@ -71,10 +72,7 @@ class Listener:
 
 
 def wait_for(predicate, timeout: float = 30.0, what: str = "") -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.02)
+    eventually(predicate, timeout, what=what)
 
 
 @needs_game
