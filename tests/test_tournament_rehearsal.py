@@ -57,7 +57,7 @@ def test_a_two_round_tournament_rehearsed_and_exported_as_imported(tmp_path, cap
     assert code == 0 and "provisional" not in standings
 
     out_file = tmp_path / "results.csv"
-    code, _, err = run(capsys, "--db", db, "export", "--csv", "--out", str(out_file))
+    code, _, err = run(capsys, "--db", db, "export", "--csv", "--out", str(out_file), "--days", "1")
     assert code == 0
     text = out_file.read_text(encoding="utf-8")
     assert not text.startswith("PROVISIONAL")
@@ -95,3 +95,7 @@ def test_a_two_round_tournament_rehearsed_and_exported_as_imported(tmp_path, cap
     assert sum(round(float(r["table points"]) * 10) for r in rows) == 0  # ema2016: no oka, the uma sums to 0
     assert "check: 8 game(s), each summing as the rules say (ema2016)" in err
     assert "check: table points 0.0 = game results 0.0 less penalties 0.0" in err
+    countries = len({p[4] for p in PLAYERS})  # the MERS weight: one day, 16 players (+0), the countries imported
+    country_weight = 1.0 if countries >= 10 else 0.5 if countries >= 6 else 0.0
+    assert f"MERS weight: {1 + country_weight:g} (duration 1 day(s) +1, players 16 +0, countries {countries} " \
+        f"+{country_weight:g}, qualification +0)" in err

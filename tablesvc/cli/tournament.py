@@ -182,6 +182,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     what.add_argument("--json", action="store_true", help="the same as JSON, with substitutes and penalties")
     what.add_argument("--games", choices=["mjai", "tenhou6"], help="every game as a file, into --out DIR")
     a.add_argument("--out", type=Path, help="the file (or with --games the directory) to write")
+    a.add_argument("--days", type=int, choices=[1, 2, 3],
+                   help="days of play, for the MERS weight printed with the report (without it: its other parts)")
+    a.add_argument("--qualification", action="store_true",
+                   help="players had to qualify (MERS weight +1)")
     a.add_argument("--data-dir", action="append", default=[], metavar="SITE/TABLE=DIR",
                    help="with --games: a table's data directory (its journals); repeat per table")
 
@@ -605,7 +609,7 @@ def _export(args: argparse.Namespace) -> int:
         text = ema_csv(st) if args.csv else ema_json(st)
         code = write_output(NAME, text, args.out)
         if code == 0:
-            for line in check_lines(st):  # on stderr: stdout may be the report itself
+            for line in check_lines(st, args.days, args.qualification):  # on stderr: stdout may be the report itself
                 print(line, file=sys.stderr)
         return code
 
