@@ -292,6 +292,10 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
             late = r.seating.tables[2][0]
             answer = wait_js(browser, "(document.getElementById('tournament-answer') || {}).textContent")
             assert answer == f"Given: penalty 3 to {names[late]}, round 3, −2.0: late", answer
+            # the penalty on the console's player list, under the player it was given to
+            note = wait_js(browser, "(document.querySelector(\".side-info .player[data-seat='0'] .penalty-notes\")"
+                                    " || {}).textContent", 15, "(the penalty on the console's player list)")
+            assert "penalty −2.0, round 3: late" in note, note
             shot(browser, "tournament-console")
         wait_for(lambda n=number: len([g for g in finished_games(db) if g.finished]) == 4 * n, 60,
                  f"the collector writes round {number}'s games")
