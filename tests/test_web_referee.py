@@ -421,3 +421,21 @@ def test_a_chombo_under_ema2016_shows_on_the_player_list_and_the_final_ranking(w
     assert by_seat[1][1] == (f"+{result:,}" if result > 0 else f"−{-result:,}" if result < 0 else "±0")
     browser.execute_script("document.querySelector('.final-card').scrollIntoView({block: 'center'})")
     shot(browser, "console-final-chombo")
+
+
+def test_a_red_five_under_ema2016_is_an_alert_on_the_console_until_the_next_game(web, table, browser):
+    """The service's red-five alert reaches the console (over the broker and the web server's feed), and the
+    next game starts without it."""
+    table.command({"command": "start_game", "players": ["Ann", "Bo", "Cy", "Di"], "rules": "ema2016"})
+    for event in ({"type": "hand_start"}, {"type": "dora", "tile": "W"}, {"type": "discard", "seat": 0, "tile": "5pr"}):
+        table.command({"command": "event", "event": event})
+    _sign_in(browser, web, "/referee/club/t1")
+    viewport(browser, 1600, 1000)
+    wait_seq(browser, table.seq)
+    text = wait_js(browser, "(document.querySelector('.table-alerts .alerts li') || {}).textContent", 15,
+                   "(the red five's alert on the console)")
+    assert "red five (5pr)" in text and "ema2016" in text and "5p" in text, text
+    table.command({"command": "end_game", "reason": "the tiles swapped"})
+    table.command({"command": "start_game", "players": ["Ann", "Bo", "Cy", "Di"], "rules": "ema2016"})
+    wait_seq(browser, table.seq)
+    wait_js(browser, "!document.querySelector('.table-alerts')", 15, "(the last game's alert gone)")

@@ -124,6 +124,14 @@ function askChombo(d) {
     + "penalty is applied as the rules say.";
 }
 
+// the table's alerts of this game (a refusal, a chombo, a red five under rules without them), newest first
+function alertList() {
+  const alerts = (model.alerts || []).slice(-8).reverse();
+  if (!alerts.length) return null;
+  return el("div", { class: "table-alerts" }, el("h2", { text: "Alerts" }),
+    el("ul", { class: "alerts" }, ...alerts.map((a) => el("li", { class: a.kind, "data-kind": a.kind, text: a.text }))));
+}
+
 // every penalty by seat on the console's player list: this game's chombos (from the feed) and, at a tournament
 // table, the tournament's penalties and warnings for the player (window.tablesvcTournament, tournament-console.js)
 function penaltyNotes(m) {
@@ -210,6 +218,7 @@ function controls() {
       command: "set_scores", scores: [0, 1, 2, 3].map((i) => Number(d.get(`s${i}`))), reason: String(d.get("scores_reason") || "") })),
     form("end-game", [input("end_reason", { placeholder: "reason (time limit…)" })], "End game",
       (d) => ({ command: "end_game", reason: String(d.get("end_reason") || "") }), true),
+    alertList(),
     el("h2", { text: "Replies" }),
     el("ul", { class: "replies" }, ...replies.map((r) => el("li", { class: r.reply.status === "ok" ? "ok" : "error" },
       `${r.at} ${r.command}: ${r.reply.status}${r.reply.error ? ` — ${r.reply.error}` : r.reply.data ? ` ${JSON.stringify(r.reply.data)}` : ""}${r.reply.by ? ` (by ${r.reply.by})` : ""}`))));
