@@ -173,7 +173,7 @@ def test_the_phone_page_shows_the_time_left(broker, browser, tmp_path):
     web = start_web(broker.url, records_db=db)
     try:
         viewport(browser, 390, 844)
-        browser.get(f"{web.url}/tournament/player?player=obriain")  # accents and spaces optional
+        browser.get(f"{web.url}/tournament/player?player=o%20briain")  # accents optional
         text = wait_js(browser, "(document.getElementById('player-time') || {}).textContent", 20, "(time left)")
         assert re.fullmatch(r"7[45]:\d\d", text), text
         first = _seconds(text)
@@ -217,7 +217,9 @@ def test_every_referee_action_asks_first(broker, browser, tmp_path):
             question = alert.text
             alert.accept() if accept else alert.dismiss()
             if accept:
-                wait_js(browser, answer, 15, f"(the answer to {form_id})")
+                status = wait_js(browser, answer, 15, f"(the answer to {form_id})")
+                said = browser.execute_script("return document.getElementById('referee-answer').textContent")
+                assert status == "ok", said
             return question
 
         victim = store.players(tid)[5]
@@ -227,16 +229,20 @@ def test_every_referee_action_asks_first(broker, browser, tmp_path):
         assert store.players(tid) == before  # dismissed: nothing sent
         assert browser.execute_script("return document.getElementById('referee-answer').textContent").startswith(
             "Not sent")
-        submit("withdraw-form", True, player=str(victim.number))
-        assert store.player(tid, victim.number).status is PlayerStatus.WITHDRAWN
-        question = submit("substitute-form", True, player=str(victim.number), name="Sam Stand-In")
-        assert question == f"Seat Sam Stand-In in {victim.name}'s place in every round not played?"
-        sub = store.player(tid, "Sam Stand-In")
-        assert any(sub.number in seats for seats in store.round(tid, 2).seating.tables)
         assert submit("time-form", False, table="2", what="time_up") == "Call time NOW at table 2?"
         question = submit("finish-form", True, round="1")
         assert question.startswith("Finish round 1?")
         assert store.round(tid, 1).status is RoundStatus.FINISHED
+        submit("withdraw-form", True, player=str(victim.number))
+        assert store.player(tid, victim.number).status is PlayerStatus.WITHDRAWN
+        said = browser.execute_script("return document.getElementById('referee-answer').textContent")
+        assert said == f"{victim.name} withdrawn; the seat waits for a substitute in round 2, 3", said
+        question = submit("substitute-form", True, player=str(victim.number), name="Sam Stand-In")
+        assert question == f"Seat Sam Stand-In in {victim.name}'s place in every round not played?"
+        sub = store.player(tid, "Sam Stand-In")
+        for number in (2, 3):
+            assert any(sub.number in seats for seats in store.round(tid, number).seating.tables)
+        assert any(victim.number in seats for seats in store.round(tid, 1).seating.tables)  # round 1 as played
         shot(browser, "tournament-referee-page")
     finally:
         web.stop()
