@@ -122,6 +122,7 @@ def test_the_big_screen_fills_the_hall_screen(broker, browser, tmp_path, tables,
         # the names as large as readable from across the hall
         sizes = [n["size"] for c in cards for n in c["names"]]
         assert min(sizes) >= smallest, (min(sizes), max(sizes))
+        print(f"{tables} tables: names {min(sizes):.0f} px")  # the figure docs/tournament.md gives
         # tables in number order, row by row
         reading = sorted(cards, key=lambda c: (round(c["top"]), c["left"]))
         assert [c["table"] for c in reading] == list(range(1, tables + 1))
@@ -132,7 +133,7 @@ def test_the_big_screen_fills_the_hall_screen(broker, browser, tmp_path, tables,
         # the countdown as it moves on (read the moment it turns, not while the page was laying itself out)
         left = wait_js(browser, f"(t => t !== '{left}' && t)(document.getElementById('big-time').textContent)", 5,
                        "(the time left counts down)")
-        assert abs(_seconds(left) - (deadline - time.time())) <= 2, (left, deadline - time.time())
+        assert abs(_seconds(left) - (deadline - time.time())) <= 3, (left, deadline - time.time())  # a busy machine
         assert got["head"][2]["size"] >= 60
         # the index: every seated player, A to Z by family name, with the table and wind of this round
         seating = store.round(tid, 1).seating.tables
