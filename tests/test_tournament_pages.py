@@ -321,6 +321,26 @@ def test_the_clock_is_the_rounds_and_one_table_changes_only_its_card(broker, bro
         note = browser.execute_script("return document.querySelector('.round-note').textContent")
         assert note == "3 tables playing"
         shot(browser, "tournament-clock")
+
+        # time for the whole hall, one action on the referee's page: every card's time is up, and the round's
+        browser.get(f"{web.url}/tournament/referee")
+        wait_js(browser, "!!document.getElementById('time-form')", 20)
+        form = browser.find_element(By.ID, "time-form")
+        form.find_element(By.NAME, "table").send_keys("all")
+        Select(form.find_element(By.NAME, "what")).select_by_value("time_up")
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        alert = browser.switch_to.alert
+        assert alert.text == "Call time NOW at every table of the round?"
+        alert.accept()
+        said = wait_js(browser, "(e => e.dataset.status && e.textContent)(document.getElementById('referee-answer'))",
+                       20, "(the hall's time up answered)")
+        assert said.startswith("Time up at table 1, 2"), said
+        assert all(t.service.table.state.clock.time_up for t in tables.values())
+        browser.get(f"{web.url}/clock")
+        wait_js(browser, "document.querySelector('.round-clock .clock-time')?.textContent === 'time'", 20,
+                "(the round's time is up on the big timer)")
+        states = [c["state"] for c in browser.execute_script(CARDS)]
+        assert states == ["time-up"] * 3
     finally:
         if web is not None:
             web.stop()
