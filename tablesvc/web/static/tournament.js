@@ -135,24 +135,37 @@ function fitHall() {
     hallEl.style.gridTemplateRows = `repeat(${Math.ceil(n / hallEl.dataset.cols)}, minmax(0, 1fr))`;
     return;
   }
+  const began = performance.now();
   const fits = () => cards.every((c) => c.scrollHeight <= c.clientHeight + 1 && c.scrollWidth <= c.clientWidth + 1 &&
     [...c.querySelectorAll(".name, .result")].every((x) => x.scrollWidth <= x.clientWidth + 1));
+  // every size in a card is in em: measured once at 100 px, a card needs (w, h) * f / 100 at f px
+  const REF = 100;
+  hallEl.style.fontSize = `${REF}px`;
+  hallEl.classList.add("measure");
+  const w0 = Math.max(...cards.map((c) => c.offsetWidth));
+  const h0 = Math.max(...cards.map((c) => c.offsetHeight));
+  hallEl.classList.remove("measure");
+  const style = getComputedStyle(hallEl);
+  const gapX = parseFloat(style.columnGap) || 0;
+  const gapY = parseFloat(style.rowGap) || 0;
+  const W = hallEl.clientWidth;
+  const H = hallEl.clientHeight;
   let best = { f: 0, cols: 1 };
-  for (let cols = 1; cols <= Math.min(n, 12); cols++) {
+  for (let cols = 1; cols <= Math.min(n, 16); cols++) {
     const rowsN = Math.ceil(n / cols);
-    if (cols > 1 && Math.ceil(n / (cols - 1)) === rowsN) continue; // a column more only leaves a gap
-    hallEl.style.gridTemplateColumns = `repeat(${cols}, minmax(0, 1fr))`;
-    hallEl.style.gridTemplateRows = `repeat(${rowsN}, minmax(0, 1fr))`;
-    let lo = 6; let hi = 140;
-    while (hi - lo > 1) {
-      const mid = Math.floor((lo + hi) / 2);
-      hallEl.style.fontSize = `${mid}px`;
-      if (fits()) lo = mid; else hi = mid;
-    }
-    if (lo > best.f) best = { f: lo, cols };
+    const f = Math.floor(REF * Math.min((W - (cols - 1) * gapX) / cols / w0, (H - (rowsN - 1) * gapY) / rowsN / h0));
+    if (f > best.f) best = { f, cols };
+  }
+  // then checked as laid out (rounding, a name's glyphs): a pixel smaller until nothing is cut
+  hallEl.style.gridTemplateColumns = `repeat(${best.cols}, minmax(0, 1fr))`;
+  hallEl.style.gridTemplateRows = `repeat(${Math.ceil(n / best.cols)}, minmax(0, 1fr))`;
+  for (best.f = Math.max(6, best.f); best.f > 6; best.f -= 1) {
+    hallEl.style.fontSize = `${best.f}px`;
+    if (fits()) break;
   }
   hallEl.dataset.font = String(best.f);
   hallEl.dataset.cols = String(best.cols);
+  hallEl.dataset.fitMs = String(Math.round(performance.now() - began)); // what fitting the hall cost, for the test
   fitKey = key;
   fitHall();
 }
