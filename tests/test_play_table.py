@@ -427,6 +427,14 @@ def test_a_whole_game_from_two_phones(photo_web, boxes, phone_table, browser, br
         results = photo_web.store.table("club", "p2").results
         assert [r["result"] for r in results] == ["win", "win", "exhaustive_draw", "chombo", *["win"] * 5]
         assert photo_web.store.table("club", "p2").final["ranking"]
+        # the overlay shows the phone table as any table: its players and their final scores
+        browser.get(f"{photo_web.url}/overlay/club/p2?view=scores")
+        scores = [f"{score:,}" for score in table.service.table.state.scores]
+        wait_js(browser, "[...document.querySelectorAll('.score-bar .player .score')].map(e => e.textContent)"
+                f".join('|') === {'|'.join(scores)!r}", message=f"the overlay shows the scores {scores}")
+        assert browser.execute_script("return [...document.querySelectorAll('.score-bar .player .name')]"
+                                      ".map(e => e.textContent)") == ["Ann", "Bo", "Cy", "Di"]
+        assert browser.find_element("css selector", ".score-bar .round").text == "Final"
 
         # the records hold the game and the standings show it
         def standings():

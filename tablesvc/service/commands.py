@@ -57,7 +57,6 @@ from tablesvc.engine.events import (
     Event,
     EventFormatError,
     GameStart,
-    ScoreSheet,
     SetScores,
     TimeUp,
     from_dict,
@@ -260,15 +259,12 @@ class Commands:
                  remember: Callable[[str, str, dict[str, Any]], None] | None = None,
                  now: Callable[[], float] = time.time,
                  trays: Callable[[], tuple[tuple[int, int, int, int], int] | None] | None = None,
-                 sticks: Callable[[str], dict[str, Any]] | None = None, by_results: bool = False) -> None:
+                 sticks: Callable[[str], dict[str, Any]] | None = None) -> None:
         """``now`` is the wall clock a clock's minutes are counted from (the deadline is journalled);
         ``trays``: the latest settled stick tray reading (trays, riichi sticks), None while there is none;
         ``sticks``: the referee's ruling on a difference between trays and game (``dismiss``, ``recheck``).
-        Both None on a table without a stick tray reader. ``by_results``: the table has no devices, so its hands
-        are entered by their results (the players' phones): every game it starts is a score sheet from its start,
-        so that a time-up before the first entry counts the hand being played, as on a table with devices."""
+        Both None on a table without a stick tray reader."""
         self._now = now
-        self._by_results = by_results
         self._trays = trays
         self._sticks = sticks
         self._recall = recall
@@ -374,8 +370,6 @@ class Commands:
             event = GameStart(players=players, rules=c.get("rules", self._rules), **situation)  # type: ignore[arg-type]
             clock = self._clock_start(c["clock"]) if "clock" in c else None  # checked before the game starts
             seq = self._submit(event, source)
-            if self._by_results:
-                self._submit(ScoreSheet(), source)
             if clock is not None:
                 return {"seq": seq, "clock_seq": self._submit(clock, source)}
         elif name == "clock":

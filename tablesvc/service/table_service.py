@@ -142,8 +142,7 @@ class TableService:
                                  tokens=config.command_tokens, default_rules=config.table.rules,
                                  default_players=config.table.players, default_start=config.start,
                                  recall=lambda key: self.journal.recall(key),
-                                 remember=self._remember_reply, now=self.clock,
-                                 by_results=not config.serial and config.camera is None)
+                                 remember=self._remember_reply, now=self.clock)
         # the tournament clock's deadline is watched here; time-up is recorded by the worker like any input
         self.clock_timer = ClockTimer(self._running_clock, self.clock, lambda: self.inbox.put(("time_up",)))
         self.mjai = MjaiStream()

@@ -238,7 +238,10 @@ def play_routes(store: Store, publish: Callable[[str, bytes], bool], page: Calla
                                      "players": [p.strip() for p in players], "by": PHONE_SOURCE}
             if isinstance(body.get("rules"), str):
                 start["rules"] = body["rules"]
-            reply, problem = await command(site, table, start)  # a table with no devices is a score sheet
+            reply, problem = await command(site, table, start)
+            if reply is not None and reply.get("status") == "ok":
+                await command(site, table, {"command": "event", "transaction": f"{transaction}-sheet",
+                                            "event": to_dict(ScoreSheet()), "by": PHONE_SOURCE})
         else:
             return _error("action is preview, enter or start", 400)
         if reply is None:
