@@ -99,15 +99,17 @@ def test_a_round_with_phone_tables_and_device_tables(broker, web, tmp_path):  # 
         def standings():
             return current_standings(store, tid)
 
-        wait_until(lambda: sum(1 for g in standings().tables if g.game is not None) == 4, 30,
-                   "the collector records all four games")
+        wait_until(lambda: sum(1 for g in standings().tables if g.status == "finished") == 4, 30,
+                   "the collector records all four games with their final results")
         result = standings()
         assert {(g.site, g.table_id) for g in result.tables if g.game is not None} == set(hall)
         assert len(result.players) == 16 and all(p.games == 1 for p in result.players)
         by_player = {p.player.number: p for p in result.players}
-        # the chombo entered on phone-1 is in its game (the table's own penalty) and the standings
-        assert by_player[chombo].chombo > 0 and sum(p.chombo for p in result.players) == by_player[chombo].chombo
-        assert sum(p.games_result for p in result.players) == -by_player[chombo].chombo
+        # the chombo entered on phone-1 is in its game (ema2012: paid as a reverse mangan) and in the standings
+        phone_1 = tables["phone-1"].service.table.state
+        assert phone_1.results[0].kind == "chombo" and phone_1.results[0].deltas[2] == -8000
+        assert by_player[chombo].score == phone_1.scores[2] - 30000
+        assert sum(p.games_result for p in result.players) == 0
         # the tournament's penalty, given at phone-1, taken off the player's total
         assert by_player[late].penalties == 4000 and by_player[late].total == by_player[late].games_result - 4000
         assert all(p.total == p.games_result for n, p in by_player.items() if n != late)

@@ -66,7 +66,7 @@ def test_a_two_round_tournament_rehearsed_and_exported_as_imported(tmp_path, cap
         path = next(p for p in (journals / h.site / h.table_id).glob("*.sqlite3") if "broadcast" not in p.name)
         journal = Journal(path)
         try:
-            entries = journal.entries()
+            entries = list(journal.entries())
         finally:
             journal.close()
         phones = {e.kind for e in entries if e.source == "referee:phone"}
