@@ -34,8 +34,8 @@ from pathlib import Path
 
 import cv2
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, not bench/, comes first
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from bench.photos import DETECTOR_PYTHON, Photo, Score, load_folder, run_detector  # noqa: E402
 from vision.photos.data import ROBOFLOW, roboflow_names  # noqa: E402

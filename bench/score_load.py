@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, not bench/, comes first
 
 from bench.web import free_port, start_mosquitto, wait_port  # noqa: E402
 

@@ -31,6 +31,22 @@ Fixtures:
     ``mosquitto`` fixture, reading an automatic table and a seat panel on pseudo-terminals;
     ``.play(seed=7)`` plays a game on them (``until=`` stops it early), ``.messages("state")`` collects
     what a topic receives.
+
+Waiting, for every test (importable: ``from hardware_sims.pytest_plugin import eventually, Recorder, subscribe``):
+
+:func:`eventually`
+    ``eventually(lambda: ..., timeout, what="...")`` polls a condition until it holds and returns its value, or
+    fails the test saying what did not happen in time: the one way a test waits for something it cannot be
+    told about.
+:class:`Recorder`
+    A callback that keeps what it is called with and wakes whoever waits on it: ``on_observation=recorder``,
+    then ``recorder.wait_for(lambda seen: ..., timeout, what="...")``.
+:func:`subscribe`
+    Subscribes a paho client and returns once the broker has acknowledged it (its SUBACK), so that whatever is
+    published from then on reaches the client.
+
+A test proves that something did not happen by waiting for a later event that must come after it (a message
+published after the one that must not arrive, on the same connection), never by sleeping.
 """
 
 from __future__ import annotations
@@ -48,7 +64,80 @@ from typing import Any
 
 import pytest
 
-__all__ = ["Mosquitto", "SimulatedTable", "free_port"]
+__all__ = ["Mosquitto", "Recorder", "SimulatedTable", "eventually", "free_port", "subscribe"]
+
+
+def eventually(predicate: Callable[[], Any], timeout: float = 20.0, *, what: str = "",
+               interval: float = 0.02) -> Any:
+    """Wait until ``predicate()`` is true and return its value; fail the test (``AssertionError``) with ``what``
+    if it is not within ``timeout`` seconds. For a state only polling can see (a file, a database, a
+    process); where something calls back, a :class:`Recorder` or an event wakes the test instead."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"not within {timeout:g} s: {what or getattr(predicate, '__qualname__', predicate)}")
+        time.sleep(interval)  # the poll's period, the only pause a waiting test makes
+
+
+class Recorder(list):
+    """A callback that keeps every argument it is called with, in order, and wakes :meth:`wait_for`.
+
+    Thread-safe for one writer (a driver's thread, paho's loop) and any number of readers."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.changed = threading.Condition()
+
+    def __call__(self, item: Any) -> None:
+        with self.changed:
+            self.append(item)
+            self.changed.notify_all()
+
+    def wait_for(self, predicate: Callable[[list[Any]], Any], timeout: float = 20.0, *, what: str = "") -> Any:
+        """Wait until ``predicate(what was recorded)`` is true and return its value; fail the test saying
+        ``what`` (and what was recorded) if it is not within ``timeout`` seconds."""
+        with self.changed:
+            value = self.changed.wait_for(lambda: predicate(list(self)), timeout)
+            if not value:
+                raise AssertionError(f"not within {timeout:g} s: {what or 'the recorded items'}; recorded "
+                                     f"{len(self)}: {list(self)[-5:]!r}")
+            return value
+
+
+class _Subacks:
+    """A paho client's on_subscribe: the reason codes of each acknowledged subscription, by message id."""
+
+    def __init__(self, then: Callable[..., Any] | None) -> None:
+        self.then = then
+        self.acked: dict[int, list[Any]] = {}
+        self.changed = threading.Condition()
+
+    def __call__(self, client: Any, userdata: Any, mid: int, reason_codes: list[Any], properties: Any) -> None:
+        with self.changed:
+            self.acked[mid] = reason_codes
+            self.changed.notify_all()
+        if self.then is not None:
+            self.then(client, userdata, mid, reason_codes, properties)
+
+
+def subscribe(client: Any, topic: str, qos: int = 1, timeout: float = 10.0) -> list[Any]:
+    """Subscribe a connected, looping paho client (callback API 2) to ``topic`` and return the broker's reason
+    codes once its SUBACK has arrived: every message published after this returns reaches the client (where
+    its account may read it). Fails the test if the broker does not answer within ``timeout`` seconds."""
+    acks = client.on_subscribe
+    if not isinstance(acks, _Subacks):
+        acks = _Subacks(acks)
+        client.on_subscribe = acks
+    result, mid = client.subscribe(topic, qos)
+    if result != 0:
+        raise AssertionError(f"cannot subscribe to {topic}: paho error {result}")
+    with acks.changed:
+        if not acks.changed.wait_for(lambda: mid in acks.acked, timeout):
+            raise AssertionError(f"the broker did not acknowledge the subscription to {topic} within {timeout:g} s")
+        return acks.acked.pop(mid)
 
 
 def free_port() -> int:
@@ -85,14 +174,14 @@ class Mosquitto:
     def start(self) -> None:
         log = open(self.workdir / "mosquitto.log", "ab")  # noqa: SIM115 - kept open for the process
         self.proc = subprocess.Popen([self.binary, "-c", str(self.conf)], stdout=log, stderr=log)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
+        def listening() -> bool:
             try:
                 socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
-                return
+                return True
             except OSError:
-                time.sleep(0.05)
-        raise RuntimeError(f"mosquitto did not start on port {self.port}")
+                return False
+
+        eventually(listening, 10, what=f"mosquitto listening on port {self.port} (see {self.workdir}/mosquitto.log)")
 
     def stop(self) -> None:
         if self.proc is not None:
@@ -299,13 +388,9 @@ class SimulatedTable:
         return record
 
     @staticmethod
-    def wait_for(predicate: Callable[[], object], timeout: float = 20.0) -> bool:
-        deadline = time.monotonic() + timeout
-        while not predicate():
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.05)
-        return True
+    def wait_for(predicate: Callable[[], object], timeout: float = 20.0, what: str = "") -> bool:
+        """``eventually``: true once ``predicate()`` holds; fails the test if it does not within ``timeout``."""
+        return bool(eventually(predicate, timeout, what=what))
 
 
 @pytest.fixture

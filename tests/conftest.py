@@ -1,8 +1,19 @@
-"""Shared fixtures: where the shared real data lives."""
+"""Shared fixtures: where the shared real data lives; a PostgreSQL server; one thread per xdist worker."""
 
+import os
 from pathlib import Path
 
 import pytest
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # Four workers share CI's two cores: OpenCV's and BLAS's thread pools, sized for the whole machine in each
+    # worker, would make them fight (the classifier's tests took four times as long in the suite as alone).
+    # Set before numpy or OpenCV is loaded, which reads them once.
+    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
+    import cv2
+
+    cv2.setNumThreads(1)
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 MJLOG_DIR = DATA / "tenhou-mjlog"
@@ -25,16 +36,14 @@ def mjlog_dir() -> Path:
 # helper are named here too for the tests that build a broker of their own.
 
 # ---------------------------------------------------------------- a real PostgreSQL for the records tests
-import os  # noqa: E402
 import pwd  # noqa: E402
 import shutil  # noqa: E402
 import signal  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
-import time  # noqa: E402
 import uuid  # noqa: E402
 
-from hardware_sims.pytest_plugin import Mosquitto  # noqa: E402, F401
+from hardware_sims.pytest_plugin import Mosquitto, eventually  # noqa: E402, F401
 from hardware_sims.pytest_plugin import free_port as _free_port  # noqa: E402
 
 
@@ -84,15 +93,16 @@ class Postgres:
             stdout=log, stderr=log)
         import psycopg
 
-        deadline = time.monotonic() + 30
-        while True:
+        def accepting() -> bool:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"postgres stopped at its start; see {self.dir / 'postgres.log'}")
             try:
                 psycopg.connect(self.dsn("postgres"), connect_timeout=2).close()
-                return
+                return True
             except psycopg.OperationalError:
-                if time.monotonic() > deadline or self.proc.poll() is not None:
-                    raise RuntimeError(f"postgres did not start; see {self.dir / 'postgres.log'}") from None
-                time.sleep(0.1)
+                return False
+
+        eventually(accepting, 30, what=f"postgres accepting connections; see {self.dir / 'postgres.log'}")
 
     def dsn(self, database: str) -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"

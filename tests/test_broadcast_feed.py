@@ -14,6 +14,7 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
+from hardware_sims.pytest_plugin import eventually
 from tablesvc.analysis.follow import RecordHands
 from tablesvc.engine.events import Discard, GameStart, HandStart
 from tablesvc.engine.results import HandResult
@@ -71,10 +72,7 @@ class Listener:
 
 
 def wait_for(predicate, timeout: float = 30.0, what: str = "") -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.02)
+    eventually(predicate, timeout, what=what)
 
 
 @needs_game
@@ -162,7 +160,9 @@ def test_the_delay_holds_across_a_restart(mosquitto, tmp_path):
             count = len(published)
             wait_for(lambda c=count: len(listener.on("broadcast/hands")) > c, what="the next state")
             published += [(json.loads(p), now[0]) for _, p, _ in listener.on("broadcast/hands")[len(published):]]
-        assert len(published) == len(held) and service.broadcast.pending() == []
+        # the last state reaches the listener as the service lets go of it
+        wait_for(lambda: service.broadcast.pending() == [], what="nothing held back any more")
+        assert len(published) == len(held)
         for payload, at in published:
             assert payload["ts"] + delay <= at, "a state published before its time"
             assert payload["delay_s"] == delay and validate("broadcast/hands", payload) == []

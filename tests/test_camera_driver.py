@@ -20,6 +20,7 @@ import pytest
 
 from drivers.camera import CameraDriver, CameraFrame, redact
 from drivers.observations import CameraHealth
+from hardware_sims.pytest_plugin import eventually
 
 WAIT = 10.0
 SIZE = (64, 48)  # width, height
@@ -63,15 +64,6 @@ class Recorder:
     def wait_for(self, predicate: Callable[[], bool], timeout: float = WAIT) -> bool:
         with self._cond:
             return self._cond.wait_for(predicate, timeout)
-
-
-def eventually(predicate: Callable[[], bool], timeout: float = WAIT) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return predicate()
 
 
 def camera(source, recorder: Recorder, **options) -> CameraDriver:

@@ -3,10 +3,10 @@ game onto a real Mosquitto, hands on broadcast/hands), through the command line.
 
 import json
 import threading
-import time
 
 import pytest
 
+from hardware_sims.pytest_plugin import eventually
 from tablesvc.cli import main
 from tests.conftest import MJLOG_DIR
 from tests.feed_schemas import validate
@@ -60,10 +60,8 @@ def test_feed_plays_the_game_onto_the_broker(mosquitto, capsys, tmp_path):
         code = main(["replay", str(GAME), "--feed", "--broker", mosquitto.url, "--speed", "0",
                      "--site", "rehearsal", "--table", "t9"])
         assert code == 0, capsys.readouterr().err
-        deadline = time.monotonic() + 20
-        while not any(t.endswith("/results") and p.get("type") == "game_result" for t, p in got):
-            assert time.monotonic() < deadline, "the final result never arrived"
-            time.sleep(0.05)
+        eventually(lambda: any(t.endswith("/results") and p.get("type") == "game_result" for t, p in got), 20,
+                   what="the final result")
         with lock:
             hands = [p for t, p in got if t.endswith("/broadcast/hands")]
             results = [p for t, p in got if t.endswith("/results") and p.get("type") == "hand_result"]

@@ -12,12 +12,14 @@ import shutil
 import subprocess
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
+from hardware_sims.pytest_plugin import eventually, subscribe
 from tablesvc.config import parse_config
 from tablesvc.service import TableService
 from tests.conftest import Mosquitto
@@ -98,6 +100,7 @@ class Account:
                  reconnect: bool = True) -> None:
         self.name = name
         self.received: set[str] = set()
+        self.payloads: Counter[tuple[str, bytes]] = Counter()  # how many times each (topic, payload) arrived
         self.acks: dict[int, int] = {}
         self.lock = threading.Lock()
         self.connected = threading.Event()
@@ -121,32 +124,41 @@ class Account:
     def _message(self, _c, _u, msg) -> None:
         with self.lock:
             self.received.add(msg.topic)
+            self.payloads[msg.topic, msg.payload] += 1
 
     def _published(self, _c, _u, mid, reason, _p) -> None:
         with self.lock:
             self.acks[mid] = reason.value
 
-    def publish(self, topic: str) -> int:
+    def subscribe(self, topic: str) -> None:
+        """Subscribe, returning once the broker has acknowledged it."""
+        subscribe(self.client, topic)
+
+    def wait_for(self, predicate, timeout: float = 15.0, what: str = "") -> None:
+        eventually(predicate, timeout, what=f"{self.name}: {what} (received {sorted(self.received)})")
+
+    def publish(self, topic: str, payload: str | None = None) -> int:
         """The broker's PUBACK reason code for one QoS 1 message (0 or 16: accepted, 135: not authorised)."""
-        info = self.client.publish(topic, f"from {self.name}", qos=1)
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:
+        info = self.client.publish(topic, payload if payload is not None else f"from {self.name}", qos=1)
+
+        def acked() -> bool:
             with self.lock:
-                if info.mid in self.acks:
-                    return self.acks[info.mid]
-            time.sleep(0.01)
-        raise AssertionError(f"no PUBACK for {topic} from {self.name}")
+                return info.mid in self.acks
+
+        eventually(acked, 5, what=f"a PUBACK for {topic} from {self.name}")
+        with self.lock:
+            return self.acks[info.mid]
 
     def close(self) -> None:
         self.client.disconnect()  # first: it wakes the network loop, which loop_stop then joins at once
         self.client.loop_stop()
 
 
-def publish_once(port: int, name: str, topic: str) -> int:
+def publish_once(port: int, name: str, topic: str, payload: str | None = None) -> int:
     """One message from a fresh connection (Mosquitto 2.0 closes a connection after a refused publish)."""
     account = Account(port, name, reconnect=False)  # the loop ends with the connection: close() is quick
     try:
-        return account.publish(topic)
+        return account.publish(topic, payload)
     finally:
         account.close()
 
@@ -158,8 +170,7 @@ def test_every_account_writes_and_reads_exactly_its_job(deployed_broker):
         assert all(a.connect_reason == 0 for a in readers.values())
         for a in readers.values():
             for topic in topics():
-                a.client.subscribe(topic, qos=1)
-        time.sleep(0.5)
+                a.subscribe(topic)
         wrong: list[str] = []
         for name in readers:
             for topic in topics():
@@ -167,7 +178,17 @@ def test_every_account_writes_and_reads_exactly_its_job(deployed_broker):
                 if (code in (0, 16)) != may_write(name, topic) or code not in (0, 16, 135):
                     wrong.append(f"{name} publish {topic}: reason code {code}, expected "
                                  f"{'allowed' if may_write(name, topic) else 'refused (135)'}")
-        time.sleep(1.0)  # every accepted message has reached the subscribers that may read it
+        # every accepted message has reached the subscribers that may read it: the broker delivers to each
+        # subscriber in the order it accepted the messages, so a last message each reader may read, accepted
+        # after all of them, arrives after them
+        last = {name: next(t for t in topics() if may_read(name, t) and any(may_write(w, t) for w in readers))
+                for name in readers}
+        for topic in set(last.values()):
+            writer = next(w for w in readers if may_write(w, topic))
+            assert publish_once(port, writer, topic, "last") in (0, 16)
+        for name, reader in readers.items():
+            reader.wait_for(lambda r=reader, t=last[name]: r.payloads[t, b"last"],
+                            what=f"the last message on {last[name]}")
         for name, reader in readers.items():
             for topic in topics():
                 if not any(may_write(w, topic) for w in readers):
@@ -218,37 +239,43 @@ def test_a_table_service_runs_under_its_account(deployed_broker, tmp_path):
     config = parse_config(f'[table]\nsite = "club-a"\nid = "table-1"\ndata_dir = "{tmp_path / "data"}"\n'
                           f'[mqtt]\nurl = "mqtt://club-a%2Ftable-1:{PASSWORD}@127.0.0.1:{port}"\n')
     viewer = Account(port, "viewer")
-    viewer.client.subscribe("tablesvc/+/+/#", qos=1)
+    viewer.subscribe("tablesvc/+/+/#")
     senders = {name: Account(port, name) for name in ("referee-a", "referee-a2", "web-club-a")}
     for sender in senders.values():  # each tries to read every reply of the table
-        sender.client.subscribe(f"{base}/cmd/reply/#", qos=1)
-        sender.client.subscribe(f"{base}/cmd/reply", qos=1)
-    time.sleep(0.3)
+        sender.subscribe(f"{base}/cmd/reply/#")
+        sender.subscribe(f"{base}/cmd/reply")
     service = TableService(config)
     service.start()
     try:
         assert service.link.wait_connected(15), service.link.failure
-        deadline = time.monotonic() + 15
-        while f"{base}/status" not in viewer.received:  # online: its cmd subscription is in place
-            assert time.monotonic() < deadline, viewer.received
-            time.sleep(0.05)
+        viewer.wait_for(lambda: f"{base}/status" in viewer.received, what="the status (online: its cmd "
+                        "subscription is in place)")
         commands = {"referee-a": '{"command": "start_game", "transaction": "a-1"}',
                     "referee-a2": '{"command": "set_scores", "scores": [26000, 24000, 25000, 25000], '
                                   '"transaction": "a2-1"}',
                     "web-club-a": '{"command": "undo", "transaction": "web-1"}'}
-        for name, payload in commands.items():
+        def ask(name: str, payload: str, replies: int) -> None:
             props = None
             if name.startswith("referee-"):
                 props = Properties(PacketTypes.PUBLISH)
                 props.ResponseTopic = f"{base}/cmd/reply/{name}"
             senders[name].client.publish(f"{base}/cmd", payload, qos=1, properties=props)
             expected = f"{base}/cmd/reply/{name}" if props else f"{base}/cmd/reply"
-            deadline = time.monotonic() + 15
-            while expected not in senders[name].received:
-                assert time.monotonic() < deadline, (name, senders[name].received)
-                time.sleep(0.05)
-        assert service.journal.last_seq == 3 and f"{base}/events" in viewer.received
-        time.sleep(0.5)  # anything misdelivered has arrived too
+            senders[name].wait_for(lambda: sum(n for (t, _), n in senders[name].payloads.items() if t == expected)
+                                   >= replies, what=f"reply {replies} on {expected}")
+
+        for name, payload in commands.items():
+            ask(name, payload, 1)
+        assert service.journal.last_seq == 3
+        # the viewer has every event (the last published after the broker took the last command, which it
+        # would have passed on to the viewer by then)
+        viewer.wait_for(lambda: sum(n for (t, _), n in viewer.payloads.items() if t == f"{base}/events") >= 3,
+                        what="the three events")
+        # anything misdelivered has arrived too: each sender asks again (the same transaction, answered again
+        # and not carried out twice), and the service publishes that reply after every earlier one
+        for name, payload in commands.items():
+            ask(name, payload, 2)
+        assert service.journal.last_seq == 3
         assert senders["referee-a"].received == {f"{base}/cmd/reply/referee-a"}  # not its colleague's reply
         assert senders["referee-a2"].received == {f"{base}/cmd/reply/referee-a2"}
         assert senders["web-club-a"].received == {f"{base}/cmd/reply"}

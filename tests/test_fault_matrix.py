@@ -32,6 +32,7 @@ from pathlib import Path
 import pytest
 
 from hardware_sims.generator import generate_game
+from hardware_sims.pytest_plugin import eventually
 from hardware_sims.table import DeviceOutputs, TableSimulator
 from tablesvc.config import parse_config
 from tablesvc.engine.events import DiceRolled, to_dict
@@ -54,17 +55,14 @@ class Referee:
         self._replied: set[str] = set()
 
     def replied(self, transaction: str, timeout: float = 20.0) -> bool:
-        deadline = time.monotonic() + timeout
-        while transaction not in self._replied:
+        """True once the reply to ``transaction`` has come; fails the test if it does not within ``timeout``."""
+        def seen() -> bool:
             with self.sub.lock:
                 new, self._seen = self.sub.messages[self._seen:], len(self.sub.messages)
             self._replied.update(p.get("transaction") for t, p, _ in new if t.endswith("/cmd/reply") and p)
-            if transaction in self._replied:
-                break
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.002)
-        return True
+            return transaction in self._replied
+
+        return bool(eventually(seen, timeout, what=f"the reply to {transaction}", interval=0.002))
 
     def state_seq(self) -> int:
         states = self.sub.of("state")
@@ -89,8 +87,7 @@ class Referee:
 
     def resume(self) -> None:
         """After a restart: the service is online again; go on after what its journal holds."""
-        assert self.sub.wait_for(self.online, 30)
-        time.sleep(0.2)  # the resync sends the retained state before online; let it settle
+        assert self.sub.wait_for(self.online, 30)  # the resync sends the retained state before online
         self.sent = self.state_seq()
 
 
@@ -132,13 +129,13 @@ def test_sigkills_and_broker_restarts_keep_the_game_exact(mosquitto, tmp_path, s
             referee.run(point)
             if point == outage:  # the broker goes away and comes back; the service reconnects on its own
                 mosquitto.stop()
-                time.sleep(rng.uniform(0.5, 2.0))
+                time.sleep(rng.uniform(0.5, 2.0))  # the outage, as long as the fault drawn says
                 mosquitto.start()
                 assert sub.wait_for(lambda: sub.client.is_connected(), 30)
                 assert sub.wait_for(referee.online, 30)
                 continue
             referee.fire_and_forget(rng.randrange(1, 4))
-            time.sleep(rng.uniform(0.0, 0.03))
+            time.sleep(rng.uniform(0.0, 0.03))  # the crash lands somewhere among the commands in flight
             proc = _kill_and_restart(proc, start, sub, referee)
         referee.run(len(events))
         proc.send_signal(signal.SIGTERM)
@@ -202,7 +199,7 @@ def test_unplug_storms_and_clock_jumps_keep_the_game_exact(mosquitto, pty_device
             for _ in range(rng.randint(1, 4)):
                 device.unplug()
                 unplugs += 1
-                time.sleep(rng.uniform(0.01, 0.2))
+                time.sleep(rng.uniform(0.01, 0.2))  # unplugged for as long as the fault drawn says
                 device.replug()
 
     try:
@@ -307,7 +304,7 @@ def test_sigkills_while_devices_play_journal_each_device_event_once(mosquitto, p
                 continue
             if how == "between events":
                 assert device.wait_acked(seq, 30), f"step {i} not acknowledged"
-            time.sleep(rng.uniform(0.0, 0.05))
+            time.sleep(rng.uniform(0.0, 0.05))  # the kill lands at a drawn moment after the event
             assert (seq in device.acked) == (how == "between events")
             proc = _kill_and_restart(proc, start, sub, referee)
             assert device.wait_acked(seq, 30), f"step {i}, {how}: not acknowledged after the restart"
@@ -335,18 +332,16 @@ def _stopped(pid: int, timeout: float = 10.0) -> bool:
     """Wait until every thread of ``pid`` has stopped. ``kill`` returns once SIGSTOP is pending, and Linux wakes
     one thread to take it, which then stops the others: on a busy machine the serial reader can still read
     and acknowledge an event before that thread gets the CPU (seen under four test workers on two cores)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    def stopped() -> bool:
         states = []
         for stat in (Path("/proc") / str(pid) / "task").glob("*/stat"):
             try:
                 states.append(stat.read_text().rsplit(")", 1)[1].split()[0])
             except (OSError, IndexError):
                 continue  # a thread that ended meanwhile
-        if states and all(s in "tT" for s in states):
-            return True
-        time.sleep(0.002)
-    return False
+        return bool(states) and all(s in "tT" for s in states)
+
+    return bool(eventually(stopped, timeout, what=f"every thread of {pid} stopped", interval=0.002))
 
 
 def test_a_device_event_journalled_but_not_acknowledged_before_a_restart_is_journalled_once(mosquitto, pty_device,
@@ -364,10 +359,8 @@ def test_a_device_event_journalled_but_not_acknowledged_before_a_restart_is_jour
         assert first.wait_idle(10)
         table.drop_acks(1)  # its ACK is lost
         seq = table.roll_dice(3, 4)
-        deadline = time.monotonic() + 10
-        while first.journal.last_seq < 2:  # journalled; the device repeats it only 3 s later
-            assert time.monotonic() < deadline
-            time.sleep(0.005)
+        # journalled; the device repeats it only 3 s later
+        eventually(lambda: first.journal.last_seq >= 2, 10, what="the dice journalled", interval=0.005)
     finally:
         first.stop()
     assert seq not in table.acked

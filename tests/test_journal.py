@@ -214,7 +214,7 @@ for event in record.events[start:]:
     accepted = table.submit(event, source="feeder", ts=time.time())
     print(accepted.seq, flush=True)
     if len(sys.argv) > 3:
-        time.sleep(float(sys.argv[3]))
+        time.sleep(float(sys.argv[3]))  # a table's pace, so that the kill lands mid-hand
 """
 
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 
+from hardware_sims.pytest_plugin import eventually
 from tablesvc.config import parse_config
 from tablesvc.service import TableService
 from tablesvc.web.play import play_token
@@ -55,11 +55,7 @@ def api(server, site: str, table: str, body: dict, token: str | None = None) -> 
 
 
 def wait_until(predicate, timeout: float = 15.0, message: str = "") -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out: {message}")
-        time.sleep(0.02)
+    eventually(predicate, timeout, what=message)
 
 
 def state(server, site: str, table: str) -> dict:
@@ -211,14 +207,13 @@ def scan(png: bytes) -> str:
 
 def tap(driver, css: str, timeout: float = 15.0) -> None:
     """A tap on what ``css`` finds, once the page shows it (failing with the selector and the page's text)."""
-    deadline = time.monotonic() + timeout
-    while not driver.execute_script(
+    try:
+        eventually(lambda: driver.execute_script(
             "const e = document.querySelector(arguments[0]); if (!e || e.offsetParent === null) return false;"
-            "e.scrollIntoView({block: 'center'}); e.click(); return true;", css):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"nothing to tap at {css}: the page shows "
-                                 f"{driver.find_element('id', 'app').text[:600]!r}")
-        time.sleep(0.05)
+            "e.scrollIntoView({block: 'center'}); e.click(); return true;", css), timeout, interval=0.05)
+    except AssertionError:
+        raise AssertionError(f"nothing to tap at {css}: the page shows "
+                             f"{driver.find_element('id', 'app').text[:600]!r}") from None
 
 
 def small_targets(driver) -> list[str]:

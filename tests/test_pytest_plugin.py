@@ -9,7 +9,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from drivers.serial_driver import SerialDriver
+from hardware_sims.pytest_plugin import Recorder, eventually, subscribe
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -42,13 +45,54 @@ def test_pty_device_faults_reach_the_driver(pty_device):
         device.bad_checksum_next()
         seq = device.press(1, "tsumo")  # corrupted once, then resent intact
         assert device.wait_acked(seq, 5)
-        deadline = time.monotonic() + 5
-        while driver.health().frames_bad["checksum"] < 1 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert driver.health().frames_bad["checksum"] >= 1
+        eventually(lambda: driver.health().frames_bad["checksum"] >= 1, 5, what="the corrupted frame counted")
         assert [(o.seat, o.button.value) for o in seen if hasattr(o, "button")] == [(2, "ron"), (1, "tsumo")]
     finally:
         driver.stop()
+
+
+def test_eventually_returns_the_value_or_fails_saying_what_did_not_happen():
+    calls = []
+    assert eventually(lambda: calls.append(1) or (len(calls) >= 3 and len(calls)), 5, interval=0) == 3
+    started = time.monotonic()
+    with pytest.raises(AssertionError, match=r"not within 0\.2 s: the moon rising"):
+        eventually(lambda: False, 0.2, what="the moon rising")
+    assert time.monotonic() - started >= 0.2
+
+
+def test_a_recorder_wakes_its_waiter_and_fails_naming_what_it_holds():
+    import threading
+
+    recorder = Recorder()
+    threading.Timer(0.05, recorder, args=("late",)).start()
+    assert recorder.wait_for(lambda seen: "late" in seen, 10) and recorder == ["late"]
+    with pytest.raises(AssertionError, match=r"a second item.*'late'"):
+        recorder.wait_for(lambda seen: len(seen) > 1, 0.1, what="a second item")
+
+
+def test_subscribe_returns_once_the_broker_will_deliver(mosquitto):
+    """A message published the moment subscribe() returns reaches the subscriber (no sleep in between)."""
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    received = Recorder()
+    clients = [mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5) for _ in range(2)]
+    sub, pub = clients
+    sub.on_message = lambda _c, _u, m: received(m.payload)
+    for client in clients:
+        client.connect("127.0.0.1", mosquitto.port)
+        client.loop_start()
+    try:
+        for n in range(20):  # without the SUBACK, a message sent at once is lost now and then
+            codes = subscribe(sub, f"plugin/{n}")
+            assert [c.value for c in codes] == [1]  # granted QoS 1
+            pub.publish(f"plugin/{n}", str(n).encode(), qos=1)
+        received.wait_for(lambda seen: len(seen) == 20, 10, what="every message")
+        assert received == [str(n).encode() for n in range(20)]
+    finally:
+        for client in clients:
+            client.disconnect()
+            client.loop_stop()
 
 
 def test_the_documented_overlay_example_runs_in_an_outside_project(tmp_path):

@@ -9,7 +9,6 @@ import json
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -18,6 +17,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 pytest.importorskip("sqlalchemy", reason="the records extra is not installed (pip install -e '.[test]')")
 
+from hardware_sims.pytest_plugin import eventually
 from tablesvc.cli import main
 from tablesvc.config import parse_config
 from tablesvc.engine.events import Event, GameStart, Ron, RonClaim, to_dict
@@ -53,13 +53,14 @@ class CollectorProcess:
     def start(self) -> None:
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(self.args, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 30
         mark = "subscribed to 2 topic filter(s)"  # the broker acknowledged its subscriptions
         connects = self.log.read_text().count(mark)
-        while self.log.read_text().count(mark) <= connects:
+
+        def subscribed() -> bool:
             assert self.proc.poll() is None, self.log.read_text()
-            assert time.monotonic() < deadline, "the collector did not subscribe"
-            time.sleep(0.05)
+            return self.log.read_text().count(mark) > connects
+
+        eventually(subscribed, 30, what="the collector subscribed")
 
     def kill(self) -> None:
         assert self.proc is not None
@@ -80,12 +81,12 @@ class Results:
         self.lock = threading.Lock()
         ready = threading.Event()
         self.client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
-        self.client.on_connect = lambda c, u, f, r, p: (c.subscribe("tablesvc/club/+/results", qos=1), ready.set())
+        self.client.on_connect = lambda c, u, f, r, p: c.subscribe("tablesvc/club/+/results", qos=1)
+        self.client.on_subscribe = lambda *_: ready.set()  # the broker's SUBACK: what is published now arrives
         self.client.on_message = lambda c, u, m: self._keep(m.topic, m.payload)
         self.client.connect("127.0.0.1", port)
         self.client.loop_start()
         assert ready.wait(10)
-        time.sleep(0.2)
 
     def _keep(self, topic: str, payload: bytes) -> None:
         with self.lock:
@@ -132,12 +133,8 @@ def figures(store: RecordsStore) -> dict:
 
 
 def wait_for(predicate, timeout: float = 30.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.1)
-    return predicate()
+    """``eventually``: true once ``predicate()`` holds; fails the test if it does not within ``timeout``."""
+    return bool(eventually(predicate, timeout, interval=0.05))
 
 
 def test_a_club_night_is_kept_once_through_kills_restarts_corrections_and_redeliveries(
@@ -239,7 +236,10 @@ def test_a_result_the_database_refused_is_retried_and_never_acknowledged_before_
     # still up (a stop normally disconnects first; this is the worst order), and must not acknowledge it
     first._stopping.set()
     calls = failing.call_count
-    time.sleep(1.5)
+    # the handler has returned once the next message is handled (one at a time, in order): one refused, never
+    # written, so the count of writes tried tells whether the first was tried again
+    publisher.client.publish("tablesvc/club/t9/results", b"not a result", qos=1).wait_for_publish(5)
+    assert wait_for(lambda: first.rejected == 1, 15)
     assert failing.call_count == calls  # no more retries: the handler has returned
     first.stop()
     assert store.games(finished_only=False) == []

@@ -16,7 +16,7 @@ from tablesvc.service.seat_hands import PrivateHands
 from tablesvc.service.seat_reader import SeatCameraReader
 from vision.naming.embedding import EmbeddingClassifier
 from vision.seat.calibration import SeatCalibration, SeatCalibrationError
-from vision.seat.consensus import HandConsensus, SeatKnowledge
+from vision.seat.consensus import HandConsensus, HandReading, SeatKnowledge
 from vision.seat.reader import SeatFrame, SeatReader, SeenTile, enroll_from_rows
 
 HAND = ("1m", "2m", "3m", "5pr", "6p", "7p", "9s", "9s", "E", "E", "C", "C", "F")
@@ -184,3 +184,16 @@ def test_the_seat_camera_thread_publishes_the_private_hand_and_folds_a_discard_a
         assert final.tiles.count("9s") <= 1 and thread.errors == 0
     finally:
         thread.stop()
+
+
+def test_private_hands_reach_the_broadcast_only_when_every_tile_is_sure():
+    hands = PrivateHands()
+    given: list = []
+    hands.forward_to(given.append)
+    sure = HandReading(0, tiles=tuple(sorted(HAND)), drawn="4p")
+    assert hands.update(sure) and not hands.update(sure), "an unchanged reading is no change"
+    hands.update(HandReading(1, tiles=HAND[:12], unknown=1))
+    seen = given[-1]
+    assert [t.mjai for t in seen.hands[0]] == [*sorted(HAND), "4p"] and seen.drawn[0].mjai == "4p"
+    assert seen.hands[1] is None, "a seat with a tile not yet sure is not given to the broadcast"
+    assert seen.hands[2] is None and seen.hands[3] is None and len(given) == 2

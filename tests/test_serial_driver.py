@@ -12,7 +12,6 @@ import os
 import select
 import socket
 import threading
-import time
 import tty
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -36,6 +35,7 @@ from drivers.observations import (
 from drivers.protocol import BadFrame, decode_frame, encode
 from drivers.serial_driver import SerialDriver
 from hardware_sims.devices import PtyDevice
+from hardware_sims.pytest_plugin import eventually
 
 WAIT = 10.0  # seconds: far beyond what any step needs, so a busy machine does not fail a test
 
@@ -73,16 +73,6 @@ class Recorder:
 
     def has_event(self, seq: int) -> bool:
         return any(o.seq == seq for o in self.events())
-
-
-def eventually(predicate: Callable[[], bool], timeout: float = WAIT) -> bool:
-    """Poll ``predicate`` until it holds (for state that has no condition to wait on)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return predicate()
 
 
 @pytest.fixture

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
 import threading
-import time
 
 import paho.mqtt.client as mqtt
 import pytest
@@ -17,6 +17,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from hardware_sims.generator import generate_game
+from hardware_sims.pytest_plugin import eventually
 from hardware_sims.table import DirectOutputs, TableSimulator
 from tablesvc.config import parse_config
 from tablesvc.engine.events import to_dict
@@ -44,11 +45,12 @@ class Subscriber:
         self.invalid: list[str] = []  # service payloads that do not match their schema
         self.bad_commands: list[str] = []
         self.lock = threading.Lock()
-        self.connected = threading.Event()
+        self.connected = threading.Event()  # and subscribed: the broker has acknowledged the subscription
         self.client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2, client_id=client_id,
                                   protocol=mqtt.MQTTv5)
         self.client.on_message = self._message
-        self.client.on_connect = lambda c, u, f, r, p: (c.subscribe(f"{BASE}/#", qos=1), self.connected.set())
+        self.client.on_connect = lambda c, u, f, r, p: c.subscribe(f"{BASE}/#", qos=1)
+        self.client.on_subscribe = lambda *_: self.connected.set()
         self.client.reconnect_delay_set(0.2, 1)
         props = None
         if persistent:
@@ -56,8 +58,7 @@ class Subscriber:
             props.SessionExpiryInterval = 3600
         self.client.connect("127.0.0.1", port, clean_start=not persistent, properties=props)
         self.client.loop_start()
-        assert self.connected.wait(10)
-        time.sleep(0.2)  # the subscription is in place
+        assert self.connected.wait(10), "no SUBACK from the broker"
 
     def _message(self, _c, _u, msg) -> None:
         try:
@@ -75,13 +76,9 @@ class Subscriber:
             assert not self.invalid, self.invalid
             return [p for t, p, _ in self.messages if t == f"{BASE}/{kind}" and p is not None]
 
-    def wait_for(self, predicate, timeout: float = 20.0) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if predicate():
-                return True
-            time.sleep(0.05)
-        return predicate()
+    def wait_for(self, predicate, timeout: float = 20.0, what: str = "") -> bool:
+        """``eventually``: true once ``predicate()`` holds; fails the test if it does not within ``timeout``."""
+        return bool(eventually(predicate, timeout, what=what))
 
     def close(self) -> None:
         self.client.loop_stop()
@@ -243,7 +240,8 @@ def test_broker_restart_mid_hand_loses_no_event(service, mosquitto):
     sub.client.loop_start()
     sub.client.reconnect()
     last = service.journal.last_seq
-    sub.wait_for(lambda: {e["seq"] for e in sub.of("events")} >= set(range(1, last + 1)), 30)
+    with contextlib.suppress(AssertionError):  # the next line names what is missing
+        sub.wait_for(lambda: {e["seq"] for e in sub.of("events")} >= set(range(1, last + 1)), 30)
     missing = sorted(set(range(1, last + 1)) - {e["seq"] for e in sub.of("events")})
     assert missing == [], f"{len(missing)} of {last} events never arrived: {missing[:5]}..{missing[-5:]}"
     assert service.table.state.final is not None
@@ -293,7 +291,9 @@ def test_killed_service_resumes_with_no_event_lost_or_applied_twice(mosquitto, t
         assert sub.wait_for(lambda: sub.of("status") and sub.of("status")[-1]["status"] == "online", 30)
         for i in range(start, stop):
             send_command(sub, {"command": "event", "event": events[i], "transaction": i})
-        assert sub.wait_for(lambda: any(r["transaction"] == stop - 1 for r in sub.of("cmd/reply")), 30)
+        # about 1,400 commands after the restart: a minute and more on a busy machine
+        assert sub.wait_for(lambda: any(r["transaction"] == stop - 1 for r in sub.of("cmd/reply")), 120,
+                            what=f"the reply to command {stop - 1}")
         return proc
 
     kill_at = 150

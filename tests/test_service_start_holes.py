@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from hardware_sims.pytest_plugin import eventually
 from tablesvc.engine.events import Discard, DoraRevealed, GameStart, HandStart, to_dict
 from tablesvc.service.startup import open_journal
 from tablesvc.storage.journal import SCHEMA_VERSION, Journal, JournalDamaged, JournalForeign, checksum
@@ -310,10 +311,8 @@ def test_run_with_mqtt_to_a_tls_port_says_so_within_seconds(tls_broker, tmp_path
     with open(log, "w") as err:
         proc = subprocess.Popen([*CLI, "run", "--config", str(config)], stdout=subprocess.DEVNULL, stderr=err)
     try:
-        deadline = time.monotonic() + 8  # the interpreter's start, then about 3 s
-        while "answered with TLS" not in log.read_text():
-            assert time.monotonic() < deadline, log.read_text()
-            time.sleep(0.1)
+        # the interpreter's start, then about 3 s
+        eventually(lambda: "answered with TLS" in log.read_text(), 8, what="'answered with TLS' in the log")
         assert "mqtts://" in log.read_text()
     finally:
         proc.terminate()
@@ -400,7 +399,9 @@ def test_a_refusal_lost_with_the_connection_still_stops_a_link_on_another_tables
     try:
         assert stopped.wait(30), f"still reconnecting after {link.connects} connections"
         connects = link.connects
-        time.sleep(2.5)  # paho would have reconnected twice by now
+        # it stops for good: paho's loop, which would reconnect, has ended
+        eventually(lambda: not any(t.name == "paho-mqtt-client-refusal-lost" for t in threading.enumerate()), 10,
+                   what="paho's loop of the link ended")
         assert link.connects == connects
     finally:
         link.stop()

@@ -81,7 +81,7 @@ def test_the_simulated_tray_reports_what_it_holds_after_hello_and_only_settled_c
         before = len(heard.readings())
         # a payment: sticks out of Ben's tray, a moment in his hand, into Chloe's: only the settled end is told
         tray.set_trays((25000, 17300, 25000, 25000))
-        time.sleep(0.1)
+        time.sleep(0.1)  # the sticks a moment in his hand: the unsettled movement under test
         tray.set_trays((25000, 17300, 32700, 25000))
         assert tray.wait_reported(10)
         assert heard.wait(lambda: len(heard.readings()) > before)

@@ -22,7 +22,6 @@ import json
 import re
 import shlex
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -32,6 +31,7 @@ from selenium.webdriver.support.ui import Select
 pytest.importorskip("sqlalchemy", reason="the records extra is not installed (pip install -e '.[test]')")
 
 from hardware_sims.generator import GeneratorOptions, generate_game
+from hardware_sims.pytest_plugin import eventually
 from hardware_sims.table import DirectOutputs, TableSimulator
 from tablesvc.cli import main
 from tablesvc.config import parse_config
@@ -133,12 +133,7 @@ def finished_games(db: str) -> list:
 
 
 def wait_for(predicate, timeout: float = 60.0, what: str = "") -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"timed out: {what}")
+    eventually(predicate, timeout, what=what, interval=0.1)
 
 
 def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web, db, browser, tmp_path, capsys):

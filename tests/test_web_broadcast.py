@@ -28,6 +28,7 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
+from hardware_sims.pytest_plugin import eventually
 from tablesvc.engine.engine import Engine
 from tablesvc.engine.events import Call, HandStart
 from tablesvc.engine.results import GameResult, HandResult
@@ -388,7 +389,7 @@ def test_every_scene_from_the_feed(broker, web, publisher, browser):
         frames.append(texts(browser, ".nameplate[data-seat='N'] .score")[0])
         if frames[-1] == "16,700":
             break
-        time.sleep(0.03)
+        time.sleep(0.03)  # the counter's frames sampled as they animate: the animation is what is under test
     wait_js(browser, "document.querySelector(\".nameplate[data-seat='N'] .score\").textContent === '16,700'")
     between = [int(f.replace(",", "")) for f in frames if f not in ("25,000", "16,700")]
     assert between and all(16700 < v < 25000 for v in between), frames
@@ -511,10 +512,8 @@ def test_a_public_stream_never_carries_a_hand(broker, web, publisher):
         seen += stream.fp.readline()
     conn.close()
     assert b"hands" not in seen and b"concealed" not in seen and b"waits" not in seen and b"deal_in" not in seen
-    deadline = time.monotonic() + 10
-    while web.app.state.broadcast.hands.get((SITE, TABLE), {}).get("seq") != 77:
-        assert time.monotonic() < deadline, "the broadcast connection never got the hands"
-        time.sleep(0.02)
+    eventually(lambda: web.app.state.broadcast.hands.get((SITE, TABLE), {}).get("seq") == 77, 10,
+               what="the broadcast connection got the hands")
     table = web.store.table(SITE, TABLE)
     assert table is not None and "concealed" not in json.dumps(table.snapshot())
 
@@ -542,14 +541,11 @@ def test_the_demo_plays_every_hand_onto_the_scenes(mosquitto, browser):
         assert all(re.fullmatch(r"http://127\.0\.0\.1:\d+/broadcast/club/t1/\w+\?key=[\w-]{24}(&seat=E)?", u)
                    for u in scenes.values()), scenes
         browser.get(scenes["hands"])
-        deadline = time.monotonic() + 15
-        while True:  # the scene shows the table's latest payload (one may still be on its way)
-            hands = sub.of("broadcast/hands")
-            last = hands[-1]
-            if browser.execute_script("return document.body.dataset.hands") == str(last["seq"]):
-                break
-            assert time.monotonic() < deadline, f"the scene never showed payload {last['seq']}"
-            time.sleep(0.05)
+        # the scene shows the table's latest payload (one may still be on its way)
+        eventually(lambda: browser.execute_script("return document.body.dataset.hands")
+                   == str(sub.of("broadcast/hands")[-1]["seq"]), 15, what="the scene showing the latest payload")
+        hands = sub.of("broadcast/hands")
+        last = hands[-1]
         # at --speed 0 the hands and the table's events cross; a state goes out when they agree
         assert len(hands) >= 5 and [h["seq"] for h in hands] == sorted(h["seq"] for h in hands)
         for seat in last["seats"]:
@@ -584,13 +580,10 @@ def test_on_the_shipped_acl_only_the_broadcast_account_brings_the_hands(deployed
             table.publish(f"{base}/broadcast/hands", json.dumps(hands_payload(seq)), qos=1).wait_for_publish(10)
             table.publish(f"{base}/state", json.dumps({"schema": 1, "seq": seq, "phase": "playing"}), qos=1,
                           retain=True).wait_for_publish(10)
-            deadline = time.monotonic() + 10
             key = ("club-a", "table-1")
-            while not (right.app.state.broadcast.hands.get(key, {}).get("seq") == seq
+            eventually(lambda seq=seq, key=key: right.app.state.broadcast.hands.get(key, {}).get("seq") == seq
                        and all((s.store.table(*key) and (s.store.table(*key).state or {}).get("seq")) == seq
-                               for s in (right, wrong))):
-                assert time.monotonic() < deadline, f"hands and state {seq} did not come through"
-                time.sleep(0.02)
+                               for s in (right, wrong)), 10, what=f"hands and state {seq}")
         assert wrong.app.state.broadcast.hands == {} and wrong.app.state.broadcast.received == 0
         for server in (right, wrong):
             assert "concealed" not in json.dumps(server.store.table(*key).snapshot())
@@ -641,10 +634,7 @@ def test_a_chombo_card_waits_for_the_hands_delay(broker, web, publisher):
     payload = hands_payload(50, delay=2)
     publisher.client.publish(f"tablesvc/{SITE}/{table}/broadcast/hands", json.dumps(payload), qos=1,
                              retain=True).wait_for_publish(10)
-    deadline = time.monotonic() + 10
-    while web.app.state.broadcast.delay((SITE, table)) != 2:
-        assert time.monotonic() < deadline, "the delayed hands never came"
-        time.sleep(0.02)
+    eventually(lambda: web.app.state.broadcast.delay((SITE, table)) == 2, 10, what="the delayed hands")
     conn = http.client.HTTPConnection("127.0.0.1", web.port, timeout=10)
     conn.request("GET", f"/broadcast/sse/{SITE}/{table}?key={KEY}")
     stream = conn.getresponse()

@@ -3,6 +3,7 @@ listen address, and ``tablesvc run`` serving the pages from its config."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import subprocess
@@ -12,6 +13,7 @@ import urllib.request
 
 import pytest
 
+from hardware_sims.pytest_plugin import eventually
 from tablesvc.cli import main
 from tablesvc.config import ConfigError, load_web_config, parse_config
 from tablesvc.web.auth import hash_password, verify_password
@@ -107,20 +109,20 @@ def test_run_serves_the_pages_from_its_config(mosquitto, tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "tablesvc", "run", "--config", str(config)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        url = None
-        deadline = time.monotonic() + 20
-        while url is None and time.monotonic() < deadline:
+        def pages_line() -> str:
+            assert proc.poll() is None, proc.stderr.read()
             line = proc.stdout.readline()
-            if "pages on " in line:
-                url = line.split("pages on ", 1)[1].split("/ ", 1)[0]
-        assert url, proc.stderr.read() if proc.poll() is not None else "no 'pages on' line"
-        deadline = time.monotonic() + 10
-        while True:
+            return line if "pages on " in line else ""
+
+        url = eventually(pages_line, 20, interval=0, what="the 'pages on' line").split("pages on ", 1)[1]
+        url = url.split("/ ", 1)[0]
+
+        def online() -> list:
             with urllib.request.urlopen(f"{url}/api/tables", timeout=5) as r:
                 tables = json.loads(r.read())["tables"]
-            if (tables and tables[0]["online"]) or time.monotonic() > deadline:
-                break
-            time.sleep(0.2)
+            return tables if tables and tables[0]["online"] else []
+
+        tables = eventually(online, 10, what="the table listed online")
         assert [(t["site"], t["table"], t["online"]) for t in tables] == [("club", "t1", True)]
         with urllib.request.urlopen(f"{url}/overlay/club/t1", timeout=5) as r:
             assert "overlay.js" in r.read().decode()
@@ -160,13 +162,17 @@ def _web_process(*args: str) -> tuple[subprocess.Popen, str]:
 
 
 def _listed(url: str, expected: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    deadline = time.monotonic() + 10
-    while True:
+    """The tables ``url`` lists, once they are ``expected`` (or what it lists after 10 s)."""
+    seen: list[list[tuple[str, str]]] = [[]]
+
+    def listed() -> bool:
         with urllib.request.urlopen(f"{url}/api/tables", timeout=5) as r:
-            tables = [(t["site"], t["table"]) for t in json.loads(r.read())["tables"]]
-        if tables == expected or time.monotonic() > deadline:
-            return tables
-        time.sleep(0.1)
+            seen[0] = [(t["site"], t["table"]) for t in json.loads(r.read())["tables"]]
+        return seen[0] == expected
+
+    with contextlib.suppress(AssertionError):  # the caller's assertion shows what is listed instead
+        eventually(listed, 10, interval=0.1)
+    return seen[0]
 
 
 def test_web_follows_every_site_unless_given_one(mosquitto, capsys):
@@ -183,18 +189,23 @@ def test_web_follows_every_site_unless_given_one(mosquitto, capsys):
     client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2)
     client.connect("127.0.0.1", mosquitto.port)
     client.loop_start()
-    for site, table in (("club", "t1"), ("other", "t9")):
+
+    def online(site: str, table: str) -> None:
         status = status_payload(True, version="1", started=iso_time(time.time()), site=site, table=table)
         client.publish(f"tablesvc/{site}/{table}/status", json.dumps(status), qos=1, retain=True).wait_for_publish(5)
-    client.loop_stop()
-    client.disconnect()
+
+    for site, table in (("club", "t1"), ("other", "t9")):
+        online(site, table)
     every, every_url = _web_process("--broker", mosquitto.url)
     one, one_url = _web_process("--broker", mosquitto.url, "--site", "club")
     try:
         assert _listed(every_url, [("club", "t1"), ("other", "t9")]) == [("club", "t1"), ("other", "t9")]
         assert _listed(one_url, [("club", "t1")]) == [("club", "t1")]
-        time.sleep(0.5)  # had the other site's status been taken, it would be listed by now
-        assert _listed(one_url, [("club", "t1")]) == [("club", "t1")]
+        # another site's table comes online, then one of the club's: had the first been taken, it would have
+        # arrived before the second
+        online("other", "t8")
+        online("club", "t2")
+        assert _listed(one_url, [("club", "t1"), ("club", "t2")]) == [("club", "t1"), ("club", "t2")]
         for path in ("/sse/table/other/t9", "/download/other/t9.mjai"):
             with pytest.raises(urllib.error.HTTPError) as refused:
                 urllib.request.urlopen(f"{one_url}{path}", timeout=5)
@@ -203,6 +214,8 @@ def test_web_follows_every_site_unless_given_one(mosquitto, capsys):
         for proc in (every, one):
             proc.send_signal(signal.SIGTERM)
             proc.wait(15)
+        client.loop_stop()
+        client.disconnect()
 
 
 def test_run_help_names_the_web_section(capsys):

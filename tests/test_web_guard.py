@@ -21,6 +21,7 @@ import urllib.request
 import pytest
 from selenium.webdriver.common.by import By
 
+from hardware_sims.pytest_plugin import eventually
 from tablesvc.web.auth import hash_password
 from tablesvc.web.guard import LOCK_SECONDS, time_for
 from tests import web_support
@@ -350,17 +351,16 @@ def test_event_streams_are_bounded_and_made_up_names_keep_nothing(server, monkey
 def _wait_streams_closed(server, timeout: float = 15.0) -> None:
     """Until every stream the server opened has ended (each ends as soon as its connection is seen closed), and
     none has opened for half a second (a request the server had not yet read when its client left)."""
-    deadline = time.monotonic() + timeout
-    quiet_since = None
-    while time.monotonic() < deadline:
+    quiet_since: list[float | None] = [None]
+
+    def quiet() -> bool:
         if server.app.state.streams.open or server.store._subs:
-            quiet_since = None
-        elif quiet_since is None:
-            quiet_since = time.monotonic()
-        elif time.monotonic() - quiet_since > 0.5:
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"{server.app.state.streams.open} streams still open after {timeout:.0f} s")
+            quiet_since[0] = None
+        elif quiet_since[0] is None:
+            quiet_since[0] = time.monotonic()
+        return quiet_since[0] is not None and time.monotonic() - quiet_since[0] > 0.5
+
+    eventually(quiet, timeout, what=f"every stream closed ({server.app.state.streams.open} open)")
 
 
 def test_console_text_that_is_not_unicode_is_refused(server, broker, tmp_path):

@@ -160,7 +160,7 @@ def test_the_overlay_shows_a_scripted_game(broker, web, browser, tmp_path):
         wait_seq(browser, table.seq)
         shot(browser, "overlay-1080", backdrop=True)
         viewport(browser, 1280, 720)
-        time.sleep(0.3)
+        wait_js(browser, "window.innerWidth === 1280")  # the new size laid out
         size = browser.execute_script("const r = document.querySelector('.table-view').getBoundingClientRect();"
                                       "return [r.width, r.height]")
         assert size == [pytest.approx(880 * 2 / 3, abs=1)] * 2  # the same layout at two thirds

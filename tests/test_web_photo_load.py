@@ -16,6 +16,7 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed (pip install -e '.[test]')")
 
 from bench.score_load import PHOTOS, Server, alive, burst, phone_photos, post_photo
+from hardware_sims.pytest_plugin import eventually
 from tests.conftest import Mosquitto
 
 pytestmark = pytest.mark.skipif(not PHOTOS.is_dir(), reason=f"needs the shared photos in {PHOTOS}")
@@ -51,10 +52,7 @@ class GatedFinder:
 
 
 def until(predicate, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"not within {timeout:.0f} s: {what}"
-        time.sleep(0.02)
+    eventually(predicate, timeout, what=what)
 
 
 def test_beyond_the_queue_a_photo_is_a_clean_503_with_retry_after_and_pages_answer(mosquitto):

@@ -136,22 +136,26 @@ def test_records_db_comes_from_the_command_line_or_the_web_section(tmp_path):
 def test_a_slow_database_does_not_hold_up_the_live_pages(web, mocker):
     """The read runs on a worker thread: while the database takes its time, the event loop serves others."""
     import threading
-    import time
 
     original = RecordsStore.games
+    reading = threading.Event()
+    answered = threading.Event()
 
-    def slow(self, **kwargs):  # a database that answers slowly (fault injected at the store's boundary)
-        time.sleep(1.5)
+    def slow(self, **kwargs):  # a database that answers only once the other page is served (fault at the store)
+        reading.set()
+        answered.wait(15)
         return original(self, **kwargs)
 
     mocker.patch.object(RecordsStore, "games", slow)
     answers: list[int] = []
     reader = threading.Thread(target=lambda: answers.append(_get(f"{web.url}/api/standings")[0]))
     reader.start()
-    time.sleep(0.2)
-    asked = time.monotonic()
-    with urllib.request.urlopen(f"{web.url}/api/tables", timeout=10) as response:
-        assert response.status == 200
-    assert time.monotonic() - asked < 0.5 and not answers  # answered while the standings were still being read
+    assert reading.wait(10), "the standings never read the database"
+    try:  # a loop held by the read could not answer before the read returns, which waits for this answer
+        with urllib.request.urlopen(f"{web.url}/api/tables", timeout=10) as response:
+            assert response.status == 200
+        assert not answers  # answered while the standings were still being read
+    finally:
+        answered.set()
     reader.join(10)
     assert answers == [200]

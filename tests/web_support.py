@@ -13,13 +13,13 @@ import json
 import os
 import shutil
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hardware_sims.generator import generate_game
+from hardware_sims.pytest_plugin import eventually
 from hardware_sims.table import DirectOutputs, TableSimulator
 from tablesvc.config import parse_config
 from tablesvc.engine.events import GameStart
@@ -161,14 +161,16 @@ def viewport(driver, width: int, height: int) -> None:
 
 def wait_js(driver, script: str, timeout: float = 15.0, message: str = "") -> Any:
     """Poll ``return <script>`` until it is truthy; its value."""
-    deadline = time.monotonic() + timeout
-    value = None
-    while time.monotonic() < deadline:
-        value = driver.execute_script(f"return {script}")
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {script!r} {message} (last value {value!r})")
+    last: list[Any] = [None]
+
+    def value() -> Any:
+        last[0] = driver.execute_script(f"return {script}")
+        return last[0]
+
+    try:
+        return eventually(value, timeout, interval=0.05)
+    except AssertionError:
+        raise AssertionError(f"timed out waiting for {script!r} {message} (last value {last[0]!r})") from None
 
 
 def wait_seq(driver, seq: int, timeout: float = 15.0) -> None:

@@ -5,10 +5,12 @@ Two parts:
 - :func:`knowledge_of`: what the engine's state tells a seat camera's decoding
   (:class:`vision.seat.SeatKnowledge`): how many concealed tiles the seat holds, every tile visible on
   the table, the red fives out, and the tiles that left the seat's hand (discards, called melds);
-- :class:`PrivateHands`: the latest :class:`vision.seat.HandReading` of each seat, the one place a
-  full-information consumer (the broadcast's private ``broadcast/hands`` topic) reads them from.
-  It never reaches the public state, the dashboard or the overlay: a reader subscribes with
-  :meth:`PrivateHands.subscribe` and gets each seat's reading as it changes.
+- :class:`PrivateHands`: the latest :class:`vision.seat.HandReading` of each seat. It never reaches the
+  public state, the dashboard or the overlay: a reader subscribes with :meth:`PrivateHands.subscribe`
+  and gets each seat's reading as it changes. :meth:`PrivateHands.seen` gives them as the broadcast's
+  full-information interface takes them (:class:`tablesvc.analysis.follow.HandsSeen`: a seat whose hand
+  is not wholly sure is None), and :meth:`PrivateHands.forward_to` hands every change to a table
+  service's ``hands`` (the private ``broadcast/hands`` topic).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from tablesvc.analysis.follow import HandsSeen
+from tablesvc.tiles import Tile, parse_tile
 from vision.seat.consensus import HandReading, SeatKnowledge
 
 __all__ = ["PrivateHands", "knowledge_of"]
@@ -74,3 +78,25 @@ class PrivateHands:
     def hands(self) -> dict[int, HandReading]:
         with self._lock:
             return dict(self._hands)
+
+    def seen(self) -> HandsSeen:
+        """Every seat's hand as the broadcast takes it: the concealed tiles with the drawn one, and the drawn
+        tile; None for a seat with no reading or one with a tile not yet sure (never a guess)."""
+        hands: list[tuple[Tile, ...] | None] = []
+        drawn: list[Tile | None] = []
+        current = self.hands()
+        for seat in range(4):
+            r = current.get(seat)
+            if r is None or not r.complete:
+                hands.append(None)
+                drawn.append(None)
+                continue
+            d = parse_tile(r.drawn) if r.drawn else None
+            hands.append(tuple(parse_tile(t) for t in r.tiles) + ((d,) if d is not None else ()))
+            drawn.append(d)
+        return HandsSeen(tuple(hands), tuple(drawn))
+
+    def forward_to(self, hands: Callable[[HandsSeen], None]) -> None:
+        """On every change, give :meth:`seen` to ``hands`` (a :class:`~tablesvc.service.TableService`'s
+        ``hands``: the broadcast publishes a state once every seat's hand is sure and agrees with the table)."""
+        self.subscribe(lambda _reading: hands(self.seen()))

@@ -7,7 +7,7 @@ holds at most ``waiting`` more. A photo beyond that is answered at once, before 
 503 and how long to wait (``Retry-After``, from how long reads have been taking), so fifty phones posting
 together get answers or a clean "busy" and the overlay, dashboard, console and tournament pages keep
 answering. The networks themselves take one forward pass at a time (their own locks in
-:mod:`vision.finder` and :mod:`vision.embedding`).
+:mod:`vision.photos.finder` and :mod:`vision.naming.embedding`).
 """
 
 from __future__ import annotations
