@@ -175,6 +175,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--web", metavar="HOST:PORT", default="127.0.0.1:0", help="the web server's address "
                    "(default: a free port on 127.0.0.1; off: none)")
     a.add_argument("--seed", type=int, default=0, help="another seed plays other games")
+    a.add_argument("--phones", type=int, default=0, metavar="N", help="the hall's first N tables (by number) are "
+                   "phone tables: each hand's result entered as the players' phones enter it (default 0)")
 
     a = action("export", "the EMA results report (CSV or JSON), or every game as mjai / tenhou.net/6", _export)
     what = a.add_mutually_exclusive_group(required=True)
@@ -633,7 +635,8 @@ def _rehearse(args: argparse.Namespace) -> int:
                 return _fail(f"--web: {exc}")
         with tempfile.TemporaryDirectory(prefix="tablesvc-rehearsal-") as tmp:
             data = args.data_dir or Path(tmp)
-            with Rehearsal(store, tid, args.db, data, speed=args.speed, web_listen=listen, seed=args.seed) as hall:
+            with Rehearsal(store, tid, args.db, data, speed=args.speed, web_listen=listen, seed=args.seed,
+                           phones=args.phones) as hall:
                 if hall.web is not None:
                     print(f"pages: {hall.web.url}/tournament  (referee password for this rehearsal: "
                           f"{hall.web_password})", flush=True)
