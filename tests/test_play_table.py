@@ -224,6 +224,20 @@ def small_targets(driver) -> list[str]:
         "}).filter(Boolean)")
 
 
+def read_tiles(driver) -> list[str]:
+    """The tiles a phone shows as read from the winner's photo (seat 1's), in order."""
+    return driver.execute_script("return [...document.querySelectorAll('[data-read=\"1\"] button.tile')]"
+                                 ".map(b => b.querySelector('img') ? b.querySelector('img').alt : b.textContent)")
+
+
+def sheet_small_targets(driver) -> list[str]:
+    """The tile sheet's buttons under a finger's width (44 CSS px)."""
+    return driver.execute_script(
+        "return [...document.querySelectorAll('#picker button')].filter(e => e.offsetParent !== null).map(e => {"
+        "const r = e.getBoundingClientRect(); return r.height < 44 || r.width < 44 ? e.outerHTML.slice(0, 80) : null;"
+        "}).filter(Boolean)")
+
+
 def check_and_confirm(driver, *, wait_hand: int | None = None) -> str:
     tap(driver, "#check")
     wait_js(driver, "!document.getElementById('confirm').hidden || !document.getElementById('notice').hidden",
@@ -294,8 +308,36 @@ def test_a_whole_game_from_two_phones(photo_web, boxes, phone_table, browser, br
         tap(browser, "[data-step=riichi] [data-seat='1']")
         browser.find_element("css selector", "input[data-photo='1']").send_keys(str(photo))
         wait_js(browser, "document.body.dataset.photos === '1'", 60, "the photo read")
-        assert browser.execute_script("return document.querySelectorAll('[data-read=\"1\"] .tile').length") == 14
-        browser.find_element("name", "win-1").send_keys("9s")
+        assert read_tiles(browser) == ["8s", "8s", "8s", "1s", "1s", "1s", "3s", "4s", "5s", "7s", "6s", "5s", "9s",
+                                       "9s"], read_tiles(browser)
+        # corrected as on /score, by the same tile sheet: a tile taken out, the tile missed added back with "+",
+        # the last tile laid apart as the winning tile
+        tap(browser, "[data-read='1'] button.tile[data-index='3']")
+        wait_js(browser, "document.getElementById('picker').open", message="the tile sheet opens")
+        guesses = browser.execute_script("return [...document.querySelectorAll('#picker .guesses button')]"
+                                         ".filter(b => b.offsetParent !== null).map(b => b.dataset.guess)")
+        assert 0 < len(guesses) <= 3 and guesses[0] == "1s", guesses  # a tile not sure: its best guesses first
+        assert sheet_small_targets(browser) == []
+        wait_js(browser, "[...document.querySelectorAll('#picker img')].every(i => i.complete)",
+                message="the tile sheet's pictures")
+        shot(browser, "play-photo-sheet")
+        tap(browser, "#picker [data-action='remove']")
+        wait_js(browser, "!document.getElementById('picker').open", message="the tile sheet closes")
+        assert len(read_tiles(browser)) == 13
+        tap(browser, "[data-read='1'] button.add[data-group='0']")
+        wait_js(browser, "document.getElementById('picker').open", message="the tile sheet for a missed tile")
+        tap(browser, "#picker .choices [data-tile='1s']")
+        wait_js(browser, "document.querySelectorAll('[data-read=\"1\"] button.tile').length === 14",
+                message="the missed tile added")
+        assert browser.execute_script("return document.querySelectorAll('[data-read=\"1\"] button.tile.fixed')"
+                                      ".length") == 1
+        tap(browser, "[data-read='1'] button.tile[data-index='12']")  # the last 9s (the 1s added is after it)
+        wait_js(browser, "document.getElementById('picker').open", message="the tile sheet for the winning tile")
+        tap(browser, "#picker [data-action='apart']")
+        wait_js(browser, "document.querySelector('[data-read-status=\"1\"]').textContent.includes('winning tile: 9s')",
+                message="the 9s laid apart as the winning tile")
+        assert browser.execute_script("return [...document.querySelectorAll('[data-read=\"1\"] .group')]"
+                                      ".map(g => g.querySelectorAll('button.tile').length).at(-1)") == 1
         shot(browser, "play-photo")
         assert small_targets(browser) == []
         tap(browser, "#check")
@@ -380,6 +422,14 @@ def test_a_whole_game_from_two_phones(photo_web, boxes, phone_table, browser, br
         results = photo_web.store.table("club", "p2").results
         assert [r["result"] for r in results] == ["win", "win", "exhaustive_draw", "chombo", *["win"] * 5]
         assert photo_web.store.table("club", "p2").final["ranking"]
+        # the overlay shows the phone table as any table: its players and their final scores
+        browser.get(f"{photo_web.url}/overlay/club/p2?view=scores")
+        scores = [f"{score:,}" for score in table.service.table.state.scores]
+        wait_js(browser, "[...document.querySelectorAll('.score-bar .player .score')].map(e => e.textContent)"
+                f".join('|') === {'|'.join(scores)!r}", message=f"the overlay shows the scores {scores}")
+        assert browser.execute_script("return [...document.querySelectorAll('.score-bar .player .name')]"
+                                      ".map(e => e.textContent)") == ["Ann", "Bo", "Cy", "Di"]
+        assert browser.find_element("css selector", ".score-bar .round").text == "Final"
 
         # the records hold the game and the standings show it
         def standings():

@@ -349,3 +349,22 @@ def test_a_database_of_a_newer_tablesvc_is_refused(db_url, capsys):
     err = capsys.readouterr().err
     assert err.startswith("tablesvc records: the records database ") and "upgrade tablesvc" in err
     assert "Traceback" not in err and len(err.splitlines()) == 1
+
+
+def test_the_csv_shows_each_players_chombo_and_the_penalty_taken_off_the_result(db_url):
+    """A chombo under ema2016 (20,000 off the final result): the row says how many and what it cost."""
+    from tablesvc.engine.events import Chombo, DoraRevealed, EndGame, GameStart, HandStart
+    from tablesvc.tiles import Tile
+
+    events = [GameStart(players=ANN_BOB_CAT_DAN, rules="ema2016"), HandStart(), DoraRevealed(Tile.of(27)),
+              Chombo(2, "wrong ron"), EndGame("time")]
+    with RecordsStore(db_url) as store:
+        store_all(store, "club", "t1", feed(events, G1))
+        rows = list(csv.DictReader(io.StringIO(games_csv(store.games()))))
+    by_player = {r["player"]: r for r in rows}
+    assert [(by_player[n]["chombo"], by_player[n]["penalty"]) for n in ANN_BOB_CAT_DAN] == [
+        ("0", "0"), ("0", "0"), ("1", "20000"), ("0", "0")]
+    cat = by_player[ANN_BOB_CAT_DAN[2]]
+    # the result is the points less the return points, with uma, less the penalty
+    others = [int(by_player[n]["result"]) for n in ANN_BOB_CAT_DAN if n != ANN_BOB_CAT_DAN[2]]
+    assert int(cat["result"]) == -sum(others) - 20000

@@ -185,6 +185,21 @@ def test_time_up_between_entries_counts_the_hand_being_played():
     assert final.ended == "time"
 
 
+def test_time_up_before_the_first_entry_of_a_game_started_without_a_score_sheet_counts_the_hand_entered():
+    """A tournament's start-round starts a phone table's game with ``start_game`` alone: a time-up before its
+    first entry counts the hand then entered as the hand in play (EMA: it and one more), as a hand seen tile by
+    tile would be."""
+    engine = Engine()
+    engine.apply(GameStart(players=("A", "B", "C", "D"), rules="ema2012"))  # no score_sheet
+    engine.apply(ClockStart(minutes=60, deadline="2026-11-27T12:00:00Z"))
+    engine.apply(TimeUp())
+    assert engine.state.clock.hands_left == 1  # between hands, how the table plays not yet known: one more
+    assert not any(isinstance(o, GameResult) for o in engine.apply(DrawEntry(tenpai=(True,) * 4)))
+    assert engine.state.clock.hands_left == 1  # the hand entered was the one in play: one more still
+    final = next(o for o in engine.apply(DrawEntry(tenpai=(True,) * 4)) if isinstance(o, GameResult))
+    assert final.ended == "time" and len(engine.state.results) == 2
+
+
 # ---------------------------------------------------------------- refusals
 
 

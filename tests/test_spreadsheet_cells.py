@@ -72,7 +72,8 @@ def test_records_export_csv_writes_names_typed_at_a_table_as_text(tmp_path, caps
     assert len(out) == 5
     _no_formula(out)
     assert {r[6] for r in out[1:]} == {"'" + n if n[0] in "=@-" else n for n in names}
-    assert any(r[-1].startswith("-") for r in out[1:])  # the results stay numbers
+    result = out[0].index("result")
+    assert any(r[result].startswith("-") for r in out[1:])  # the results stay numbers
 
 
 def test_a_kept_games_csv_writes_the_players_names_as_text(tmp_path):

@@ -258,11 +258,11 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
                                                              "points": 8000, "reason": "slow play", "hand": "S1-0"})
             assert status == 200 and reply["data"]["player"] == victim, reply
             penalised = victim
-            # a warning from the referee panel of the big screen's page, signed in in the browser
-            browser.get(f"{web.url}/login?next=/tournament")
+            # a warning from the referee's page, signed in in the browser
+            browser.get(f"{web.url}/login?next=/tournament/referee")
             browser.find_element(By.NAME, "password").send_keys(REFEREE_PASSWORD)
             browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-            wait_js(browser, "location.pathname === '/tournament' && !!document.getElementById('penalty-form')")
+            wait_js(browser, "location.pathname === '/tournament/referee' && !!document.getElementById('penalty-form')")
             warned = r.seating.tables[0][1]
             form = browser.find_element(By.ID, "penalty-form")
             form.find_element(By.NAME, "player").send_keys(names[warned])
@@ -270,6 +270,7 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
             Select(form.find_element(By.NAME, "kind")).select_by_value("warning")
             form.find_element(By.NAME, "reason").send_keys("phone at the table")
             form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+            browser.switch_to.alert.accept()  # "Give ... a warning?"
             answer = wait_js(browser, "(document.getElementById('referee-answer') || {}).textContent")
             assert answer == f"Given: warning 2 to {names[warned]}, round 2: phone at the table", answer
             shot(browser, "tournament-referee")
@@ -287,6 +288,10 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
             late = r.seating.tables[2][0]
             answer = wait_js(browser, "(document.getElementById('tournament-answer') || {}).textContent")
             assert answer == f"Given: penalty 3 to {names[late]}, round 3, −2.0: late", answer
+            # the penalty on the console's player list, under the player it was given to
+            note = wait_js(browser, "(document.querySelector(\".side-info .player[data-seat='0'] .penalty-notes\")"
+                                    " || {}).textContent", 15, "(the penalty on the console's player list)")
+            assert "penalty −2.0, round 3: late" in note, note
             shot(browser, "tournament-console")
         wait_for(lambda n=number: len([g for g in finished_games(db) if g.finished]) == 4 * n, 60,
                  f"the collector writes round {number}'s games")

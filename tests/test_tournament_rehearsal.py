@@ -17,6 +17,7 @@ pytest.importorskip("sqlalchemy", reason="the records extra is not installed (pi
 
 from tablesvc.cli import main
 from tablesvc.records.records_db import RecordsStore
+from tablesvc.storage.journal import Journal
 from tablesvc.tournament.tournament_db import TournamentStore
 
 PLAYERS = [("Niamh", "Ó Briain", "10990001", "Dublin", "IE"), ("Pieter", "van den Berg", "31990002", "Utrecht", "NL"),
@@ -48,16 +49,36 @@ def test_a_two_round_tournament_rehearsed_and_exported_as_imported(tmp_path, cap
     code, out, _ = run(capsys, "--db", db, "seating", "--all")
     assert code == 0 and "repeat meetings: 0 " in out and "WARNING" not in out
 
-    code, out, err = run(capsys, "--db", db, "rehearse", "--speed", "0")
+    code, _, err = run(capsys, "--db", db, "rehearse", "--phones", "5")
+    assert code == 1 and "the hall has 4 table(s); 0 to 4 of them can be phone tables" in err, err
+    journals = tmp_path / "journals"
+    code, out, err = run(capsys, "--db", db, "rehearse", "--speed", "0", "--phones", "2", "--data-dir", str(journals))
     assert code == 0, err
     assert "rehearsed round(s) 1, 2: 8 game(s)" in out
+    # the first two tables were phone tables: their hands entered by their results from the phones; the other two
+    # played tile by tile
+    store = TournamentStore(RecordsStore(db))
+    try:
+        hall = sorted(store.tables(store.find()[0]), key=lambda h: h.number)
+    finally:
+        store.records.close()
+    for h in hall:
+        path = next(p for p in (journals / h.site / h.table_id).glob("*.sqlite3") if "broadcast" not in p.name)
+        journal = Journal(path)
+        try:
+            entries = list(journal.entries())
+        finally:
+            journal.close()
+        phones = {e.kind for e in entries if e.source == "referee:phone"}
+        assert (phones >= {"win_entry"}) == (h.number <= 2), (h.number, phones)
+        assert any(e.kind == "discard" for e in entries) == (h.number > 2), h.number
     assert "/tournament  (referee password for this rehearsal: " in out  # the pages were up while it played
     hint = next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("next: "))
     code, standings, _ = run(capsys, *hint.split()[2:])  # the printed next step, as printed
     assert code == 0 and "provisional" not in standings
 
     out_file = tmp_path / "results.csv"
-    code, _, err = run(capsys, "--db", db, "export", "--csv", "--out", str(out_file))
+    code, _, err = run(capsys, "--db", db, "export", "--csv", "--out", str(out_file), "--days", "1")
     assert code == 0
     text = out_file.read_text(encoding="utf-8")
     assert not text.startswith("PROVISIONAL")
@@ -95,3 +116,7 @@ def test_a_two_round_tournament_rehearsed_and_exported_as_imported(tmp_path, cap
     assert sum(round(float(r["table points"]) * 10) for r in rows) == 0  # ema2016: no oka, the uma sums to 0
     assert "check: 8 game(s), each summing as the rules say (ema2016)" in err
     assert "check: table points 0.0 = game results 0.0 less penalties 0.0" in err
+    countries = len({p[4] for p in PLAYERS})  # the MERS weight: one day, 16 players (+0), the countries imported
+    country_weight = 1.0 if countries >= 10 else 0.5 if countries >= 6 else 0.0
+    assert f"MERS weight: {1 + country_weight:g} (duration 1 day(s) +1, players 16 +0, countries {countries} " \
+        f"+{country_weight:g}, qualification +0)" in err

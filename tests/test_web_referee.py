@@ -23,7 +23,8 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import Select
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from tests import web_support
 from tests.conftest import Mosquitto
@@ -206,8 +207,17 @@ def _sign_in(browser, web, path: str) -> None:
     wait_js(browser, f"location.pathname === {path!r}")
 
 
-def _submit(browser, form: str, fields: dict[str, str], command: str) -> str:
-    """Fill a console form, submit it, and return the reply line it adds (the newest is listed first)."""
+def _answer(browser, *, accept: bool) -> str:
+    """The question the page asks (window.confirm), answered OK or Cancel; its text."""
+    alert = WebDriverWait(browser, 10).until(expected_conditions.alert_is_present(), "the page asked nothing")
+    text = alert.text
+    alert.accept() if accept else alert.dismiss()
+    return text
+
+
+def _submit(browser, form: str, fields: dict[str, str], command: str, *, confirm: bool = False) -> str:
+    """Fill a console form, submit it (``confirm``: answering OK to the question it asks first), and return the
+    reply line it adds (the newest is listed first)."""
     before = browser.execute_script("return document.querySelectorAll('.replies li').length")
     for name, value in fields.items():
         element = browser.find_element(By.CSS_SELECTOR, f"form.{form} [name='{name}']")
@@ -217,6 +227,8 @@ def _submit(browser, form: str, fields: dict[str, str], command: str) -> str:
             element.clear()
             element.send_keys(value)
     browser.find_element(By.CSS_SELECTOR, f"form.{form} button[type=submit]").click()
+    if confirm:
+        _answer(browser, accept=True)
     wait_js(browser, f"document.querySelectorAll('.replies li').length > {before}", 20, f"(the reply to {command})")
     line = browser.execute_script("return document.querySelector('.replies li').textContent")
     assert f" {command}: " in line
@@ -241,13 +253,41 @@ def test_the_console_rules_a_chombo_ends_the_game_and_starts_one_midway(web, tab
     assert "start_game: error" in line
     assert _sent(browser) == [{"command": "start_game", "players": list(names), "rules": "ema2012"}]
 
-    line = _submit(browser, "chombo", {"chombo_seat": "2", "chombo_reason": "wrong ron"}, "chombo")
+    # a chombo is asked first: Cancel sends nothing, OK sends it
+    sent = len(_sent(browser))
+    Select(browser.find_element(By.CSS_SELECTOR, "form.chombo [name='chombo_seat']")).select_by_value("2")
+    browser.find_element(By.CSS_SELECTOR, "form.chombo button[type=submit]").click()
+    question = _answer(browser, accept=False)
+    assert question.startswith(f"Chombo for {names[2]}?"), question
+    assert len(_sent(browser)) == sent
+    line = _submit(browser, "chombo", {"chombo_seat": "2", "chombo_reason": "wrong ron"}, "chombo", confirm=True)
     assert "chombo: ok" in line and browser.execute_script("return document.querySelector('.replies li').className") \
         == "ok"
     state = _published_state(broker)
     wait_seq(browser, state["seq"])
     assert state["last_result"]["result"] == "chombo" and state["last_result"]["chombo"] == 2
     assert state["last_result"]["chombo_name"] == names[2] and state["phase"] == "between_hands"
+    # the chombo on the console's player list, under that player only
+    wait_js(browser, "document.querySelector(\".side-info .player[data-seat='2'] .penalty-notes\")", 10,
+            "(the chombo on the player list)")
+    assert _texts(browser, ".side-info .player[data-seat='2'] .penalty-notes li")[0].startswith("chombo ×1")
+    assert _texts(browser, ".side-info .player:not([data-seat='2']) .penalty-notes li") == []
+    shot(browser, "console-chombo")
+
+    # time up now is asked first too: Cancel sends nothing, OK sends it
+    _submit(browser, "clock-start", {"clock_minutes": "75"}, "clock")
+    wait_js(browser, "document.querySelector('button.time-up')", 10, "(the clock's time-up button)")
+    sent = len(_sent(browser))
+    browser.find_element(By.CSS_SELECTOR, "button.time-up").click()
+    assert "Time up now at club/t1?" in _answer(browser, accept=False)
+    assert len(_sent(browser)) == sent
+    replies = browser.execute_script("return document.querySelectorAll('.replies li').length")
+    browser.find_element(By.CSS_SELECTOR, "button.time-up").click()
+    _answer(browser, accept=True)
+    wait_js(browser, f"document.querySelectorAll('.replies li').length > {replies}", 20, "(the reply to time up)")
+    assert _sent(browser)[-1] == {"command": "clock", "action": "time_up", "reason": "called by the referee"}
+    assert "clock: ok" in browser.execute_script("return document.querySelector('.replies li').textContent")
+    wait_seq(browser, _published_state(broker)["seq"])
 
     line = _submit(browser, "end-game", {"end_reason": "time limit"}, "end_game")
     assert "end_game: ok" in line
@@ -351,3 +391,51 @@ def test_the_web_server_works_under_the_recommended_acl(tmp_path):
         server.stop()
         live.stop()
         secured.stop()
+
+
+def test_a_chombo_under_ema2016_shows_on_the_player_list_and_the_final_ranking(web, table, browser):
+    """The 20,000 an ema2016 chombo costs, taken off the final result, is a column of the final ranking with the
+    chombo named, and the player list names the chombo: what the totals include, everyone sees."""
+    table.command({"command": "start_game", "players": ["Ann", "Bo", "Cy", "Di"], "rules": "ema2016"})
+    table.command({"command": "event", "event": {"type": "hand_start"}})
+    table.command({"command": "event", "event": {"type": "dora", "tile": "W"}})
+    _sign_in(browser, web, "/referee/club/t1")
+    viewport(browser, 1600, 1000)
+    wait_seq(browser, table.seq)
+    _submit(browser, "chombo", {"chombo_seat": "1", "chombo_reason": "wrong riichi"}, "chombo", confirm=True)
+    wait_js(browser, "document.querySelector(\".side-info .player[data-seat='1'] .penalty-notes\")", 10,
+            "(the chombo on the player list)")
+    line = _submit(browser, "end-game", {"end_reason": "time limit"}, "end_game")
+    assert "end_game: ok" in line
+    wait_js(browser, "document.querySelector('.end-card .final-card')", 10, "(the final ranking on the console)")
+    final = table.service.table.state.final
+    assert final is not None
+    assert _texts(browser, ".final-card thead th") == ["", "", "points", "uma", "penalty", "result"]
+    cells = browser.execute_script(
+        "return [...document.querySelectorAll('.final-card tbody tr')].map(r => [r.dataset.seat,"
+        " r.querySelector('.penalty').textContent, r.querySelector('.result').textContent])")
+    by_seat = {int(seat): (penalty, result) for seat, penalty, result in cells}
+    assert by_seat[1][0] == "−20,000 (chombo ×1)"
+    assert [by_seat[s][0] for s in (0, 2, 3)] == ["", "", ""]
+    result = next(s.result for s in final.standings if s.seat == 1)
+    assert by_seat[1][1] == (f"+{result:,}" if result > 0 else f"−{-result:,}" if result < 0 else "±0")
+    browser.execute_script("document.querySelector('.final-card').scrollIntoView({block: 'center'})")
+    shot(browser, "console-final-chombo")
+
+
+def test_a_red_five_under_ema2016_is_an_alert_on_the_console_until_the_next_game(web, table, browser):
+    """The service's red-five alert reaches the console (over the broker and the web server's feed), and the
+    next game starts without it."""
+    table.command({"command": "start_game", "players": ["Ann", "Bo", "Cy", "Di"], "rules": "ema2016"})
+    for event in ({"type": "hand_start"}, {"type": "dora", "tile": "W"}, {"type": "discard", "seat": 0, "tile": "5pr"}):
+        table.command({"command": "event", "event": event})
+    _sign_in(browser, web, "/referee/club/t1")
+    viewport(browser, 1600, 1000)
+    wait_seq(browser, table.seq)
+    text = wait_js(browser, "(document.querySelector('.table-alerts .alerts li') || {}).textContent", 15,
+                   "(the red five's alert on the console)")
+    assert "red five (5pr)" in text and "ema2016" in text and "5p" in text, text
+    table.command({"command": "end_game", "reason": "the tiles swapped"})
+    table.command({"command": "start_game", "players": ["Ann", "Bo", "Cy", "Di"], "rules": "ema2016"})
+    wait_seq(browser, table.seq)
+    wait_js(browser, "!document.querySelector('.table-alerts')", 15, "(the last game's alert gone)")

@@ -12,6 +12,13 @@ result in the standings the round is finished, as the organiser would, and
 the next one starts. What the organiser then sees (standings, the EMA
 report, the pages) is what the day will give.
 
+A hall with phone tables rehearses them as phone tables (``phones``: the
+first tables by number): the game the simulator would play is played
+through in the engine, and each hand's result alone (the winners' hands,
+the tenpai seats, the riichi declarations) is entered at the table as its
+players' phones enter it, the ``event`` command of ``/play`` with the hand
+it is for, on the game the round started.
+
 The rehearsal writes into the database it is given: rehearse on a copy of
 the tournament's database (a SQLite file copied, or a PostgreSQL database
 made from a dump), never on the day's.
@@ -48,7 +55,7 @@ class Rehearsal:
 
     def __init__(self, store: TournamentStore, tid: int, db_url: str, data_dir: Path, *, speed: float = 0.0,
                  web_listen: tuple[str, int] | None = ("127.0.0.1", 0), seed: int = 0,
-                 say: Callable[[str], None] = print, game_timeout: float = 300.0) -> None:
+                 say: Callable[[str], None] = print, game_timeout: float = 300.0, phones: int = 0) -> None:
         self.store, self.tid, self.db_url, self.data_dir = store, tid, db_url, data_dir
         self.speed, self.web_listen, self.seed, self.say = speed, web_listen, seed, say
         self.game_timeout = game_timeout
@@ -57,6 +64,10 @@ class Rehearsal:
         if not self.hall:
             raise TournamentError("the hall has no tables to rehearse on: tablesvc tournament tables --site SITE "
                                   "--count N")
+        if not 0 <= phones <= len(self.hall):
+            raise TournamentError(f"--phones {phones}: the hall has {len(self.hall)} table(s); 0 to {len(self.hall)} "
+                                  "of them can be phone tables")
+        self.phones = {h.number for h in sorted(self.hall, key=lambda h: h.number)[:phones]}
         self.broker: Any = None
         self.services: dict[int, Any] = {}
         self.collector: Any = None
@@ -186,13 +197,40 @@ class Rehearsal:
             state = service.table.state
             record = generate_game(self.seed * 10007 + number * 101 + table,
                                    GeneratorOptions(rules=self.tournament.rules, players=tuple(state.players)))
-            TableSimulator(record, DirectOutputs(service.observe), speed=self.speed,
-                           start_game=lambda _e: None).run()
+            if table in self.phones:
+                self._enter_results(service, record, f"r{number}-t{table}")
+            else:
+                TableSimulator(record, DirectOutputs(service.observe), speed=self.speed,
+                               start_game=lambda _e: None).run()
             if not service.wait_idle(self.game_timeout) or service.table.state.final is None:
                 failures.append(f"table {table} ({h.site}/{h.table_id}): the game did not reach its end")
         except Exception as exc:  # a table's failure is reported with the round, not a traceback
             log.exception("rehearsal: table %d", table)
             failures.append(f"table {table} ({h.site}/{h.table_id}): {exc}")
+
+    def _enter_results(self, service: Any, record: Any, name: str) -> None:
+        """A phone table's game: ``record`` played through in the engine, then each hand's result entered at the
+        table as a phone enters it (each with its hand number and a key of its own), at the rehearsal's pace."""
+        import dataclasses
+        import json
+
+        from tablesvc.engine.events import to_dict
+        from tablesvc.mqtt.link import IncomingMessage
+        from tablesvc.replay import replay, result_entries
+        from tablesvc.web.play import ENTRY_TYPES, PHONE_SOURCE
+
+        entries = [e for e in result_entries(record, replay(record, strict=True).hands) if e.type in ENTRY_TYPES]
+        topic = f"{service.config.topics.base}/cmd"
+        for number, entry in enumerate(entries):
+            if self.speed > 0:
+                time.sleep(60.0 / self.speed)  # about a minute a hand at a real table's pace
+            command = {"command": "event", "transaction": f"rehearsal-{name}-{number}", "by": PHONE_SOURCE,
+                       "event": to_dict(dataclasses.replace(entry, hand_number=number))}
+            service.inbox.put(("cmd", IncomingMessage(topic, json.dumps(command).encode())))
+            if not service.wait_idle(self.game_timeout):
+                raise TournamentError(f"hand {number + 1}: the table did not take it in {self.game_timeout:.0f} s")
+            if service.table.state.hand_number != number + 1 and service.table.state.final is None:
+                raise TournamentError(f"hand {number + 1} ({entry.type}) was refused by the table")
 
     def _wait_for_results(self, number: int, tables: int) -> None:
         """Until the collector has every game of the round with its final result (the standings read them)."""

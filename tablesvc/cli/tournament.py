@@ -175,6 +175,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--web", metavar="HOST:PORT", default="127.0.0.1:0", help="the web server's address "
                    "(default: a free port on 127.0.0.1; off: none)")
     a.add_argument("--seed", type=int, default=0, help="another seed plays other games")
+    a.add_argument("--phones", type=int, default=0, metavar="N", help="the hall's first N tables (by number) are "
+                   "phone tables: each hand's result entered as the players' phones enter it (default 0)")
 
     a = action("export", "the EMA results report (CSV or JSON), or every game as mjai / tenhou.net/6", _export)
     what = a.add_mutually_exclusive_group(required=True)
@@ -182,6 +184,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     what.add_argument("--json", action="store_true", help="the same as JSON, with substitutes and penalties")
     what.add_argument("--games", choices=["mjai", "tenhou6"], help="every game as a file, into --out DIR")
     a.add_argument("--out", type=Path, help="the file (or with --games the directory) to write")
+    a.add_argument("--days", type=int, choices=[1, 2, 3],
+                   help="days of play, for the MERS weight printed with the report (without it: its other parts)")
+    a.add_argument("--qualification", action="store_true",
+                   help="players had to qualify (MERS weight +1)")
     a.add_argument("--data-dir", action="append", default=[], metavar="SITE/TABLE=DIR",
                    help="with --games: a table's data directory (its journals); repeat per table")
 
@@ -605,7 +611,7 @@ def _export(args: argparse.Namespace) -> int:
         text = ema_csv(st) if args.csv else ema_json(st)
         code = write_output(NAME, text, args.out)
         if code == 0:
-            for line in check_lines(st):  # on stderr: stdout may be the report itself
+            for line in check_lines(st, args.days, args.qualification):  # on stderr: stdout may be the report itself
                 print(line, file=sys.stderr)
         return code
 
@@ -629,7 +635,8 @@ def _rehearse(args: argparse.Namespace) -> int:
                 return _fail(f"--web: {exc}")
         with tempfile.TemporaryDirectory(prefix="tablesvc-rehearsal-") as tmp:
             data = args.data_dir or Path(tmp)
-            with Rehearsal(store, tid, args.db, data, speed=args.speed, web_listen=listen, seed=args.seed) as hall:
+            with Rehearsal(store, tid, args.db, data, speed=args.speed, web_listen=listen, seed=args.seed,
+                           phones=args.phones) as hall:
                 if hall.web is not None:
                     print(f"pages: {hall.web.url}/tournament  (referee password for this rehearsal: "
                           f"{hall.web_password})", flush=True)

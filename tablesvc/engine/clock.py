@@ -105,6 +105,14 @@ class Clock:
             raise ClockError("time is already up")
         return replace(self, hands_left=hands_after_time(self.rule, hand_in_play, self.more_hands) + self.added)
 
+    def hand_in_play_at_time_up(self) -> Clock:
+        """Time was up between hands, and the hand then entered by its result turns out to have been in play
+        (a table entering results is always playing a hand): one more hand to play, as :meth:`expire` with
+        ``hand_in_play`` would have counted."""
+        if self.hands_left is None:
+            raise ClockError("time is not up")
+        return replace(self, hands_left=self.hands_left + 1)
+
     def hand_played(self) -> Clock:
         """A hand (not a chombo's, which is replayed) has ended; after time it uses up one of those left."""
         if self.hands_left is None:

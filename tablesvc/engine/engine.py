@@ -891,6 +891,10 @@ class Engine:
             if st.scores[seat] < RIICHI_STICK:
                 raise Rejected(f"{_seat_name(seat)} has {st.scores[seat]} points, fewer than the 1000 for a riichi "
                                "stick")
+        if not st.by_results and st.hand_number == 0 and st.clock is not None and st.clock.hands_left is not None:
+            # time was called before the game's first hand was entered (a game started for a tournament round,
+            # with no score_sheet): that hand was being played then, as a hand seen tile by tile would have been
+            st.clock = st.clock.hand_in_play_at_time_up()
         st.by_results = True
         h = HandState(round=st.round, honba=st.honba, sticks=st.sticks, dealer=st.dealer, dice=st.dice,
                       turn=st.dealer)

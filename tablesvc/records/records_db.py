@@ -68,6 +68,7 @@ class StoredSeat:
     place: int | None
     uma: int | None
     result: int | None
+    penalty: int | None = None  # the table's own penalties (chombo, dead hands) taken off the result
 
 
 @dataclass(frozen=True)
@@ -348,7 +349,7 @@ def _stored_seat(row: Any, merged: dict[str, str]) -> StoredSeat | None:
     seat = _whole(row["seat"], 0, 3)
     name = row["name"] if isinstance(row["name"], str) else str(row["name"])
     figures = {"points": _whole(row["points"]), "place": _whole(row["place"], 1, 4), "uma": _whole(row["uma"]),
-               "result": _whole(row["result"])}
+               "result": _whole(row["result"]), "penalty": _whole(row["penalty"])}
     bad = [k for k, v in figures.items() if v is None and row[k] is not None]
     if seat is None or bad:
         log.warning("records: game %s seat %r holds %s that the standings cannot count; read as missing",
@@ -356,7 +357,7 @@ def _stored_seat(row: Any, merged: dict[str, str]) -> StoredSeat | None:
     if seat is None:
         return None
     return StoredSeat(seat, merged.get(name, name), name, figures["points"], figures["place"], figures["uma"],
-                      figures["result"])
+                      figures["result"], figures["penalty"])
 
 
 def _stored_hand(text: Any) -> dict[str, Any] | None:

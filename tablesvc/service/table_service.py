@@ -45,6 +45,7 @@ from tablesvc.service.commands import Commands
 from tablesvc.service.fusion import UNDO, Fusion
 from tablesvc.service.lock import TableLock
 from tablesvc.service.publisher import Publisher
+from tablesvc.service.red_fives import RedFiveWatch
 from tablesvc.service.reply_route import PLAIN, ReplyRoute, reply_route
 from tablesvc.service.startup import BrokerNotAsked, JournalMissing, check_broker, open_journal
 from tablesvc.service.stickwatch import StickWatch
@@ -157,6 +158,7 @@ class TableService:
         self.failed = threading.Event()  # the service cannot go on (the broker refuses its writes): see failure
         self.failure: str | None = None
         self.inputs_done = 0
+        self.red_fives = RedFiveWatch()  # a red five under a rule set without them: one alert a game
         self.refusals = BurstLimiter()  # errors from the table: a few in full per source and second, then counted
         # refused commands: a few in full per sender and window, then counted (never each journalled and logged)
         self.command_refusals = BurstLimiter(burst=COMMAND_BURST, window=COMMAND_WINDOW, max_sources=COMMAND_SENDERS)
@@ -562,7 +564,15 @@ class TableService:
             log.exception("cannot write event %d as mjai", accepted.seq)
             mjai = []
         self._published(accepted, event.type, to_dict(event), source, ts, mjai)
+        self._red_five(event, source, ts)
         return accepted.seq
+
+    def _red_five(self, event: Event, source: str, ts: float) -> None:
+        """The game's first red five under a rule set without them goes on ``errors`` (the engine took it)."""
+        alert = self.red_fives.check(event, self.table.state.rules)
+        if alert is not None:
+            log.warning("%s: %s", source, alert[0])
+            self.publisher.error(source, alert[0], ts, alert[1])
 
     def _submit_command(self, event: Event, source: str) -> int:
         if isinstance(event, GameStart) and self.table.state.phase is Phase.GAME_OVER:
@@ -582,6 +592,7 @@ class TableService:
         self.publisher.reset_tracking()
         self.fusion.hand_ended()
         self.mjai = MjaiStream()
+        self.red_fives.new_game()
 
     def _panel_undo(self, source: str) -> int:
         """A seat panel's undo takes back the table's last move, never a referee's ruling."""
@@ -602,6 +613,7 @@ class TableService:
         ts = self.clock()
         accepted = self.table.amend(seq, event, source=source, ts=ts, command=self.commands.current)
         self._published(accepted, "amend", {"seq": seq, "event": to_dict(event)}, source, ts)
+        self._red_five(event, source, ts)
         return accepted.seq
 
     def _published(self, accepted: Accepted, kind: str, body: dict, source: str, ts: float,

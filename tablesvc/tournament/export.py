@@ -26,6 +26,7 @@ import csv
 import io
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,8 @@ from tablesvc.text import spreadsheet_cell
 from tablesvc.tournament.model import PlayerStatus, TournamentError
 from tablesvc.tournament.standings import Standings
 
-__all__ = ["EMA_COLUMNS", "check_lines", "check_sums", "ema_csv", "ema_json", "export_games", "provisional_line"]
+__all__ = ["EMA_COLUMNS", "MersWeight", "check_lines", "check_sums", "ema_csv", "ema_json", "export_games",
+           "mers_weight", "provisional_line", "tournament_weight"]
 
 EMA_COLUMNS = ("place", "first name", "last name", "EMA number", "table points", "score", "EMA member", "country")
 
@@ -99,6 +101,57 @@ def _rows(st: Standings) -> list[dict[str, Any]]:
     return out
 
 
+@dataclass(frozen=True)
+class MersWeight:
+    """A tournament's MERS weight as the EMA's "Basics for ranking system" adds it up: duration (one a day,
+    one to three days) + players (over 40: one half; over 80: one) + countries (6 to 9: one half; 10 or more:
+    one) + qualification (one when players had to qualify). ``duration`` is None when the days are not known:
+    then there is no total, only the parts the tournament's players give."""
+
+    players: int
+    countries: int
+    players_weight: float
+    countries_weight: float
+    days: int | None
+    qualification: bool
+
+    @property
+    def duration(self) -> float | None:
+        return None if self.days is None else float(self.days)
+
+    @property
+    def total(self) -> float | None:
+        if self.duration is None:
+            return None
+        return self.duration + self.players_weight + self.countries_weight + (1.0 if self.qualification else 0.0)
+
+    def line(self) -> str:
+        parts = (f"players {self.players} +{self.players_weight:g}, countries {self.countries} "
+                 f"+{self.countries_weight:g}, qualification +{1 if self.qualification else 0}")
+        if self.total is None:
+            return f"MERS weight: {parts}; duration +1 a day of play (give --days 1, 2 or 3 for the total)"
+        return f"MERS weight: {self.total:g} (duration {self.days} day(s) +{self.duration:g}, {parts})"
+
+
+def mers_weight(players: int, countries: int, days: int | None = None, qualification: bool = False) -> MersWeight:
+    """The MERS weight's parts; ``players`` counts the substitutes (three at most, as the EMA counts them)."""
+    if days is not None and not 1 <= days <= 3:
+        raise TournamentError(f"a MERS tournament lasts 1, 2 or 3 days, not {days}")
+    pw = 1.0 if players > 80 else 0.5 if players > 40 else 0.0
+    cw = 1.0 if countries >= 10 else 0.5 if countries >= 6 else 0.0
+    return MersWeight(players, countries, pw, cw, days, qualification)
+
+
+def tournament_weight(st: Standings, days: int | None = None, qualification: bool = False) -> MersWeight:
+    """The MERS weight of ``st``'s tournament: its ranked players and up to three substitutes, and the
+    countries they come from (as imported; a player without one adds none)."""
+    ranked = [p.player for p in st.players if p.place is not None]
+    subs = [p.player for p in st.players if p.player.status is PlayerStatus.SUBSTITUTE][:3]
+    counted = ranked + subs
+    countries = {(p.country or "").strip().upper() for p in counted} - {""}
+    return mers_weight(len(counted), len(countries), days, qualification)
+
+
 def provisional_line(st: Standings) -> str | None:
     """What marks a report written before the last round is finished; None for the final one."""
     if not st.provisional:
@@ -107,9 +160,9 @@ def provisional_line(st: Standings) -> str | None:
             "result")
 
 
-def check_lines(st: Standings) -> list[str]:
+def check_lines(st: Standings, days: int | None = None, qualification: bool = False) -> list[str]:
     """The sum check as printed with the report: the games that sum, the table points as game results less
-    penalties, the players ranked with fewer games than the rounds."""
+    penalties, the players ranked with fewer games than the rounds; then the MERS weight."""
     games = [tg for tg in st.tables if tg.game is not None and tg.game.finished]
     ranked = [p for p in st.players if p.place is not None]
     results = sum(p.games_result for p in ranked)
@@ -126,6 +179,7 @@ def check_lines(st: Standings) -> list[str]:
     subs = [p for p in st.players if p.place is None]
     if subs:
         out.append("not ranked (substitutes): " + ", ".join(f"{p.player.name} ({p.games} game(s))" for p in subs))
+    out.append(tournament_weight(st, days, qualification).line())
     line = provisional_line(st)
     if line:
         out.append(line)

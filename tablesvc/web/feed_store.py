@@ -443,11 +443,14 @@ class Store:
             self._push(t, "device", {"name": name, "health": data}, out)
 
     def _new_game(self, t: TableFeed, out: list[Pushed]) -> None:
-        """A new game: the last one's results go, on the pages too (else a console would show the last game's
-        result card over the new game's first state)."""
+        """A new game: the last one's results and alerts go, on the pages too (else a console would show the
+        last game's result card over the new game's first state, and a dashboard the last game's alerts)."""
         if t.results or t.final is not None:
             t.results, t.final = [], None
             self._push(t, "results", {"results": [], "final": None, "latest": None}, out)
+        if t.alerts:
+            t.alerts.clear()
+            self._push(t, "alerts", {"alerts": []}, out)
         t.game_started_ts = t.game_ended_ts = None
 
     def _result(self, t: TableFeed, data: dict[str, Any], out: list[Pushed]) -> None:

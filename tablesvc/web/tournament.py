@@ -43,7 +43,8 @@ log = logging.getLogger(__name__)
 REFRESH = 0.25  # seconds between reads while a page listens
 AFTER_RESULT = 0.08  # a table's result: read again this soon (the collector writes it within milliseconds)
 PAGES = {"/tournament": "tournament.html", "/tournament/standings": "tournament-standings.html",
-         "/tournament/player": "tournament-player.html", "/tournament/overlay": "tournament-overlay.html"}
+         "/tournament/player": "tournament-player.html", "/tournament/overlay": "tournament-overlay.html",
+         "/tournament/referee": "tournament-referee.html"}
 
 
 class TournamentFeed:
@@ -87,9 +88,12 @@ class TournamentFeed:
             st = current_standings(store, tid)
             rounds = store.rounds(tid)
             hall = store.tables(tid)
+            names = {p.number: (p.first_name, p.last_name) for p in store.players(tid)}
         except (RecordsError, TournamentError) as exc:
             raise RuntimeError(str(exc)) from None
         data = st.to_dict()
+        for row in data["players"]:  # the big screen's index sorts by family name as imported
+            row["first_name"], row["last_name"] = names.get(row["number"], (None, None))
         seated = [r for r in rounds if r.status is RoundStatus.SEATED]
         started = [r for r in rounds if r.status is RoundStatus.STARTED]
         # the big screen: the round in play while there is one, else the next one seated, else the last played

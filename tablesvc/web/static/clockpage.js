@@ -1,8 +1,11 @@
 // The hall's clock on a big screen (or a phone): the round timer, and every table's own time, which an
 // extension or an added hand makes differ from the round's. ?view=round: the round timer alone;
-// ?site=NAME: one site's tables. Tables without a clock are left out; a finished table goes last.
+// ?site=NAME: one site's tables. Tables without a clock are left out.
+// In a tournament (the web server has a records database with one) the big timer is the round's one deadline,
+// the tables are the tournament's, in table-number order, named as its hall numbers them ("Table 3"), and the
+// header says the tournament and the round: an extension or time up at one table changes that table's card only.
 import { connect, el } from "/static/feed.js";
-import { clockBox, clockState, remaining } from "/static/clock.js";
+import { clockBox } from "/static/clock.js";
 
 const params = new URLSearchParams(location.search);
 const view = params.get("view") === "round" ? "round" : "hall";
@@ -10,6 +13,9 @@ document.body.classList.add(`view-${view}`);
 const roundBox = document.getElementById("round");
 const hall = document.getElementById("hall");
 const live = document.getElementById("live");
+const title = document.querySelector("header.top h1");
+let tournament = null; // GET /api/tournament, read every few seconds; null without one
+let lastMessage = null;
 
 // the round's deadline: the one most running tables share (a tournament starts every table with the hall's)
 function roundClock(tables) {
@@ -28,30 +34,59 @@ function roundClock(tables) {
   return { clock, playing: running.length };
 }
 
-function order(t) {
-  const state = clockState(t.clock, t.phase);
-  const rank = { "time-up": 0, ending: 1, running: 2, finished: 3 }[state] ?? 4;
-  return [rank, remaining(t.clock) ?? 0, `${t.site}/${t.table}`];
+// the tournament's number for a table (its hall), else none
+function hallNumber(t) {
+  const h = tournament && tournament.hall.find((x) => x.site === t.site && x.table_id === t.table);
+  return h ? h.number : null;
 }
 
+const natural = new Intl.Collator(undefined, { numeric: true });
+
+// table-number order: the tournament's numbers, else the tables' names as numbers read ("t2" before "t10")
 function compare(a, b) {
-  const x = order(a); const y = order(b);
-  return x[0] - y[0] || x[1] - y[1] || x[2].localeCompare(y[2]);
+  const x = hallNumber(a); const y = hallNumber(b);
+  if (x !== null && y !== null) return x - y;
+  if (x !== null || y !== null) return x !== null ? -1 : 1;
+  return natural.compare(`${a.site}/${a.table}`, `${b.site}/${b.table}`);
+}
+
+// the round in play of the tournament, if any
+function tournamentRound() {
+  if (!tournament) return null;
+  return tournament.rounds.find((r) => r.number === tournament.shown_round && r.status === "started" && r.deadline) || null;
 }
 
 function tableCard(t) {
   const names = (t.players || []).map((p) => p.name).join(" · ");
-  return el("div", { class: "hall-table", "data-site": t.site, "data-table": t.table },
-    el("div", { class: "hall-name", text: t.table }),
+  const number = hallNumber(t);
+  return el("div", { class: "hall-table", "data-site": t.site, "data-table": t.table, "data-number": number ?? "" },
+    el("div", { class: "hall-name", text: number !== null ? `Table ${number}` : t.table },
+      number !== null ? el("small", { class: "hall-where", text: ` ${t.site}/${t.table}` }) : null),
     clockBox(t.clock, t.phase, { cls: "small" }),
     el("div", { class: "hall-players", text: names }));
 }
 
 function render(m) {
-  const tables = (m.tables || []).filter((t) => t.clock);
+  lastMessage = m;
+  let tables = (m.tables || []).filter((t) => t.clock);
+  if (tournament && tournament.hall.length && tables.some((t) => hallNumber(t) !== null)) {
+    tables = tables.filter((t) => hallNumber(t) !== null); // the tournament's tables only
+  }
   const round = roundClock(tables);
+  const tr = tournamentRound();
+  if (round && tr) {
+    // the round's one deadline, whatever one table was given; time is up for the round when the deadline has
+    // passed or time was called at every table still playing
+    const all = tables.filter((t) => t.phase !== "game_over");
+    round.clock = { ...round.clock, deadline: tr.deadline, time_up: all.length > 0 && all.every((t) => t.clock.time_up),
+      hands_left: null, extended: 0, added: 0 };
+  }
+  if (title) title.textContent = tournament ? tournament.tournament.name : "Round clock";
+  const roundName = tr ? `Round ${tr.number} of ${tournament.tournament.rounds}` : "";
   roundBox.replaceChildren(round
-    ? el("div", { class: "round-inner" }, clockBox(round.clock, "playing", { cls: "big" }),
+    ? el("div", { class: "round-inner" },
+      roundName ? el("div", { class: "round-name", id: "round-name", text: roundName }) : null,
+      clockBox(round.clock, "playing", { cls: "big" }),
       el("div", { class: "round-note", text: round.clock.time_up
         ? `time is up: ${round.playing} table${round.playing === 1 ? "" : "s"} still playing`
         : `${round.playing} table${round.playing === 1 ? "" : "s"} playing` }))
@@ -60,6 +95,17 @@ function render(m) {
   live.textContent = m.connected ? `live · ${tables.length} table${tables.length === 1 ? "" : "s"} on the clock` : "reconnecting…";
   document.body.dataset.tables = tables.length;
 }
+
+// the tournament, where the web server has one: its name, the round, the hall's numbers
+async function readTournament() {
+  try {
+    const r = await fetch("/api/tournament", { cache: "no-store" });
+    tournament = r.ok ? await r.json() : null;
+  } catch { /* keep the last one read */ }
+  if (lastMessage) render(lastMessage);
+}
+readTournament();
+setInterval(readTournament, 5000);
 
 const site = params.get("site");
 connect(`/sse/site${site ? `?site=${encodeURIComponent(site)}` : ""}`, {}, render);

@@ -112,6 +112,7 @@ export function connect(url, model, render) {
   on("device", (d) => { model.devices[d.name] = d.health; });
   on("sticks", (d) => { model.sticks = d; });
   on("alert", (d) => { model.alerts.push(d); model.alerts = model.alerts.slice(-50); });
+  on("alerts", (d) => { model.alerts = d.alerts || []; }); // a new game: the last game's alerts go
   on("tables", (d) => { model.tables = d.tables || []; });
   on("server", (d) => { model.server = d; });
   on("table", (d) => {

@@ -2,7 +2,8 @@
 // table's feed like every other page; an entry is checked on the server (every payment shown) before it is sent,
 // and sent with a key of its own, again and again until the table answers, so a lost connection never enters a
 // hand twice. The table's token comes from the QR code (after #) and is kept on the phone.
-import { connect, el, pathParts, points, seatName, signed, tile, WINDS } from "/static/feed.js";
+import { connect, el, pathParts, points, seatName, signed, WINDS } from "/static/feed.js";
+import { drawRow, laidGroups, prepare, state as tileState } from "/static/tilerow.js";
 
 const { site, table } = pathParts();
 const base = `${encodeURIComponent(site)}/${encodeURIComponent(table)}`;
@@ -157,7 +158,7 @@ function winBlock(w) {
   const blocks = [];
   blocks.push(step(`${who}: han`, el("div", { class: "choices numbers", "data-step": `han-${w.seat}` },
     ...HAN.map((h) => choice(String(h), w.han === h && !w.yakuman && !w.photo, () => {
-      Object.assign(w, { han: h, yakuman: 0, photo: null, hand: "" }); drawEntry();
+      Object.assign(w, { han: h, yakuman: 0, photo: null }); drawEntry();
     }, { "data-value": h })),
     choice("Yakuman", w.yakuman > 0, () => { Object.assign(w, { yakuman: 1, han: null, fu: null, photo: null }); drawEntry(); },
       { "data-value": "yakuman" }))));
@@ -168,16 +169,16 @@ function winBlock(w) {
   const camera = el("input", { type: "file", accept: "image/*", capture: "environment", "data-photo": w.seat });
   camera.addEventListener("change", () => camera.files[0] && readPhoto(w, camera.files[0]));
   blocks.push(step("or show the hand", el("label", { class: "camera" }, w.photo ? "Photo read: take another" : "Photograph the hand", camera)));
-  if (w.photo || w.hand) {
-    const shown = (w.photo && w.photo.tiles) || [];
-    blocks.push(el("div", { class: "read-tiles", "data-read": w.seat }, ...shown.map((t) => tile(t.tile || "?", t.tile ? "" : "unsure"))));
-    const fix = el("input", { name: `hand-${w.seat}`, placeholder: "correct it: e.g. 234m22406p345678s", value: w.hand || "",
-      autocomplete: "off" });
-    fix.addEventListener("input", () => { w.hand = fix.value.trim(); });
-    const winTile = el("input", { name: `win-${w.seat}`, placeholder: "winning tile (else the one laid apart)", value: w.win_tile || "",
-      autocomplete: "off" });
-    winTile.addEventListener("input", () => { w.win_tile = winTile.value.trim(); });
-    blocks.push(fix, winTile, el("div", { class: "choices" }, ...FLAGS.map(([key, label]) =>
+  if (w.photo) {
+    // the tiles read, each corrected by a tap as on /score: its best guesses, another tile, removed, laid apart as
+    // the winning tile; "+" adds a tile the photo missed
+    const row = el("div", { class: "row tile-row", "data-read": w.seat, "aria-label": "the tiles read, tap one to correct it" });
+    drawRow(row, w.photo, ({ apart }) => { if (apart) w.win_tile = apart; drawEntry(); });
+    const unsure = w.photo.tiles.filter((t) => tileState(t) === "unknown" || tileState(t) === "unsure").length;
+    blocks.push(row, el("p", { class: "hint", "data-read-status": w.seat,
+      text: `${w.photo.tiles.length} tiles` + (unsure ? `, ${unsure} not sure: tap each to say which tile it is` : "") +
+        `; winning tile: ${w.win_tile || "the one laid apart (tap a tile to lay it apart)"}` }));
+    blocks.push(el("div", { class: "choices" }, ...FLAGS.map(([key, label]) =>
       choice(label, Boolean(w[key]), () => { w[key] = !w[key]; drawEntry(); }, { "data-flag": key }))));
   }
   return el("div", { class: "win-block", "data-winner": w.seat }, ...blocks);
@@ -191,11 +192,10 @@ async function readPhoto(w, file) {
     const reading = await response.json();
     if (!response.ok) throw new Error(reading.error || `the server answered ${response.status}`);
     if (reading.problem) throw new Error(reading.problem);
-    w.photo = { tiles: reading.tiles, groups: reading.groups.map((g) => g.map((i) => ({ tile: reading.tiles[i].tile,
-      face_up: reading.tiles[i].face_up }))) };
-    Object.assign(w, { han: null, fu: null, yakuman: 0 });
-    const unsure = reading.tiles.filter((t) => t.face_up && !t.tile).length;
-    notice(unsure ? `${unsure} tile(s) not sure: write the hand below` : `${reading.tiles.length} tiles read`, !unsure);
+    w.photo = prepare(reading);
+    Object.assign(w, { han: null, fu: null, yakuman: 0, win_tile: "" });
+    const unsure = reading.tiles.filter((t) => tileState(t) === "unknown" || tileState(t) === "unsure").length;
+    notice(unsure ? `${unsure} tile(s) not sure: tap each to correct it` : `${reading.tiles.length} tiles read`, !unsure);
   } catch (err) {
     notice(`The photo could not be read: ${err.message}`);
   }
@@ -233,7 +233,7 @@ function drawEntry() {
   }
   if (d.kind !== "chombo") parts.push(step("Riichi declared", seatChoices("riichi", d.riichi, (s) => toggle(d.riichi, s))));
   for (const w of d.wins) parts.push(winBlock(w));
-  if (d.wins.some((w) => w.photo || w.hand)) {
+  if (d.wins.some((w) => w.photo)) {
     const dora = el("input", { name: "dora", placeholder: "dora indicators, e.g. 3m 7p", value: d.dora, autocomplete: "off" });
     dora.addEventListener("input", () => { d.dora = dora.value; });
     const ura = el("input", { name: "ura", placeholder: "ura dora indicators (riichi)", value: d.ura, autocomplete: "off" });
@@ -247,7 +247,7 @@ function drawEntry() {
 }
 
 function newWin(seat) {
-  return { seat, han: null, fu: null, yakuman: 0, photo: null, hand: "", win_tile: "" };
+  return { seat, han: null, fu: null, yakuman: 0, photo: null, win_tile: "" };
 }
 
 function tiles(text) {
@@ -268,8 +268,7 @@ function eventOf(d) {
   const wins = d.wins.map((w) => {
     const win = { seat: w.seat };
     for (const [key] of FLAGS) if (w[key]) win[key] = true;
-    if (w.hand) Object.assign(win, { hand: tiles(w.hand), win_tile: w.win_tile || null });
-    else if (w.photo) win.photo = { groups: w.photo.groups, win: w.win_tile || null };
+    if (w.photo) win.photo = { groups: laidGroups(w.photo), win: w.win_tile || null };
     else if (w.yakuman) win.yakuman = w.yakuman;
     else Object.assign(win, { han: w.han, fu: w.han !== null && w.han < 5 ? w.fu : null });
     return win;

@@ -100,10 +100,57 @@ function sticksActions(m) {
   return el("div", { class: "row sticks-actions" }, ...buttons);
 }
 
-function form(cls, fields, label, build, danger = false) {
+// ``ask(data)``: the question a referee answers before the command goes (a chombo, time up); Cancel sends nothing
+function form(cls, fields, label, build, danger = false, ask = null) {
   const f = el("form", { class: cls }, ...fields, el("button", { type: "submit", class: danger ? "danger" : "", text: label }));
-  f.addEventListener("submit", (ev) => { ev.preventDefault(); send(build(new FormData(f))); });
+  f.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const d = new FormData(f);
+    if (ask && !window.confirm(ask(d))) return;
+    send(build(d));
+  });
   return f;
+}
+
+function askTimeUp() {
+  return window.confirm(`Time up now at ${site}/${table}? The hand in play ends the game as the clock's rule says; `
+    + "other tables keep their time.");
+}
+
+function askChombo(d) {
+  const seat = Number(d.get("chombo_seat"));
+  const reason = String(d.get("chombo_reason") || "").trim();
+  return `Chombo for ${seatName(model.state, seat)}${reason ? ` (${reason})` : ""}? The hand ends and the chombo `
+    + "penalty is applied as the rules say.";
+}
+
+// the table's alerts of this game (a refusal, a chombo, a red five under rules without them), newest first
+function alertList() {
+  const alerts = (model.alerts || []).slice(-8).reverse();
+  if (!alerts.length) return null;
+  return el("div", { class: "table-alerts" }, el("h2", { text: "Alerts" }),
+    el("ul", { class: "alerts" }, ...alerts.map((a) => el("li", { class: a.kind, "data-kind": a.kind, text: a.text }))));
+}
+
+// every penalty by seat on the console's player list: this game's chombos (from the feed) and, at a tournament
+// table, the tournament's penalties and warnings for the player (window.tablesvcTournament, tournament-console.js)
+function penaltyNotes(m) {
+  const tournament = window.tablesvcTournament || null;
+  [0, 1, 2, 3].forEach((seat) => {
+    const card = app.querySelector(`.players .player[data-seat='${seat}']`);
+    if (!card) return;
+    const notes = [];
+    const chombos = (m.results || []).filter((r) => r && r.result === "chombo" && r.chombo === seat);
+    if (chombos.length) notes.push(`chombo ×${chombos.length} (${chombos.map((r) => r.hand || "?").join(", ")})`);
+    for (const p of (tournament && tournament.penalties && tournament.penalties[seat]) || []) {
+      notes.push(p.kind === "warning" ? `warning, round ${p.round}: ${p.reason}`
+        : `penalty −${(p.points / 1000).toFixed(1)}, round ${p.round}: ${p.reason}`);
+    }
+    if (tournament && tournament.chombo && tournament.chombo[seat]) {
+      notes.push(`tournament chombo −${(tournament.chombo[seat] / 1000).toFixed(1)} (in the games)`);
+    }
+    if (notes.length) card.append(el("ul", { class: "penalty-notes" }, ...notes.map((n) => el("li", { text: n }))));
+  });
 }
 
 // the tournament clock of this table: more time or one more hand for it alone (shown under its countdown)
@@ -115,8 +162,8 @@ function clockControls(clock, phase) {
     (d) => ({ command: "clock", action: "extend", minutes: Number(d.get("extend_minutes")),
       reason: String(d.get("extend_reason") || "") })),
     el("button", { class: "add-hand", onclick: () => send({ command: "clock", action: "add_hand" }), text: "Add hand" }),
-    el("button", { class: "time-up danger", onclick: () => send({ command: "clock", action: "time_up",
-      reason: "called by the referee" }), text: "Time up now" }));
+    el("button", { class: "time-up danger", onclick: () => { if (askTimeUp()) send({ command: "clock", action: "time_up",
+      reason: "called by the referee" }); }, text: "Time up now" }));
 }
 
 // a table playing without a clock: start one (a tournament's round start sends it with start_game)
@@ -163,13 +210,15 @@ function controls() {
     el("div", { class: "row" },
       el("button", { class: "undo", onclick: () => send({ command: "undo", count: 1 }), text: "Undo last event" })),
     form("chombo", [seatSelect("chombo_seat"), input("chombo_reason", { placeholder: "reason" })], "Chombo",
-      (d) => ({ command: "chombo", seat: Number(d.get("chombo_seat")), reason: String(d.get("chombo_reason") || "") }), true),
+      (d) => ({ command: "chombo", seat: Number(d.get("chombo_seat")), reason: String(d.get("chombo_reason") || "") }), true,
+      askChombo),
     form("dead-hand", [seatSelect("dead_seat"), input("dead_reason", { placeholder: "reason" })], "Dead hand",
       (d) => ({ command: "dead_hand", seat: Number(d.get("dead_seat")), reason: String(d.get("dead_reason") || "") }), true),
     form("set-scores", [...scores, input("scores_reason", { placeholder: "reason" })], "Set scores", (d) => ({
       command: "set_scores", scores: [0, 1, 2, 3].map((i) => Number(d.get(`s${i}`))), reason: String(d.get("scores_reason") || "") })),
     form("end-game", [input("end_reason", { placeholder: "reason (time limit…)" })], "End game",
       (d) => ({ command: "end_game", reason: String(d.get("end_reason") || "") }), true),
+    alertList(),
     el("h2", { text: "Replies" }),
     el("ul", { class: "replies" }, ...replies.map((r) => el("li", { class: r.reply.status === "ok" ? "ok" : "error" },
       `${r.at} ${r.command}: ${r.reply.status}${r.reply.error ? ` — ${r.reply.error}` : r.reply.data ? ` ${JSON.stringify(r.reply.data)}` : ""}${r.reply.by ? ` (by ${r.reply.by})` : ""}`))));
@@ -185,6 +234,7 @@ function onDiscard(seat, index, t, seq) {
 function render(m) {
   const focused = document.activeElement && document.activeElement.name;
   renderTablePage(app, m, { onDiscard, extra: controls(), clockExtra: clockControls, sticksActions });
+  penaltyNotes(m);
   if (selected) {
     const node = app.querySelector(`.pond[data-seat='${selected.seat}'] .tile[data-index='${selected.index}']`);
     if (node) node.classList.add("selected");
@@ -192,6 +242,6 @@ function render(m) {
   if (focused) { const f = app.querySelector(`[name='${focused}']`); if (f) f.focus(); }
 }
 
-window.tablesvcReferee = { send };
+window.tablesvcReferee = { send, render: () => { if (model.state) render(model); } };
 session().then(() => connect(`/sse/table/${base}`, model, render));
 export { site, table };

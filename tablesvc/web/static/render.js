@@ -213,12 +213,18 @@ export function finalCard(model) {
   const final = model.final || (model.state && model.state.final);
   if (!final || !Array.isArray(final.ranking)) return null;
   const state = model.state;
+  // the table's own penalties (chombo, dead hands) are in the result: a column says so wherever there is one
+  const penalised = final.ranking.some((r) => r.penalty);
+  const chombos = (seat) => (model.results || []).filter((h) => h && h.result === "chombo" && h.chombo === seat).length;
+  const penalty = (r) => !r.penalty ? "" : `${signed(-r.penalty)}${chombos(r.seat) ? ` (chombo ×${chombos(r.seat)})` : ""}`;
   const rows = [...final.ranking].sort((a, b) => a.place - b.place).map((r) => el("tr", { "data-seat": r.seat },
     el("td", { class: "place", text: ordinal(r.place) }), el("td", { class: "who", text: nameOf(state, r, r.seat, "name") }),
     el("td", { class: "points", text: points(r.points) }), el("td", { class: "uma", text: signed(r.uma) }),
+    penalised ? el("td", { class: "penalty", text: penalty(r) }) : null,
     el("td", { class: "result", text: signed(r.result) })));
+  const heads = ["", "", "points", "uma", ...(penalised ? ["penalty"] : []), "result"];
   return el("div", { class: "card final-card" }, el("div", { class: "card-title", text: "Final ranking" }),
-    el("table", {}, el("thead", {}, el("tr", {}, ...["", "", "points", "uma", "result"].map((h) => el("th", { text: h })))),
+    el("table", {}, el("thead", {}, el("tr", {}, ...heads.map((h) => el("th", { text: h })))),
       el("tbody", {}, ...rows)));
 }
 

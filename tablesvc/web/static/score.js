@@ -1,13 +1,10 @@
 // /score: photograph a winning hand, correct what was misread, score it. The photo is shown from the phone's own
 // memory (an object URL) and sent once to be read; the server keeps nothing.
 //
-// A tile is shown as read only where the reader is sure of it; a tile it is not sure of shows its best guess in
-// amber (taken as that guess unless corrected), an unknown one a red "?": tapping either offers its best guesses
-// first. Any tile can be changed, removed, laid apart (the winning tile), or its group split before it (a meld
-// set apart); "+" at the end of a group adds a tile the reader missed. A photo of more than a hand (a whole
-// table) first asks which row is the hand.
-const TILES = [..."mps"].flatMap((s) => [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => `${n}${s}`))
-  .concat(["E", "S", "W", "N", "P", "F", "C", "5mr", "5pr", "5sr"]);
+// The tiles read are corrected by tapping them (tilerow.js, shared with the phone table's page). A photo of more
+// than a hand (a whole table) first asks which row is the hand.
+import { drawRow, editTile, keepOnly, label, openPicker, prepare, state } from "/static/tilerow.js";
+
 const $ = (id) => document.getElementById(id);
 // {width, height, tiles: [{tile, box, confidence, face_up, sure, guesses, group, row, fixed}], groups, rows}
 let reading = null;
@@ -19,22 +16,10 @@ function showError(text) {
   $("error").hidden = !text;
 }
 
-function tileImage(name) {
-  const img = document.createElement("img");
-  img.src = `/tiles/${name}.svg`;
-  img.alt = name;
-  return img;
-}
-
-function label(t) {
-  return !t.face_up ? "back" : (t.tile || "?");
-}
-
-// how a tile is shown: "sure" (read, or said by the player), "unsure" (a best guess), "unknown", "back"
-function state(t) {
-  if (!t.face_up) return "back";
-  if (!t.tile) return "unknown";
-  return t.sure || t.fixed ? "sure" : "unsure";
+// after each correction: a tile laid apart is the winning tile
+function corrected({ apart }) {
+  render();
+  if (apart) { $("win").value = apart; winChosen = true; }
 }
 
 function render() {
@@ -56,7 +41,7 @@ function render() {
     const span = document.createElement("span");
     span.textContent = label(t);
     b.append(span);
-    b.addEventListener("click", () => (picking ? pickRow(i) : pick(i)));
+    b.addEventListener("click", () => (picking ? pickRow(i) : editTile(reading, i, corrected)));
     boxes.append(b);
   });
   if (picking) {
@@ -67,37 +52,7 @@ function render() {
     return;
   }
   $("pick-bar").hidden = true;
-  reading.groups.forEach((group, k) => {
-    const g = document.createElement("div");
-    g.className = "group";
-    for (const i of group) {
-      const t = reading.tiles[i];
-      const b = document.createElement("button");
-      b.type = "button";
-      const s = state(t);
-      b.className = "tile " + s + (t.fixed ? " fixed" : "");
-      b.dataset.index = i;
-      if (t.tile && t.face_up) b.append(tileImage(t.tile));
-      else b.textContent = t.face_up ? "?" : "#";
-      if (s === "unsure") {
-        const mark = document.createElement("i");
-        mark.textContent = "?";
-        b.append(mark);
-      }
-      b.setAttribute("aria-label", s === "sure" ? t.tile : s === "unsure" ? `${t.tile}, not sure` : s);
-      b.addEventListener("click", () => pick(i));
-      g.append(b);
-    }
-    const add = document.createElement("button");
-    add.type = "button";
-    add.className = "add";
-    add.dataset.group = k;
-    add.textContent = "+";
-    add.setAttribute("aria-label", "add a tile the photo missed here");
-    add.addEventListener("click", () => addTile(k));
-    g.append(add);
-    row.append(g);
-  });
+  drawRow(row, reading, corrected);
   const unknown = reading.tiles.filter((t) => state(t) === "unknown").length;
   const unsure = reading.tiles.filter((t) => state(t) === "unsure").length;
   const notSure = unknown + unsure;
@@ -137,101 +92,11 @@ function needsPick(answer) {
 
 function pickRow(index) {
   const r = reading.tiles[index].row;
-  keepOnly((i) => reading.tiles[i].row === r);
+  keepOnly(reading, (i) => reading.tiles[i].row === r);
   picking = false;
   $("conditions").hidden = false;
   render();
   document.body.dataset.state = "read";
-}
-
-function keepOnly(keep) {
-  reading.tiles.forEach((t, i) => { t.removed = !keep(i); });
-  dropRemoved();
-}
-
-function pick(index) {
-  const t = reading.tiles[index];
-  const where = reading.groups.findIndex((g) => g.includes(index));
-  const at = reading.groups[where].indexOf(index);
-  const actions = [["remove", "Not a tile of the hand (remove)", "none"],
-    ["apart", "The winning tile (lay it apart)", "apart"]];
-  if (at > 0) actions.push(["split", "Set apart from here (a meld)", "split"]);
-  if (where > 0 && at === 0) actions.push(["join", "Join the group before", "join"]);
-  openPicker((value) => {
-    if (value === "remove") {
-      t.removed = true;
-      dropRemoved();
-    } else if (value === "apart") {
-      moveApart(where, at, at + 1);
-      if (t.tile && t.face_up) { $("win").value = t.tile; winChosen = true; }
-    } else if (value === "split") {
-      moveApart(where, at, reading.groups[where].length);
-    } else if (value === "join") {
-      reading.groups[where - 1].push(...reading.groups[where]);
-      reading.groups.splice(where, 1);
-      reading.rows.splice(where, 1);
-    } else {
-      Object.assign(t, { tile: value, face_up: true, fixed: true });
-    }
-  }, { title: state(t) === "sure" ? `${t.tile}: correct it` : "Which tile is it?", guesses: t.guesses || [],
-    actions });
-}
-
-// tiles [from, to) of a group become a group of their own, right after it
-function moveApart(where, from, to) {
-  const g = reading.groups[where];
-  const moving = g.slice(from, to);
-  const rest = g.slice(0, from).concat(g.slice(to));
-  const parts = rest.length ? [rest, moving] : [moving];
-  reading.groups.splice(where, 1, ...parts);
-  reading.rows.splice(where, 1, ...parts.map(() => reading.rows[where]));
-}
-
-function addTile(group) {
-  openPicker((value) => {
-    const near = reading.tiles[reading.groups[group][reading.groups[group].length - 1]];
-    reading.tiles.push({ tile: value, box: near ? near.box : [0, 0, 0, 0], confidence: 1, face_up: true, sure: true,
-      guesses: [], fixed: true, added: true, row: near ? near.row : 0 });
-    reading.groups[group].push(reading.tiles.length - 1);
-  }, { title: "Which tile is missing?", guesses: [], actions: [] });
-}
-
-function openPicker(choose, { title = "Which tile is it?", guesses = [], actions = [] } = {}) {
-  const dialog = $("picker");
-  $("picker-title").textContent = title;
-  const chosen = (value) => { dialog.close(); choose(value); render(); };
-  const tileButton = (name, attr) => {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.dataset[attr] = name;
-    b.append(tileImage(name));
-    b.addEventListener("click", () => chosen(name));
-    return b;
-  };
-  $("guesses").replaceChildren(...guesses.map((name) => tileButton(name, "guess")));
-  $("guesses").hidden = !guesses.length;
-  $("actions").replaceChildren(...actions.map(([value, text, cls]) => {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.className = cls;
-    b.dataset.action = value;
-    b.textContent = text;
-    b.addEventListener("click", () => chosen(value));
-    return b;
-  }));
-  $("choices").replaceChildren(...TILES.map((name) => tileButton(name, "tile")));
-  dialog.showModal();
-}
-
-function dropRemoved() {
-  const keep = reading.tiles.map((t, i) => (t.removed ? -1 : i));
-  const moved = new Map();
-  const tiles = [];
-  keep.forEach((i) => { if (i >= 0) { moved.set(i, tiles.length); tiles.push(reading.tiles[i]); } });
-  const groups = reading.groups.map((g) => g.filter((i) => moved.has(i)).map((i) => moved.get(i)));
-  reading.rows = reading.rows.filter((_, k) => groups[k].length);
-  reading.groups = groups.filter((g) => g.length);
-  reading.tiles = tiles;
 }
 
 async function readPhoto(file) {
@@ -255,9 +120,7 @@ async function readPhoto(file) {
     document.body.dataset.state = "error";
     return;
   }
-  reading = answer;
-  reading.rows = reading.rows || reading.groups.map(() => 0);
-  reading.groups.forEach((g, k) => g.forEach((i) => { reading.tiles[i].row = reading.rows[k]; }));
+  reading = prepare(answer);
   winChosen = false;
   picking = needsPick(reading);
   render();
@@ -332,5 +195,6 @@ $("use-all").addEventListener("click", () => {
 $("add-dora").addEventListener("click", () => openPicker((name) => {
   const dora = $("dora");
   dora.value = [dora.value.trim(), name].filter(Boolean).join(" ");
+  render();
 }, { title: "Which dora indicator?" }));
 document.body.dataset.state = "ready";

@@ -5,6 +5,17 @@ import { el } from "/static/feed.js";
 const [, site, table] = location.pathname.split("/").filter(Boolean).map(decodeURIComponent);
 const WINDS = ["East", "South", "West", "North"];
 
+// every penalty and warning of the tournament for each player of this table, and their chombo total, on the
+// console's player list (referee.js draws them: window.tablesvcTournament)
+function showPenalties(data, here) {
+  const players = new Map((data.players || []).map((p) => [p.number, p]));
+  window.tablesvcTournament = {
+    penalties: here.seats.map((s) => (data.penalties || []).filter((x) => x.player === s.player)),
+    chombo: here.seats.map((s) => (players.get(s.player) || {}).chombo || 0),
+  };
+  if (window.tablesvcReferee) window.tablesvcReferee.render();
+}
+
 async function main() {
   const session = await (await fetch("/api/session")).json().catch(() => ({}));
   if (!session.referee) return;
@@ -15,6 +26,7 @@ async function main() {
   const round = data.rounds.find((r) => r.status === "started");
   const here = hall && round && data.tables.find((t) => t.round === round.number && t.table === hall.number);
   if (!here) return;
+  showPenalties(data, here);
   const out = el("div", { class: "answer", id: "tournament-answer" });
   const seat = el("select", { name: "seat" }, ...here.seats.map((s, i) => el("option", { value: String(i),
     text: `${WINDS[i]}: ${s.name}` })));
@@ -30,6 +42,10 @@ async function main() {
       kind: kind.value, points: Number(points.value || 0), reason: reason.value, hand: hand.value || null }) });
     const a = await r.json().catch(() => ({ status: "error", error: `HTTP ${r.status}` }));
     const who = here.seats[Number(seat.value)].name;
+    if (a.status !== "error") {
+      const again = await fetch("/api/tournament");
+      if (again.ok) showPenalties(await again.json(), here);
+    }
     out.textContent = a.status === "error" ? `Refused: ${a.error}` : `Given: ${a.data.kind} ${a.data.id} to ${who}, ` +
       `round ${a.data.round}` + (a.data.points ? `, −${(a.data.points / 1000).toFixed(1)}` : "") + `: ${a.data.reason}`;
   } }, el("label", {}, "Player ", seat), kind, el("label", {}, "Points ", points), el("label", {}, "Reason ", reason),
