@@ -5,8 +5,13 @@ changing) and the reader may be unsure of a tile seen from too steep an angle. S
 published only from what several frames agree on, and only where the game allows it:
 
 - **consensus**: a frame counts when its row is whole and holds as many tiles as the engine says the
-  seat holds (13 plus the drawn one, less three for each meld); a tile is sure when the last
-  ``agree`` counted frames all name it alike at its place; every other tile is unknown;
+  seat holds (13 plus the drawn one, less three for each meld); of the last ``window`` counted frames
+  since the hand last changed, a tile is sure when at least ``agree`` name it alike at its place and
+  none names it otherwise (a frame unsure of it does not count against it: a steep camera leaves some
+  tiles unsure in one frame and not in the next), or when every one of at least ``guesses`` frames gives it
+  as its best kind, surely or not, and none gives another (a kind the reader always finds nearest but never
+  leads its runner-up by the set's gate: a steep camera's 8m beside the other characters); every other
+  tile is unknown;
 - **decoding under what the engine knows**: no kind more than four times counting every visible
   tile (ponds, melds, dora indicators) - a kind that would be is unknown wherever it stands; one red
   five per suit; the tiles that leave the hand (each discard, the hand's tiles of each call) are
@@ -22,7 +27,7 @@ from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from vision.seat.reader import SeatFrame
+from vision.seat.reader import SeatFrame, SeenTile
 
 __all__ = ["HandConsensus", "HandReading", "SeatKnowledge", "kind_of", "readings_equal"]
 
@@ -91,6 +96,8 @@ class HandConsensus:
 
     seat: int
     agree: int = 3
+    window: int = 6
+    guesses: int = 5
     reading: HandReading = field(init=False)
     _frames: deque[SeatFrame] = field(init=False)
     _gone: tuple[str, ...] = field(default=(), init=False)
@@ -98,7 +105,7 @@ class HandConsensus:
 
     def __post_init__(self) -> None:
         self.reading = HandReading(self.seat)
-        self._frames = deque(maxlen=self.agree)
+        self._frames = deque(maxlen=max(self.agree, self.guesses, self.window))
 
     def feed(self, frame: SeatFrame | None, knowledge: SeatKnowledge) -> HandReading:
         """The reading after ``frame`` (None: only the knowledge changed)."""
@@ -107,7 +114,7 @@ class HandConsensus:
             if self._frames and self._frames[-1].count != frame.count:
                 self._frames.clear()
             self._frames.append(frame)
-            if len(self._frames) == self.agree:
+            if len(self._frames) >= self.agree:
                 self.reading = self._decode(self._agreed(), knowledge)
         return self.reading
 
@@ -155,18 +162,31 @@ class HandConsensus:
 
     # ---------------------------------------------------------------- the frames
     def _agreed(self) -> tuple[list[str | None], str | None, bool]:
-        frames = list(self._frames)
-        rows = [f.row for f in frames]
-        places: list[str | None] = []
-        if len({len(r) for r in rows}) != 1:
-            return [None] * len(rows[-1]), None, frames[-1].drawn is not None
-        for i in range(len(rows[-1])):
-            names = {r[i].tile for r in rows}
-            places.append(names.pop() if len(names) == 1 else None)
-        drawn_names = {f.drawn.tile if f.drawn is not None else "-" for f in frames}
-        drawn_there = frames[-1].drawn is not None and "-" not in drawn_names
-        drawn = drawn_names.pop() if drawn_there and len(drawn_names) == 1 else None
+        latest = self._frames[-1]
+        # frames whose row is as long as the latest one's (as many tiles in all: the drawn tile apart in each, or
+        # sorted in): a place is the same tile in each
+        frames = [f for f in self._frames if len(f.row) == len(latest.row)]
+        if len(frames) < self.agree:
+            return [None] * len(latest.row), None, latest.drawn is not None
+        places = [self._alike([f.row[i] for f in frames]) for i in range(len(latest.row))]
+        drawn_there = latest.drawn is not None
+        drawn = self._alike([f.drawn for f in frames if f.drawn is not None]) if drawn_there else None
         return places, drawn, drawn_there
+
+    def _alike(self, seen: list[SeenTile]) -> str | None:
+        """The name at least :attr:`agree` frames give and no frame contradicts, or the best kind every one of at
+        least :attr:`guesses` frames gives; None otherwise."""
+        said = Counter(t.tile for t in seen if t.tile is not None)
+        if len(said) > 1:
+            return None
+        if said:
+            name, n = next(iter(said.items()))
+            if n >= self.agree:
+                return name
+        best = {t.tile or t.guess for t in seen}
+        if len(seen) >= self.guesses and len(best) == 1 and None not in best:
+            return best.pop()
+        return None
 
     def _decode(self, agreed: tuple[list[str | None], str | None, bool], k: SeatKnowledge) -> HandReading:
         places, drawn, drawn_there = agreed

@@ -50,6 +50,10 @@ class SeenTile:
     tile: str | None
     confidence: float
     x_mm: tuple[float, float]
+    #: the reader's best kind where it is not sure of one (similar enough to a kind of the set, not leading
+    #: the runner-up enough): what several frames may agree on (:mod:`vision.seat.consensus`); None where
+    #: ``tile`` is given or the crop is like no kind
+    guess: str | None = None
 
 
 @dataclass(frozen=True)
@@ -175,6 +179,7 @@ class SeatReader:
         crops = [cv2.resize(strip[:, a:b], (52, 70), interpolation=cv2.INTER_LINEAR) for a, b in places]
         sigs = [_signature(c) for c in crops]
         names: list[tuple[str | None, float]] = [(None, 0.0)] * len(crops)
+        guesses: list[str | None] = [None] * len(crops)
         todo: list[int] = []
         last = self._last
         bank = np.stack([s for s, _, _ in last]) if last else None
@@ -193,12 +198,14 @@ class SeatReader:
             for i, got in zip(todo, self.namer.scores_many([crops[i] for i in todo]), strict=True):
                 tile, conf = self.namer.decide(*got)
                 names[i] = (tile if conf >= self.sure_above else None, conf)
+                if names[i][0] is None and got[1] >= getattr(self.namer, "min_similarity", 2.0):
+                    guesses[i] = got[0]
         # only sure names are kept for the next frame: an unsure tile is read again, so that frames agreeing
         # on it are frames that each read it
         self._last = [(s, n, c) for s, (n, c) in zip(sigs, names, strict=True)
                       if n is not None and c >= self.keep_above]
-        seen = [SeenTile(n, c, (a / self.px_per_mm, b / self.px_per_mm))
-                for (n, c), (a, b) in zip(names, places, strict=True)]
+        seen = [SeenTile(n, c, (a / self.px_per_mm, b / self.px_per_mm), g)
+                for (n, c), (a, b), g in zip(names, places, guesses, strict=True)]
         drawn = seen.pop() if drawn_at is not None else None
         return SeatFrame(tuple(seen), drawn, whole, len(todo), (time.process_time() - t0) * 1000)
 
