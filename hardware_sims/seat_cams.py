@@ -35,8 +35,10 @@ from vision.seat.reader import SeatReader, enroll_from_rows
 __all__ = ["SeatCams", "SeatState", "StateResult"]
 
 ENROLL_ROWS = (TILES[0:13], TILES[13:26], TILES[26:37])
-#: the webcam of a steep mount (``hd_from_deg``): a usual webcam's 720p mode
+#: the webcam of a steep mount (``hd_from_deg``): a usual webcam's 720p mode, as the product advises where a
+#: 640x480 picture shows the faces under :data:`vision.seat.calibration.MIN_FACE_PX` high
 HD = (1280, 720)
+HD_FROM_DEG = 50.0
 ENROLL_LEANS = (0.0, 2.0, 4.0, 6.0)  # degrees the enrollment rows lean back: upright, then as players tilt them
 
 
@@ -87,7 +89,7 @@ class SeatCams:
     """Four seat cameras on one table, each with its reader (enrolled from itself) and its consensus."""
 
     def __init__(self, tiles: TileSet, seed: int = 0, frames_per_state: int = 6, hand_rate: float = 0.15,
-                 felt: str | None = None, squeeze: bool = False, hd_from_deg: float | None = None) -> None:
+                 felt: str | None = None, squeeze: bool = False, hd_from_deg: float | None = HD_FROM_DEG) -> None:
         self.tiles = tiles
         self.rng = np.random.default_rng(seed)
         self.frames_per_state = frames_per_state

@@ -21,6 +21,7 @@ Per frame:
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,9 +31,11 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from vision.seat.calibration import TILE_H_MM, TILE_W_MM, SeatCalibration
+from vision.seat.calibration import MIN_FACE_PX, TILE_H_MM, TILE_W_MM, SeatCalibration
 
 __all__ = ["SeatFrame", "SeatReader", "SeenTile", "enroll_from_rows"]
+
+log = logging.getLogger(__name__)
 
 
 class Namer(Protocol):
@@ -105,6 +108,10 @@ class SeatReader:
         self._size = (round(calibration.strip_mm * px_per_mm), round(TILE_H_MM * px_per_mm))
         self._warp: tuple[tuple[int, int], np.ndarray] | None = None
         self._last: list[tuple[np.ndarray, str | None, float]] = []
+        if calibration.face_px < MIN_FACE_PX:
+            log.warning("the seat camera shows the tiles' faces %.0f px high (under %.0f): many will stay unknown; "
+                        "mount it lower (under 50 degrees above the table) or set it to 1280x720",
+                        calibration.face_px, MIN_FACE_PX)
 
     # ---------------------------------------------------------------- the strip
     def strip(self, frame: np.ndarray) -> np.ndarray:
