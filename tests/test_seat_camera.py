@@ -200,6 +200,23 @@ def test_a_seat_camera_showing_the_faces_too_small_says_what_to_do(caplog):
     assert "1280x720" not in caplog.text
 
 
+def test_a_red_five_is_never_taken_for_the_last_frame_s_plain_five(enrolled):
+    """The next frame names a tile that matches the last frame's without the network; a red five and its plain
+    five differ in colour only, so the match looks at colour too (else a red five the network was once unsure of
+    takes the plain five's name, sure, from the frame before)."""
+    tiles, pose, cal, namer = enrolled
+    reader = SeatReader(namer, cal)
+    rng = np.random.default_rng(5)
+    plain = ("1s", "2s", "3s", "4s", "5s", "6s", "7s", "8s", "9s", "E", "E", "E", "C")
+    image, _ = render_hand(HandView(plain), tiles, pose, HandEffects(noise_sigma=3, jpeg_quality=85), rng)
+    assert reader.read(image).row[4].tile == "5s"
+    red = tuple("5sr" if t == "5s" else t for t in plain)  # the same place, now the red five
+    image, _ = render_hand(HandView(red), tiles, pose, HandEffects(noise_sigma=3, jpeg_quality=85), rng)
+    seen = reader.read(image)
+    assert seen.row[4].tile in ("5sr", None), [t.tile for t in seen.row]
+    assert seen.read < len(red), "the unchanged tiles were matched, not read again"
+
+
 def test_enrollment_refuses_a_row_that_does_not_hold_the_named_tiles(enrolled):
     tiles, pose, cal, _ = enrolled
     image, _ = render_hand(HandView(HAND[:5]), tiles, pose)

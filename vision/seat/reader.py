@@ -12,7 +12,7 @@ Per frame:
    row whose length is no whole number of tiles, or with a gap of half a tile or more (a hand over
    the row, a tile lifted), makes the frame not *whole*: its tiles are read but the consensus does
    not count it;
-3. **naming, changed tiles only**: each tile's crop is reduced to a small normalised signature; a
+3. **naming, changed tiles only**: each tile's crop is reduced to a small normalised signature (in colour); a
    crop whose signature matches one of the last frame's tiles (anywhere in the row: a row shifts
    when a tile leaves it) takes that tile's name without being read again. Only new crops go to
    the club's reader (the embedding or the LDA classifier, enrolled from this camera or packaged),
@@ -79,8 +79,9 @@ SIGNATURE = (12, 16)  # w, h of a crop's signature
 
 
 def _signature(crop: np.ndarray) -> np.ndarray:
-    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
-    small = cv2.resize(grey, SIGNATURE, interpolation=cv2.INTER_AREA).astype(np.float32).ravel()
+    """A crop's small normalised picture, in colour: a red five and its plain five differ in colour only."""
+    colour = crop if crop.ndim == 3 else cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR)
+    small = cv2.resize(colour, SIGNATURE, interpolation=cv2.INTER_AREA).astype(np.float32).ravel()
     small -= small.mean()
     return small / (float(np.linalg.norm(small)) + 1e-6)
 
