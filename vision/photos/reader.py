@@ -117,6 +117,8 @@ class LabelBoxFinder:
     naming without the finder's misses, and for tests. Scaled to whatever image it is given."""
 
     rows: list[tuple[float, float, float, float]] = field(default_factory=list)
+    #: its boxes are given, not guessed: none is dropped as no tile
+    given: bool = True
 
     @classmethod
     def from_file(cls, path: str | Path) -> LabelBoxFinder:
@@ -238,7 +240,8 @@ class PhotoReader:
     min_score: float = 0.3
     margin: float = 0.06
     both_ways: bool = False
-    #: keep every box of the finder, even those :func:`is_tile` drops (to measure the rule itself)
+    #: keep every box of the finder, even those the verifier or :func:`is_tile` drops (to measure the rule itself);
+    #: a finder whose boxes are ``given`` (:class:`LabelBoxFinder`) has every box kept too
     keep_all: bool = False
     #: (similarity, lead) a name must pass to be shown sure (:data:`SURE_GATES`)
     sure_gates: tuple[float, float] = SURE_GATES
@@ -335,7 +338,7 @@ class PhotoReader:
             if i not in best or got[1] > best[i][1]:
                 best[i], not_tile[i], guesses[i] = got, nt, ranks
         rows_of = None
-        if features or self.verifier is not None:
+        if features or (self.verifier is not None and not getattr(self.finder, "given", False)):
             dims = emb.shape[1] if len(emb) else 128
             rows = [upright.get(i) for i in range(len(found))]
             look_crops = [crops[k] if k is not None else np.zeros((4, 4, 3), np.uint8) for k in rows]
@@ -361,7 +364,7 @@ class PhotoReader:
         for i, got in best.items():
             if got != first[i]:  # a second look's name leads the guesses
                 guesses[i] = [(got[0], got[1]), *((k, v) for k, v in guesses[i] if k != got[0])][:GUESSES]
-        if self.keep_all:
+        if self.keep_all or getattr(self.finder, "given", False):
             kept = list(range(len(found)))
         elif seen.features is not None:
             keep = self.verifier.is_tile(seen.features)

@@ -6,12 +6,14 @@ published only from what several frames agree on, and only where the game allows
 
 - **consensus**: a frame counts when its row is whole and holds as many tiles as the engine says the
   seat holds (13 plus the drawn one, less three for each meld); of the last ``window`` counted frames
-  since the hand last changed, a tile is sure when at least ``agree`` name it alike at its place and
-  none names it otherwise (a frame unsure of it does not count against it: a steep camera leaves some
-  tiles unsure in one frame and not in the next), or when every one of at least ``guesses`` frames gives it
-  as its best kind, surely or not, and none gives another (a kind the reader always finds nearest but never
-  leads its runner-up by the set's gate: a steep camera's 8m beside the other characters); every other
-  tile is unknown;
+  since the hand last changed, a tile is sure when at least ``agree`` name it alike with confidence
+  ``trust`` and none names it otherwise with it (a frame unsure of it, or naming it weakly, does not count
+  against it: a steep camera leaves some tiles unsure in one frame and not in the next, and a hand reaching
+  over the faces gives a few weak names), or when at least ``guesses`` frames give it as their best kind,
+  surely or not, and none gives another (a kind the reader always finds nearest but never leads its
+  runner-up by the set's gate: a steep camera's 8m beside the other characters); a tile the published hand
+  already holds for sure stays sure though the new frames do not place it (the row's agreed tiles and the
+  known ones are joined where they agree); every other tile is unknown;
 - **decoding under what the engine knows**: no kind more than four times counting every visible
   tile (ponds, melds, dora indicators) - a kind that would be is unknown wherever it stands; one red
   five per suit; the tiles that leave the hand (each discard, the hand's tiles of each call) are
@@ -98,6 +100,7 @@ class HandConsensus:
     agree: int = 3
     window: int = 6
     guesses: int = 5
+    trust: float = 0.8
     reading: HandReading = field(init=False)
     _frames: deque[SeatFrame] = field(init=False)
     _gone: tuple[str, ...] = field(default=(), init=False)
@@ -174,19 +177,37 @@ class HandConsensus:
         return places, drawn, drawn_there
 
     def _alike(self, seen: list[SeenTile]) -> str | None:
-        """The name at least :attr:`agree` frames give and no frame contradicts, or the best kind every one of at
-        least :attr:`guesses` frames gives; None otherwise."""
-        said = Counter(t.tile for t in seen if t.tile is not None)
-        if len(said) > 1:
+        """The name at least :attr:`agree` frames give with confidence :attr:`trust` and no frame gives otherwise
+        with it, or the best kind at least :attr:`guesses` frames give (surely or not) and no frame gives
+        otherwise; None otherwise. A frame with no kind at all for the place counts neither way."""
+        strong = Counter(t.tile for t in seen if t.tile is not None and t.confidence >= self.trust)
+        if len(strong) > 1:
             return None
-        if said:
-            name, n = next(iter(said.items()))
+        if strong:
+            name, n = next(iter(strong.items()))
             if n >= self.agree:
                 return name
-        best = {t.tile or t.guess for t in seen}
-        if len(seen) >= self.guesses and len(best) == 1 and None not in best:
-            return best.pop()
+        weak = Counter(t.tile or t.guess for t in seen if (t.tile or t.guess) is not None)
+        if len(weak) == 1:
+            name, n = next(iter(weak.items()))
+            if n >= self.guesses and (not strong or name in strong):
+                return name
         return None
+
+    def _with_known(self, row: Counter[str], places: int, drawn_there: bool) -> Counter[str]:
+        """The row's agreed tiles joined with those the published hand already holds for sure (the engine's
+        changes folded in): a tile sure before and still in the hand stays sure though the new frames do not
+        place it. Only where the two agree: the row holds no tile beyond what the published hand left unknown."""
+        r = self.reading
+        known = Counter(r.tiles)
+        open_ = r.unknown
+        if not drawn_there:  # the drawn tile sorted into the row
+            if r.drawn is not None:
+                known[r.drawn] += 1
+            open_ += r.drawn_unknown
+        if sum(known.values()) + open_ != places or sum((row - known).values()) > open_:
+            return row
+        return row | known
 
     def _decode(self, agreed: tuple[list[str | None], str | None, bool], k: SeatKnowledge) -> HandReading:
         places, drawn, drawn_there = agreed
@@ -203,8 +224,9 @@ class HandConsensus:
 
         places = [sure(t) for t in places]
         drawn = sure(drawn)
-        tiles = sorted((t for t in places if t is not None), key=_order)
-        unknown = sum(t is None for t in places)
+        row = self._with_known(Counter(t for t in places if t is not None), len(places), drawn_there)
+        tiles = sorted((t for t in row.elements() if sure(t) is not None), key=_order)
+        unknown = len(places) - len(tiles)
         return HandReading(self.seat, tuple(tiles), unknown, drawn, drawn_there and drawn is None,
                            self.reading.frames + 1)
 
