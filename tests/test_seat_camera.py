@@ -26,9 +26,10 @@ HAND = ("1m", "2m", "3m", "5pr", "6p", "7p", "9s", "9s", "E", "E", "C", "C", "F"
 
 
 def frame_of(tiles: list[str | None], drawn: str | None = None, whole: bool = True, holds_drawn: bool = False,
-             guesses: dict[int, str] | None = None) -> SeatFrame:
+             guesses: dict[int, str] | None = None, weak: frozenset[int] = frozenset()) -> SeatFrame:
     guesses = guesses or {}
-    row = tuple(SeenTile(t, 0.95, (26.0 * i, 26.0 * i + 26), guesses.get(i)) for i, t in enumerate(tiles))
+    row = tuple(SeenTile(t, 0.6 if i in weak else 0.95, (26.0 * i, 26.0 * i + 26), guesses.get(i))
+                for i, t in enumerate(tiles))
     d = SeenTile(drawn, 0.95, (370.0, 396.0)) if drawn is not None or holds_drawn else None
     return SeatFrame(row, d, whole)
 
@@ -80,6 +81,50 @@ def test_a_best_kind_every_frame_gives_becomes_sure_after_five_frames_and_one_ri
     for k in range(6):
         c.feed(frame_of(unsure, guesses={6: "8s" if k == 2 else "9s"}), know)
     assert c.reading.unknown == 1 and "8s" not in c.reading.tiles, "frames that guess two kinds publish neither"
+
+
+def test_a_weak_name_neither_agrees_nor_contradicts():
+    c = HandConsensus(0, agree=3, window=6, trust=0.8)
+    know = SeatKnowledge(holds=13, hand_id="h1")
+    c.feed(None, know)
+    glare = list(HAND)
+    glare[6] = "P"  # a hand over the faces: a weak white dragon where the 9s stands
+    c.feed(frame_of(list(HAND)), know)
+    c.feed(frame_of(glare, weak=frozenset({6})), know)
+    c.feed(frame_of(list(HAND)), know)
+    assert c.reading.unknown == 1, "two strong names of the 9s: not yet"
+    assert c.feed(frame_of(list(HAND)), know).complete, "the weak P did not count against the 9s"
+    c = HandConsensus(0, agree=3, window=6, trust=0.8)
+    c.feed(None, know)
+    for _ in range(4):
+        c.feed(frame_of(list(HAND), weak=frozenset({6})), know)
+    assert c.reading.unknown == 1, "weak names alone, four of them, do not make a tile sure"
+
+
+def test_a_tile_sure_before_stays_sure_when_new_frames_do_not_place_it():
+    c = HandConsensus(0, agree=3, window=6)
+    know = SeatKnowledge(holds=13, hand_id="h1")
+    c.feed(None, know)
+    for _ in range(3):
+        c.feed(frame_of(list(HAND)), know)
+    assert c.reading.complete
+    know = SeatKnowledge(holds=14, hand_id="h1")
+    c.feed(None, know)  # a draw: the row is read anew, frames cleared
+    unsure = list(HAND)
+    unsure[0] = None  # the new frames never place the 1m
+    for _ in range(3):
+        reading = c.feed(frame_of(unsure, drawn="4p"), know)
+    assert reading.complete and sorted(reading.tiles) == sorted(HAND) and reading.drawn == "4p", reading
+    other = list(unsure)
+    other[1] = "8m"  # frames that disagree with the published hand: only what they agree on
+    c = HandConsensus(0, agree=3, window=6)
+    c.feed(None, SeatKnowledge(holds=13, hand_id="h1"))
+    for _ in range(3):
+        c.feed(frame_of(list(HAND)), SeatKnowledge(holds=13, hand_id="h1"))
+    c.feed(None, know)
+    for _ in range(3):
+        reading = c.feed(frame_of(other, drawn="4p"), know)
+    assert "1m" not in reading.tiles and reading.unknown == 1, reading
 
 
 def test_frames_not_whole_or_of_another_count_are_not_counted():

@@ -194,20 +194,22 @@ class HandConsensus:
                 return name
         return None
 
-    def _with_known(self, row: Counter[str], places: int, drawn_there: bool) -> Counter[str]:
+    def _with_known(self, row: Counter[str], places: int, drawn_there: bool, drawn: str | None) -> Counter[str]:
         """The row's agreed tiles joined with those the published hand already holds for sure (the engine's
         changes folded in): a tile sure before and still in the hand stays sure though the new frames do not
-        place it. Only where the two agree: the row holds no tile beyond what the published hand left unknown."""
+        place it. Only where the two agree: the frames name no tile beyond what the published hand left unknown.
+        The hand is taken whole (the drawn tile apart or sorted in), the agreed drawn tile kept apart."""
         r = self.reading
-        known = Counter(r.tiles)
-        open_ = r.unknown
-        if not drawn_there:  # the drawn tile sorted into the row
-            if r.drawn is not None:
-                known[r.drawn] += 1
-            open_ += r.drawn_unknown
-        if sum(known.values()) + open_ != places or sum((row - known).values()) > open_:
+        known = Counter(r.tiles) + Counter([r.drawn] if r.drawn is not None else [])
+        open_ = r.unknown + r.drawn_unknown
+        agreed = row + Counter([drawn] if drawn is not None else [])
+        if sum(known.values()) + open_ != places + drawn_there or sum((agreed - known).values()) > open_:
             return row
-        return row | known
+        joined = agreed | known
+        if drawn is not None:
+            joined[drawn] -= 1
+        joined = +joined
+        return joined if sum(joined.values()) <= places else row
 
     def _decode(self, agreed: tuple[list[str | None], str | None, bool], k: SeatKnowledge) -> HandReading:
         places, drawn, drawn_there = agreed
@@ -224,7 +226,7 @@ class HandConsensus:
 
         places = [sure(t) for t in places]
         drawn = sure(drawn)
-        row = self._with_known(Counter(t for t in places if t is not None), len(places), drawn_there)
+        row = self._with_known(Counter(t for t in places if t is not None), len(places), drawn_there, drawn)
         tiles = sorted((t for t in row.elements() if sure(t) is not None), key=_order)
         unknown = len(places) - len(tiles)
         return HandReading(self.seat, tuple(tiles), unknown, drawn, drawn_there and drawn is None,
