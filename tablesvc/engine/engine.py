@@ -160,13 +160,17 @@ class Engine:
 
     def apply(self, event: Event) -> list[Output]:
         """Apply one event; raises :class:`Rejected` (state unchanged) when the rules forbid it."""
-        handler = self._handlers.get(type(event))
+        kind = type(event)
+        handler = self._handlers.get(kind)
         if handler is None:
-            raise Rejected(f"unknown event {type(event).__name__}")
+            raise Rejected(f"unknown event {kind.__name__}")
         seat = getattr(event, "seat", None)
         if seat is not None and not 0 <= seat <= 3:
             raise Rejected(f"seat must be 0..3, not {seat}")
-        if type(event) in _MAY_FOLLOW_A_DRAW and implied_draw(self.state, event) is not None:
+        h = self.state.hand
+        # a seat's own move right after its seen draw (the most common event) implies nothing: skip the test
+        if (kind in _MAY_FOLLOW_A_DRAW and h is not None and h.step is not Step.DISCARD
+                and implied_draw(self.state, event) is not None):
             # the draw was not seen: infer it, and undo it if the event is refused after all
             backup = self.state.clone()
             try:
@@ -371,90 +375,112 @@ class Engine:
     # ------------------------------------------------------------ turns
 
     def _draw(self, e: Draw) -> list[Output]:
-        h = self._hand()
+        st = self.state
+        h = st.hand
+        if h is None or st.phase is not Phase.PLAYING:
+            h = self._hand()  # refuses, naming why
         if self._drawer(h) != e.seat:
             raise Rejected(f"{_seat_name(e.seat)} cannot draw now: {self._whose_move(h)}")
         return self._do_draw(e.seat, e.tile)
 
     def _do_draw(self, seat: int, tile: Tile | None) -> list[Output]:
+        # the commonest event: checks and changes are written out here rather than through the helpers
         h = self.state.hand
         assert h is not None
-        replacement = h.step is Step.CHANKAN or (h.step is Step.DRAW and h.rinshan)
+        step = h.step
         if h.wall <= 0:
             raise Rejected("the live wall is empty: the hand is over unless someone wins on the last discard")
+        s = h.seats[seat]
+        hand = s.hand
+        if tile is not None and hand is not None:
+            kind = tile.kind
+            if h.visible[kind] >= 4:
+                raise Rejected(f"a fifth {tile.name}: all four are already accounted for on the table")
+            if tile.red:
+                bit = 1 << (kind // 9)
+                if h.visible_red & bit:
+                    raise Rejected(f"a second red five ({tile.mjai}): a set has only one")
+                h.visible_red |= bit
+            h.visible[kind] += 1
         out: list[Output] = []
-        if h.step is Step.CLAIMS:
-            out = self._pass_claims(h)
-        elif h.step is Step.CHANKAN:  # nobody robbed the added kan: now it breaks ippatsu
+        if step is Step.CLAIMS:
+            if h.riichi_pending is not None:
+                out = self._pass_claims(h)
+        elif step is Step.CHANKAN:  # nobody robbed the added kan: now it breaks ippatsu
             for other in h.seats:
                 other.ippatsu = False
-        s = h.seats[seat]
-        if tile is not None and s.hand is not None:
-            self._check_visible(h, (tile,))
-            self._see(h, (tile,))
         s.count += 1
-        s.passed.clear()  # temporary furiten ends with one's own draw
-        if s.hand is not None:
+        if s.passed:
+            s.passed.clear()  # temporary furiten ends with one's own draw
+        if hand is not None:
             if tile is None:
                 s.hand = None  # from here on this seat's hand is not fully known
             else:
-                s.hand.append(tile)
+                hand.append(tile)
         s.drawn = tile
         s.draws += 1
         h.wall -= 1
         h.turn = seat
         h.step = Step.DISCARD
-        h.rinshan = replacement
+        h.rinshan = step is Step.CHANKAN or (step is Step.DRAW and h.rinshan)
         h.after_call = False
         h.kakan = None
         return out
 
     def _discard(self, e: Discard) -> list[Output]:
-        h = self._hand()
-        self._expect_turn(h, e.seat, "discard")
-        s = h.seats[e.seat]
-        if s.hand is not None and e.tile not in s.hand:
-            raise Rejected(
-                f"{_seat_name(e.seat)} does not hold {e.tile.mjai} (hand {' '.join(x.mjai for x in s.hand)})"
-            )
-        if self.rules.kuikae_forbidden and e.tile.kind in s.kuikae:
-            raise Rejected(f"kuikae: right after that call {_seat_name(e.seat)} may not discard {e.tile.mjai}")
-        if s.riichi and s.drawn is not None and e.tile != s.drawn:
-            raise Rejected(f"{_seat_name(e.seat)} is in riichi and must discard the drawn tile {s.drawn.mjai}")
-        if e.riichi:
-            self._check_riichi(h, s, e)
-        if s.hand is None:
-            self._check_visible(h, (e.tile,))
-        # --- all checks done: change the state
-        if s.hand is not None:
-            s.hand.remove(e.tile)
-        else:
-            self._see(h, (e.tile,))
+        st = self.state
+        h = st.hand
+        if h is None or st.phase is not Phase.PLAYING:
+            h = self._hand()  # refuses, naming why
+        seat = e.seat
+        if h.step is not Step.DISCARD or h.turn != seat:
+            self._expect_turn(h, seat, "discard")  # refuses, naming whose move it is
+        s = h.seats[seat]
         tile = e.tile
+        hand = s.hand
+        at = -1 if hand is None else _position(hand, tile)
+        if at < 0 and hand is not None:
+            raise Rejected(f"{_seat_name(seat)} does not hold {tile.mjai} (hand {' '.join(x.mjai for x in hand)})")
+        if s.kuikae and tile.kind in s.kuikae and self.rules.kuikae_forbidden:
+            raise Rejected(f"kuikae: right after that call {_seat_name(seat)} may not discard {tile.mjai}")
+        riichi = e.riichi
+        if s.riichi and s.drawn is not None and tile is not s.drawn:
+            raise Rejected(f"{_seat_name(seat)} is in riichi and must discard the drawn tile {s.drawn.mjai}")
+        if riichi:
+            self._check_riichi(h, s, e)
+        if hand is None:
+            self._check_visible(h, (tile,))
+        # --- all checks done: change the state
+        if hand is not None:
+            del hand[at]
+        else:
+            self._see(h, (tile,))
         for other in h.seats:
             if other is not s:
                 other.passed.append(tile)
                 if other.riichi:
                     other.riichi_passed.append(tile)
-        s.passed.clear()
+        if s.passed:
+            s.passed.clear()
         s.count -= 1
-        s.pond.append(PondTile(e.tile, riichi=e.riichi, tsumogiri=e.tsumogiri))
+        pond = s.pond
+        pond.append(PondTile(tile, riichi, e.tsumogiri))
         if not h.interrupted and len(h.first_discards) < 4:
-            h.first_discards.append(e.tile)
+            h.first_discards.append(tile)
         s.discards += 1
         s.kuikae = _NO_KINDS
         s.drawn = None
-        if e.tile.kind not in _TERMINAL_HONOUR_KINDS:
+        if tile.kind not in _TERMINAL_HONOUR_KINDS:
             s.nagashi = False
-        if e.riichi:
+        if riichi:
             s.riichi = True
             s.double_riichi = s.discards == 1 and not h.interrupted
             s.ippatsu = True
-            s.riichi_discard = len(s.pond) - 1
-            h.riichi_pending = e.seat
+            s.riichi_discard = len(pond) - 1
+            h.riichi_pending = seat
         else:
             s.ippatsu = False
-        h.last_discard = (e.seat, e.tile)
+        h.last_discard = (seat, tile)
         h.step = Step.CLAIMS
         h.rinshan = False
         h.after_call = False
@@ -1280,6 +1306,16 @@ def _riichi_kan_keeps_hand(before: Sequence[Tile], kind: int) -> bool:
         if not readings or any([kind, kind, kind] not in reading for reading in readings):
             return False
     return True
+
+
+def _position(tiles: list[Tile], tile: Tile) -> int:
+    """Where ``tile`` first is in ``tiles``, or -1: ``list.index`` and ``in`` by identity, which is equality for
+    the interned tiles, without the per-element call of the class's comparison slot (a discard does this on
+    every event: about a third of its cost through ``in`` and ``remove``)."""
+    for i, t in enumerate(tiles):
+        if t is tile:
+            return i
+    return -1
 
 
 _waits = waits
