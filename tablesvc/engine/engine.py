@@ -85,6 +85,7 @@ __all__ = ["Engine", "Rejected", "apply", "implied_draw"]
 _MAY_FOLLOW_A_DRAW = frozenset({Discard, Tsumo, ConcealedKan, AddedKan, AbortiveDraw})
 _TERMINAL_HONOUR_KINDS = frozenset(k for k in range(34) if k >= 27 or k % 9 in (0, 8))
 _NO_KINDS: frozenset[int] = frozenset()
+_SEAT_OR_NONE = frozenset({None, 0, 1, 2, 3})
 
 
 class Rejected(ValueError):
@@ -165,11 +166,10 @@ class Engine:
         if handler is None:
             raise Rejected(f"unknown event {kind.__name__}")
         seat = getattr(event, "seat", None)
-        if seat is not None and not 0 <= seat <= 3:
+        if seat not in _SEAT_OR_NONE:
             raise Rejected(f"seat must be 0..3, not {seat}")
-        h = self.state.hand
         # a seat's own move right after its seen draw (the most common event) implies nothing: skip the test
-        if (kind in _MAY_FOLLOW_A_DRAW and h is not None and h.step is not Step.DISCARD
+        if (kind in _MAY_FOLLOW_A_DRAW and self.state.hand is not None and self.state.hand.step is not Step.DISCARD
                 and implied_draw(self.state, event) is not None):
             # the draw was not seen: infer it, and undo it if the event is refused after all
             backup = self.state.clone()
@@ -271,8 +271,9 @@ class Engine:
         """Take tiles out of a known hand, or refuse naming the first one missing."""
         missing = list(hand)
         for t in tiles:
-            if t in missing:
-                missing.remove(t)
+            at = _position(missing, t)
+            if at >= 0:
+                del missing[at]
             else:
                 raise Rejected(f"{_seat_name(seat)} does not hold {t.mjai} (hand {' '.join(x.mjai for x in hand)})")
 
@@ -330,15 +331,25 @@ class Engine:
         st = self.state
         self._between_hands("a new hand starts")
         seats = [SeatState() for _ in range(4)]
+        visible = [0] * 34
+        visible_red = 0
         if e.hands is not None:
             if any(len(hand) != 13 for hand in e.hands):
                 raise Rejected(f"each player is dealt 13 tiles, not {[len(x) for x in e.hands]}")
-            try:
-                assign_ids([t for hand in e.hands for t in hand])
-            except TileCountError as exc:
-                raise Rejected(f"impossible deal: {exc}") from None
+            possible = True
             for seat, hand in zip(seats, e.hands, strict=True):
                 seat.hand = list(hand)
+                for t in hand:
+                    visible[t.kind] += 1
+                    if t.red:
+                        bit = 1 << (t.kind // 9)
+                        possible = possible and not visible_red & bit
+                        visible_red |= bit
+            if not possible or max(visible) > 4:
+                try:
+                    assign_ids([t for hand in e.hands for t in hand])  # names the impossible count
+                except TileCountError as exc:
+                    raise Rejected(f"impossible deal: {exc}") from None
         st.hand = HandState(
             round=st.round,
             honba=st.honba,
@@ -347,10 +358,9 @@ class Engine:
             dice=st.dice,
             seats=seats,
             turn=st.dealer,
+            visible=visible,
+            visible_red=visible_red,
         )
-        for seat in seats:
-            if seat.hand is not None:
-                self._see(st.hand, seat.hand)
         st.dice = None
         st.phase = Phase.DEALING
         return []
@@ -379,7 +389,10 @@ class Engine:
         h = st.hand
         if h is None or st.phase is not Phase.PLAYING:
             h = self._hand()  # refuses, naming why
-        if self._drawer(h) != e.seat:
+        last = h.last_discard
+        # the usual draw, the next seat's after a discard, is seen without the general test
+        if not (h.step is Step.CLAIMS and last is not None and (last[0] + 1) % 4 == e.seat and h.wall > 0) and (
+                self._drawer(h) != e.seat):
             raise Rejected(f"{_seat_name(e.seat)} cannot draw now: {self._whose_move(h)}")
         return self._do_draw(e.seat, e.tile)
 
@@ -532,7 +545,11 @@ class Engine:
         except InvalidHandError as exc:
             raise Rejected(str(exc)) from None
         own = list(e.tiles)
-        own.remove(e.called)
+        at = _position(own, e.called)
+        if at < 0:
+            raise Rejected(f"the called tile {e.called.mjai} is not among the meld's tiles "
+                           f"{' '.join(t.mjai for t in e.tiles)}")
+        del own[at]
         if s.hand is not None:
             self._remove(s.hand, own, e.seat)
         else:
@@ -547,7 +564,7 @@ class Engine:
         d.nagashi = False
         if s.hand is not None:
             for t in own:
-                s.hand.remove(t)
+                del s.hand[_position(s.hand, t)]
         s.count -= len(own)
         s.melds.append(MeldState(e.kind, list(e.tiles), e.called, discarder))
         s.kuikae = _kuikae(e.kind, e.tiles, e.called)
