@@ -78,7 +78,8 @@ class SeatState:
 
     @property
     def is_open(self) -> bool:
-        return any(m.kind != "ankan" for m in self.melds)
+        # most seats have no meld: then the answer costs no generator
+        return bool(self.melds) and any(m.kind != "ankan" for m in self.melds)
 
 
 @dataclass
