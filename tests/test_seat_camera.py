@@ -197,3 +197,17 @@ def test_private_hands_reach_the_broadcast_only_when_every_tile_is_sure():
     assert [t.mjai for t in seen.hands[0]] == [*sorted(HAND), "4p"] and seen.drawn[0].mjai == "4p"
     assert seen.hands[1] is None, "a seat with a tile not yet sure is not given to the broadcast"
     assert seen.hands[2] is None and seen.hands[3] is None and len(given) == 2
+
+
+def test_a_kept_reading_is_taken_up_only_for_the_hand_in_play():
+    kept = HandReading(0, tiles=tuple(sorted(HAND)), hand_id="E1-0#1")
+    assert HandReading.from_dict(kept.as_dict(), hand_id="E1-0#1") == kept
+    c = HandConsensus(0, agree=1)
+    assert not c.resume(kept, SeatKnowledge(holds=13, hand_id="E2-0#2")), "a reading of another hand"
+    assert not c.resume(kept, SeatKnowledge(holds=14, hand_id="E1-0#1")), "the seat has drawn since"
+    assert c.resume(kept, SeatKnowledge(holds=13, hand_id="E1-0#1"))
+    reading = c.feed(None, SeatKnowledge(holds=13, gone=("9s",), hand_id="E1-0#1"))  # drew, then let a 9s go
+    assert reading.tiles.count("9s") == 1 and len(reading.tiles) == 12 and reading.unknown == 1, \
+        "a discard after the restart leaves the kept hand; the tile drawn is not yet seen"
+    with pytest.raises(ValueError, match="not a seat's hand reading"):
+        HandReading.from_dict({"seat": 0, "tiles": "1m"})
