@@ -32,11 +32,10 @@ from vision.naming.embedding import EmbeddingClassifier
 from vision.naming.tile_set import TILES
 from vision.seat.calibration import SeatCalibration
 from vision.seat.consensus import HandConsensus, HandReading
-from vision.seat.reader import SeatReader, enroll_from_rows
+from vision.seat.reader import ENROLL_ROWS, SeatReader, enroll_from_rows
 
 __all__ = ["SeatCams", "SeatState", "StateResult", "enrollment_frames", "seat_state", "write_video"]
 
-ENROLL_ROWS = (TILES[0:13], TILES[13:26], TILES[26:37])
 ENROLL_LEANS = (0.0, 2.0, 4.0, 6.0)  # degrees the enrollment rows lean back: upright, then as players tilt them
 
 

@@ -32,7 +32,14 @@ import numpy as np
 
 from vision.seat.calibration import TILE_H_MM, TILE_W_MM, SeatCalibration
 
-__all__ = ["SeatFrame", "SeatReader", "SeenTile", "enroll_from_rows"]
+__all__ = ["ENROLL_ROWS", "SeatFrame", "SeatReader", "SeenTile", "enroll_from_rows"]
+
+#: the rows a seat camera is enrolled from, left to right: the 37 kinds (red fives last) in three rows
+ENROLL_ROWS: tuple[tuple[str, ...], ...] = (
+    ("1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p", "2p", "3p", "4p"),
+    ("5p", "6p", "7p", "8p", "9p", "1s", "2s", "3s", "4s", "5s", "6s", "7s", "8s"),
+    ("9s", "E", "S", "W", "N", "P", "F", "C", "5mr", "5pr", "5sr"),
+)
 
 
 class Namer(Protocol):
