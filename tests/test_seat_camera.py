@@ -4,6 +4,7 @@ where frames agree and the game allows it (a tile not yet sure stays unknown).""
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -211,3 +212,27 @@ def test_a_kept_reading_is_taken_up_only_for_the_hand_in_play():
         "a discard after the restart leaves the kept hand; the tile drawn is not yet seen"
     with pytest.raises(ValueError, match="not a seat's hand reading"):
         HandReading.from_dict({"seat": 0, "tiles": "1m"})
+
+
+FLUFFY = Path(__file__).resolve().parents[2] / "shared" / "data" / "tiles-fluffystuff"
+
+
+@pytest.mark.parametrize("lean", [0.0, 4.0, 6.0])
+def test_an_artwork_whose_glyphs_reach_the_faces_edges_is_cut_into_all_its_tiles(lean):
+    """The shared FluffyStuff honours and red fives: a red five's sticks cross the face's whole height, which
+    leaves columns with no tile body at all; the row's last face is still one tile, not cut off."""
+    if not FLUFFY.is_dir():
+        pytest.skip("the shared FluffyStuff artwork is not here (../shared/data/tiles-fluffystuff)")
+    from hardware_sims.tile_art import load_tile_set
+
+    tiles = load_tile_set(FLUFFY)
+    pose = SeatPose(elevation_deg=67.5, distance_mm=450.0, offset_mm=10.0, roll_deg=1.0)
+    cal = SeatCalibration.of(pose.strip_quad(), STRIP_W, pose.image_size)
+    reader = SeatReader(EmbeddingClassifier(), cal)
+    effects = HandEffects(felt="blue", light=0.9, noise_sigma=3, blur_sigma=0.7, jpeg_quality=80, lean_deg=lean)
+    for row in ENROLL_ROWS:
+        image, _ = render_hand(HandView(tuple(row)), tiles, pose, effects, np.random.default_rng(2))
+        assert len(reader.crops(image, drawn_apart=False)) == len(row), f"the row {' '.join(row)}"
+    image, _ = render_hand(HandView(ENROLL_ROWS[2][:-1], "5sr"), tiles, pose, effects, np.random.default_rng(3))
+    seen = reader.places(reader.runs(reader.strip(image)))
+    assert seen[1] is not None and seen[2] and len(seen[0]) == len(ENROLL_ROWS[2]), "the drawn 5sr stays apart"
