@@ -87,7 +87,7 @@ def _seat_parsers(vsub: argparse._SubParsersAction) -> None:
     """``seat-cards``, ``seat-calibrate`` and ``seat-enroll``: a seat camera ([[camera]] kind = "hand")."""
     cards = vsub.add_parser("seat-cards", help="write the two seat camera calibration cards (print at 100 %%)",
                             description="Write the two cards a seat camera is calibrated with: each the size of a "
-                            "tile's face (26 x 35 mm) with an ArUco marker (ids 10 and 11). Print at 100 %% scale, "
+                            "tile's face (26 x 35 mm) with an ArUco marker (ids 10 and 11). Print at 100 % scale, "
                             "glue each on a stiff card cut to its frame.")
     cards.add_argument("out", metavar="OUT.png")
     cards.add_argument("--dpi", type=float, default=300.0, help="print resolution (default: %(default)s)")
