@@ -117,7 +117,10 @@ class SeatReader:
         self._size = (round(calibration.strip_mm * px_per_mm), round(TILE_H_MM * px_per_mm))
         self._warp: tuple[tuple[int, int], np.ndarray] | None = None
         self._last: list[tuple[np.ndarray, str | None, float]] = []
-        if calibration.face_px < MIN_FACE_PX:
+        #: best kinds are given only by a camera that shows the faces large enough: from a coarser one, a kind the
+        #: reader finds nearest frame after frame may still be wrong (a FluffyStuff 1p taken for a 6m at 31 px)
+        self.guesses = calibration.face_px >= MIN_FACE_PX
+        if not self.guesses:
             log.warning("the seat camera shows the tiles' faces %.0f px high (under %.0f): many will stay unknown; "
                         "mount it lower (under 50 degrees above the table) or set it to 1280x720",
                         calibration.face_px, MIN_FACE_PX)
@@ -228,7 +231,7 @@ class SeatReader:
             for i, got in zip(todo, self.namer.scores_many([crops[i] for i in todo]), strict=True):
                 tile, conf = self.namer.decide(*got)
                 names[i] = (tile if conf >= self.sure_above else None, conf)
-                if names[i][0] is None and got[1] >= getattr(self.namer, "min_similarity", 2.0):
+                if self.guesses and names[i][0] is None and got[1] >= getattr(self.namer, "min_similarity", 2.0):
                     guesses[i] = got[0]
         # only sure names are kept for the next frame: an unsure tile is read again, so that frames agreeing
         # on it are frames that each read it
