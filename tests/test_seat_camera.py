@@ -239,11 +239,12 @@ def test_a_seat_camera_showing_the_faces_too_small_says_what_to_do(caplog):
     with caplog.at_level(logging.WARNING, logger="vision.seat.reader"):
         SeatReader(EmbeddingClassifier(), cal)
     assert "1280x720" in caplog.text and "mount it lower" in caplog.text
+    assert not SeatReader(EmbeddingClassifier(), cal).guesses, "no best kinds from faces this small"
     caplog.clear()
     hd = replace(pose, image_size=(1280, 720))
     with caplog.at_level(logging.WARNING, logger="vision.seat.reader"):
-        SeatReader(EmbeddingClassifier(), SeatCalibration.of(hd.strip_quad(), STRIP_W, hd.image_size))
-    assert "1280x720" not in caplog.text
+        reader = SeatReader(EmbeddingClassifier(), SeatCalibration.of(hd.strip_quad(), STRIP_W, hd.image_size))
+    assert "1280x720" not in caplog.text and reader.guesses
 
 
 def test_a_red_five_is_never_taken_for_the_last_frame_s_plain_five(enrolled):
