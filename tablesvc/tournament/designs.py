@@ -24,6 +24,23 @@ gives are the search's (:func:`tablesvc.tournament.seating.plan`).
 of four) show as the most rounds without a repeat for the smaller halls,
 where the counting bound (``(4g - 1) // 3`` rounds) is not reached or not
 known to be; the seating's quality prints it beside its own figures.
+
+The halls where that falls short of what the published social-golfer tables
+reach are built from a stored starting round instead (:data:`STARTERS`):
+``w`` rounds on ``3 * w + k`` players (``k`` of 1, 2 or 3). Players
+``0 .. 3w - 1`` are ``w`` columns in three rows, the last ``k`` are fixed;
+round ``t`` is the starting round with every column moved on by ``t``
+modulo ``w``, each fixed player at the table of the three that the
+starting round gives it. A pair of one row then meets in the rounds that
+carry its column difference ``d`` (and ``-d``) onto a starting table, a
+pair of two rows in those that carry its difference, so the starting round
+covering each difference once (and never ``d = w / 2``, whose pair would
+meet twice) is all it takes for ``w`` rounds without a repeat meeting. For
+``3w + 1`` players that is a resolvable 2-(v, 4, 1) design (28 players in
+9 rounds, 40 in 13); the others leave every player one or two others never
+met. The starting rounds were found by a search (constraint programming)
+and each is checked by a test that counts every meeting of its ``w``
+rounds (``tests/test_tournament_seating.py``).
 """
 
 from __future__ import annotations
@@ -31,7 +48,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 
-__all__ = ["KNOWN_MOST_ROUNDS", "design_rounds", "most_rounds_without_repeats", "rounds_in_design"]
+__all__ = ["KNOWN_MOST_ROUNDS", "STARTERS", "design_rounds", "developed_rounds", "most_rounds_without_repeats",
+           "rounds_in_design", "zero_repeat_rounds"]
 
 # tables -> the most rounds without a repeat meeting that a published schedule reaches (social golfer problem,
 # groups of four): 16 players 5 (the affine plane; 6 forces a repeat by counting), 20 players 5, 24 players 7,
@@ -167,3 +185,46 @@ def design_rounds(rows: Sequence[Sequence[int]], rounds: int) -> list[tuple[tupl
             tables.append((rows[0][cols[0]], rows[1][cols[1]], rows[2][cols[2]], rows[3][cols[3]]))
         out.append(tuple(tables))
     return out
+
+
+# tables -> (w, the fixed players' tables (three columns each, one per row), the other tables of the starting
+# round); a column x of row l is the player l * w + x, the fixed players are 3w, 3w + 1, ...
+STARTERS: dict[int, tuple[int, tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]] = {
+    6: (7, ((0, 7, 14), (1, 12, 20), (4, 9, 19)),
+        ((2, 8, 10, 11), (3, 5, 6, 16), (13, 15, 17, 18))),
+    7: (9, ((0, 9, 18),),
+        ((3, 6, 13, 14), (4, 5, 10, 17), (2, 7, 19, 26), (1, 8, 21, 24), (11, 16, 22, 23), (12, 15, 20, 25))),
+    10: (13, ((0, 13, 26),),
+         ((1, 2, 16, 25), (3, 6, 22, 23), (5, 9, 14, 17), (4, 11, 31, 36), (7, 12, 28, 30), (8, 10, 32, 38),
+          (15, 21, 29, 33), (19, 24, 34, 35), (18, 20, 27, 37))),
+}
+
+
+def developed_rounds(tables: int) -> list[tuple[tuple[int, int, int, int], ...]]:
+    """The ``w`` rounds of :data:`STARTERS` for ``tables`` tables, players numbered ``0 .. 4 * tables - 1``;
+    [] where none is stored."""
+    if tables not in STARTERS:
+        return []
+    w, fixed, others = STARTERS[tables]
+
+    def moved(p: int, t: int) -> int:
+        row, col = divmod(p, w)
+        return row * w + (col + t) % w
+
+    out = []
+    for t in range(w):
+        seats = [(3 * w + j, *(moved(p, t) for p in three)) for j, three in enumerate(fixed)]
+        seats += [tuple(moved(p, t) for p in four) for four in others]
+        out.append(tuple((s[0], s[1], s[2], s[3]) for s in seats))
+    return out
+
+
+def zero_repeat_rounds(tables: int) -> tuple[list[tuple[tuple[int, int, int, int], ...]], bool]:
+    """The most rounds without a repeat meeting that this module builds for ``tables`` tables (players
+    ``0 .. 4 * tables - 1``), and whether they are the transversal design's (whose rows ``t, t + tables,
+    t + 2 * tables, ...`` are four groups that never meet: where clubs can go)."""
+    starter = developed_rounds(tables)
+    if len(starter) > rounds_in_design(tables):
+        return starter, False
+    rows = [[a * tables + x for x in range(tables)] for a in range(4)]
+    return design_rounds(rows, rounds_in_design(tables)), True

@@ -31,7 +31,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from tablesvc.tournament.designs import design_rounds, most_rounds_without_repeats, rounds_in_design
+from tablesvc.tournament.designs import most_rounds_without_repeats, zero_repeat_rounds
 from tablesvc.tournament.model import Seating, TournamentError
 
 __all__ = ["SeatingQuality", "balance_winds", "interval", "meetings", "part_clubs", "plan", "quality",
@@ -263,12 +263,19 @@ def plan(players: Sequence[int], rounds: int, history: Sequence[Seating] = (), *
     bound = repeat_lower_bound(len(players), len(history) + rounds)
     tables = _check_count(players)
     if not history and tables >= 2 and rounds >= 1:
-        # a design first: the rounds it gives have no repeat at all, and clubs go to one row (never meeting)
+        # a construction first: the rounds it gives have no repeat at all, its players placed so that club
+        # mates meet as little as the construction lets them
         rng = random.Random(seed)
-        built = [Seating(r) for r in design_rounds(_rows(players, clubs, rng), min(rounds, rounds_in_design(tables)))]
-        rng.shuffle(built)
+        built = _built(players, rounds, clubs, rng)
         out = built + (_extend(players, rounds - len(built), built, clubs, rng, target=bound)
                        if rounds > len(built) else [])
+        if clubs:
+            q = quality(out, clubs)
+            if q.club_meetings > q.club_bound:  # clubs too large for the construction: the search may part them
+                searched = _extend(players, rounds, [], clubs, rng, target=bound)
+                qs = quality(searched, clubs)
+                if qs.repeat_meetings + CLUB_COST * qs.club_meetings < q.repeat_meetings + CLUB_COST * q.club_meetings:
+                    out = searched
         return _balance_plan(out, history, random.Random(seed))
     for attempt in range(max(1, attempts)):
         out = _plan_once(players, rounds, history, clubs, seed * 7 + attempt * 104729, iterations, passes)
@@ -280,6 +287,84 @@ def plan(players: Sequence[int], rounds: int, history: Sequence[Seating] = (), *
             break
     assert best is not None
     return _balance_plan(best, history, random.Random(seed))
+
+
+def _built(players: Sequence[int], rounds: int, clubs: Mapping[int, str] | None,
+           rng: random.Random) -> list[Seating]:
+    """Up to ``rounds`` rounds of the construction for this hall (:func:`zero_repeat_rounds`), taken at
+    random among those it has, its points given to the players: a transversal design's rows to whole clubs
+    (:func:`_rows`), then, where clubs are kept apart, players exchanged while that lowers the club meetings
+    (:func:`_part_labels`); any exchange of players keeps a seating without repeats."""
+    tables = len(players) // 4
+    design, by_rows = zero_repeat_rounds(tables)
+    chosen = rng.sample(design, min(rounds, len(design)))
+    if by_rows:
+        rows = _rows(players, clubs, rng)
+        label = [rows[a][x] for a in range(4) for x in range(tables)]
+    else:
+        label = list(players)
+        rng.shuffle(label)
+    if clubs:
+        label = _part_labels(chosen, label, clubs, rng)
+    return [Seating(tuple((label[t[0]], label[t[1]], label[t[2]], label[t[3]]) for t in r)) for r in chosen]
+
+
+def _part_labels(rounds: Sequence[Sequence[Sequence[int]]], label: list[int], clubs: Mapping[int, str],
+                 rng: random.Random, moves: int = 4000) -> list[int]:
+    """Players exchanged between the points of a construction so that as few club mates as possible sit at a
+    table: a descent with random sideways moves over exchanges of a player who meets a club mate with any
+    player of another club (or none); the best labelling seen."""
+    n = len(label)
+    near: list[set[int]] = [set() for _ in range(n)]
+    for r in rounds:
+        for four in r:
+            for a, b in itertools.combinations(four, 2):
+                near[a].add(b)
+                near[b].add(a)
+    names = sorted({_club(clubs, p) for p in label} - {""})
+    club_id = {c: i + 1 for i, c in enumerate(names)}
+    club = [club_id.get(_club(clubs, p), 0) for p in label]  # 0: no club
+    count = [[0] * (len(names) + 1) for _ in range(n)]  # point -> club -> its neighbours of that club
+    for a in range(n):
+        for b in near[a]:
+            count[a][club[b]] += 1
+
+    def clash(a: int) -> int:
+        return count[a][club[a]] if club[a] else 0
+
+    total = sum(clash(a) for a in range(n)) // 2
+    best_total, best = total, label[:]
+    for _ in range(moves):
+        if total == 0:
+            break
+        hot = [a for a in range(n) if clash(a)]
+        p = rng.choice(hot)
+        move, move_delta = None, None
+        for q in range(n):
+            ca, cb = club[p], club[q]
+            if ca == cb:
+                continue
+            delta = (count[p][cb] if cb else 0) - count[p][ca] + (count[q][ca] - (count[q][cb] if cb else 0))
+            if q in near[p]:  # the pair itself: a club mate of the other after, as before, never
+                delta -= 1 + (1 if cb else 0)
+            if move_delta is None or delta < move_delta or (delta == move_delta and rng.random() < 0.3):
+                move, move_delta = q, delta
+        if move is None or move_delta is None or (move_delta > 0 and rng.random() > 0.1):
+            continue
+        q = move
+        ca, cb = club[p], club[q]
+        for r in near[p]:
+            count[r][ca] -= 1
+            count[r][cb] += 1
+        for r in near[q]:
+            count[r][cb] -= 1
+            count[r][ca] += 1
+        club[p], club[q] = cb, ca
+        label[p], label[q] = label[q], label[p]
+        total += move_delta
+        if total < best_total:
+            best_total, best = total, label[:]
+    return best
 
 
 def _extend(players: Sequence[int], rounds: int, fixed: Sequence[Seating], clubs: Mapping[int, str] | None,
