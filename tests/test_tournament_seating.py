@@ -3,17 +3,20 @@
 ``repeat_lower_bound`` is the counting bound (a player meets 3 per round and
 has n - 1 others to meet); where it is 0 a seating without a single repeat
 exists for these sizes (resolvable designs: the affine plane of order 4 for
-16 players in 5 rounds, the known social-golfer solutions for 32 players in
-up to 10 rounds, and many more for the larger halls), so the search must
-find none there, and where it is above 0 it must reach it or come close.
+16 players in 5 rounds, 28 players in 9 and 40 in 13, 24 players in 7 from
+a stored starting round, the known social-golfer solutions for 32 players in
+up to 10 rounds, and many more for the larger halls), so the plan must find
+none where it has a construction, and elsewhere reach the bound or come close.
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
 
+from tablesvc.tournament.designs import STARTERS, developed_rounds, most_rounds_without_repeats
 from tablesvc.tournament.model import Seating, TournamentError
 from tablesvc.tournament.seating import interval, plan, quality, repeat_lower_bound, shuffled, swiss
 
@@ -31,6 +34,9 @@ def _random_plan(players: list[int], rounds: int, seed: int) -> list[Seating]:
 @pytest.mark.parametrize(("tables", "rounds", "most_repeats"), [
     (4, 5, 0),  # the affine plane: every round's seating forced by the ones before; found
     (4, 6, None),  # the bound (24) itself
+    (6, 7, 0),  # 24 players: a stored starting round over Z_7 and three fixed players
+    (7, 9, 0),  # 28 players: a resolvable 2-(28, 4, 1) design
+    (10, 13, 0),  # 40 players: a resolvable 2-(40, 4, 1) design
     (8, 7, 0),  # the transversal design over GF(8): 8 rounds without a repeat
     (8, 10, 16),  # zero exists (social golfer 8-4-10); the design's 8 and a search for 2 more leave 16
     (16, 8, 0),
@@ -124,3 +130,29 @@ def test_swiss_and_interval_part_clubs_nearest_in_the_standing():
     assert quality([i], clubs).club_meetings == 0
     lines = quality([swiss(ranked), swiss(ranked)]).lines()
     assert any(line.startswith("WARNING: 24 repeat meeting(s)") for line in lines), lines
+
+
+@pytest.mark.parametrize("tables", sorted(STARTERS))
+def test_every_stored_starting_round_develops_into_rounds_without_a_repeat(tables):
+    w = STARTERS[tables][0]
+    rounds = developed_rounds(tables)
+    assert len(rounds) == w == most_rounds_without_repeats(tables)
+    met: dict[frozenset[int], int] = {}
+    for r in rounds:
+        assert sorted(p for four in r for p in four) == list(range(4 * tables))  # everyone once a round
+        for four in r:
+            for a, b in itertools.combinations(four, 2):
+                met[frozenset((a, b))] = met.get(frozenset((a, b)), 0) + 1
+    assert max(met.values()) == 1
+    assert len(met) == 6 * tables * w  # every meeting a new pair
+    n = 4 * tables
+    if 3 * w == n - 1:  # a resolvable design: every pair meets, exactly once
+        assert len(met) == n * (n - 1) // 2
+
+
+def test_a_construction_keeps_clubs_apart_by_exchanging_players():
+    players = list(range(1, 29))
+    clubs = {p: f"club {p % 7}" for p in players}  # seven clubs of four, 7 of the 9 rounds of the design
+    q = quality(plan(players, 7, clubs=clubs, seed=4), clubs)
+    assert q.repeat_meetings == 0 and q.club_meetings == 0
+    assert quality(plan(players, 7, seed=4), clubs).club_meetings > 0  # the same hall, clubs not asked apart
