@@ -2,15 +2,17 @@
 
 For every hall of 16 to 172 players (4 to 43 tables), and 60 tables, seats
 ``min(15, P)`` rounds, where ``P`` is the most rounds a published or
-constructed schedule plays without a repeat meeting at that size, and then
-some halls past ``P``; ``plan`` builds the rounds a construction gives (a
+constructed schedule plays without a repeat meeting at that size (the
+counting bound ``(players - 1) // 3`` where none is known), and then some
+halls past ``P``; ``plan`` builds the rounds a construction gives (a
 transversal design or a stored starting round, see
 ``tablesvc/tournament/designs.py``) and finds the rest by a min-conflicts
 tabu search. Per hall it prints the repeat meetings against the fewest any
 seating can have (``bound``: the counting bound, a player meets 3 a round
-and has ``players - 1`` to meet), ``published`` (``P``), ``gap`` (the
-repeats above the fewest known: above 0 up to ``P`` rounds, above the
-bound past it), the most any pair met, the wind balance, the time, and the
+and has ``players - 1`` to meet), ``published`` (the most rounds of a
+published or constructed schedule without a repeat, ``-`` where none is
+known), ``gap`` (the repeats above the best known: above 0 up to the
+published rounds, above the bound elsewhere), the most any pair met, the wind balance, the time, and the
 best of 20 random seatings of the same hall, to show what the search buys.
 ``--quick`` seats fewer halls (the test's mode).
 """
@@ -26,7 +28,7 @@ import argparse
 import random
 import time
 
-from tablesvc.tournament.designs import most_rounds_without_repeats
+from tablesvc.tournament.designs import known_most_rounds, most_rounds_without_repeats
 from tablesvc.tournament.model import Seating
 from tablesvc.tournament.seating import plan, quality
 
@@ -57,11 +59,11 @@ def main() -> int:
         seatings = plan(players, rounds, seed=1)
         took = time.perf_counter() - started
         q = quality(seatings)
-        published = most_rounds_without_repeats(tables) or 0
-        gap = q.repeat_meetings - (0 if rounds <= published else q.repeat_bound)
+        published = known_most_rounds(tables)
+        gap = q.repeat_meetings - (0 if published is not None and rounds <= published else q.repeat_bound)
         rnd = min(quality(random_plan(players, rounds, s)).repeat_meetings for s in range(20))
         print(f"{tables:>6} {len(players):>7} {rounds:>6}  {q.repeat_meetings:>7} {q.repeat_bound:>5} "
-              f"{published:>9} {gap:>4} {q.most_meetings:>4} {q.wind_spread:>11} "
+              f"{published if published is not None else '-':>9} {gap:>4} {q.most_meetings:>4} {q.wind_spread:>11} "
               f"{q.unbalanced:>10} {took:>7.2f}s   {rnd:>11}", flush=True)
     return 0
 

@@ -20,10 +20,11 @@ and the rounds taken are consecutive: a pair meets again only after
 at least ``g / 3`` (20 rounds for 60 tables). Rounds beyond what a design
 gives are the search's (:func:`tablesvc.tournament.seating.plan`).
 
-:data:`KNOWN_MOST_ROUNDS` is what the published social-golfer tables (groups
-of four) show as the most rounds without a repeat for the smaller halls,
-where the counting bound (``(4g - 1) // 3`` rounds) is not reached or not
-known to be; the seating's quality prints it beside its own figures.
+:data:`KNOWN_MOST_ROUNDS` is the most rounds without a repeat that a
+published or constructed schedule (social golfer problem, groups of four)
+reaches for the halls where one is known; the seating's quality prints it
+beside its own figures, and elsewhere the counting bound
+(``(4g - 1) // 3`` rounds) is all that is known.
 
 The halls where that falls short of what the published social-golfer tables
 reach are built from a stored starting round instead (:data:`STARTERS`):
@@ -48,20 +49,31 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 
-__all__ = ["KNOWN_MOST_ROUNDS", "STARTERS", "design_rounds", "developed_rounds", "most_rounds_without_repeats",
+__all__ = ["KNOWN_MOST_ROUNDS", "STARTERS", "design_rounds", "developed_rounds", "known_most_rounds",
+           "most_rounds_without_repeats",
            "rounds_in_design", "zero_repeat_rounds"]
 
-# tables -> the most rounds without a repeat meeting that a published schedule reaches (social golfer problem,
-# groups of four): 16 players 5 (the affine plane; 6 forces a repeat by counting), 20 players 5, 24 players 7,
-# 28 players 9 (a resolvable design), 32 players 10, 40 players 13 (a resolvable design). From 12 tables on,
-# the constructions here and the search reach 15 rounds, the most a tournament plays.
-KNOWN_MOST_ROUNDS: dict[int, int] = {4: 5, 5: 5, 6: 7, 7: 9, 8: 10, 10: 13}
+# tables -> the most rounds without a repeat meeting that a published or constructed schedule reaches (social
+# golfer problem, groups of four). 16 players 5: the affine plane of order 4 (6 forces a repeat by counting);
+# 20 players 5: the transversal design over GF(5) (6 rounds, the counting bound, are not known here);
+# 24 players 7: the starting round stored here; 28, 40 and 52 players 9, 13 and 17: resolvable 2-(v, 4, 1)
+# designs, which exist for every v = 4 mod 12 (Hanani, Ray-Chaudhuri and Wilson 1972; 28 and 40 are stored
+# here); 32 players 10: Aguado's schedule of 2004 (https://www.metalevel.at/sgp/); 64 players 21: the lines of
+# the affine space AG(3, 4). The counting bound is reached in each.
+KNOWN_MOST_ROUNDS: dict[int, int] = {4: 5, 5: 5, 6: 7, 7: 9, 8: 10, 10: 13, 13: 17, 16: 21}
+
+
+def known_most_rounds(tables: int) -> int | None:
+    """The most rounds ``tables`` tables play with no pair meeting twice in a published or constructed
+    schedule, None where this project knows of none beyond what it builds itself."""
+    return KNOWN_MOST_ROUNDS.get(tables)
 
 
 def most_rounds_without_repeats(tables: int) -> int | None:
     """The most rounds ``tables`` tables can play with no pair meeting twice as far as known: the published
-    figure where there is one, else the counting bound (each player has ``4 * tables - 1`` others to meet, 3 a
-    round); None for a single table (it meets again every round)."""
+    or constructed figure where there is one (:func:`known_most_rounds`), else the counting bound (each
+    player has ``4 * tables - 1`` others to meet, 3 a round); None for a single table (it meets again every
+    round)."""
     if tables < 2:
         return None
     return KNOWN_MOST_ROUNDS.get(tables, (4 * tables - 1) // 3)

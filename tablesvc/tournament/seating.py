@@ -31,7 +31,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from tablesvc.tournament.designs import most_rounds_without_repeats, zero_repeat_rounds
+from tablesvc.tournament.designs import known_most_rounds, zero_repeat_rounds
 from tablesvc.tournament.model import Seating, TournamentError
 
 __all__ = ["SeatingQuality", "balance_winds", "interval", "meetings", "part_clubs", "plan", "quality",
@@ -626,7 +626,7 @@ class SeatingQuality:
     unbalanced: int  # players whose winds differ by more than the rounds allow (more than 1)
     club_meetings: int  # pairs of one club at one table, summed over rounds
     club_bound: int = 0  # the fewest club meetings possible (a club larger than the hall's tables meets)
-    zero_rounds: int | None = None  # the most rounds known to be playable without a repeat at this size
+    zero_rounds: int | None = None  # the most rounds a known schedule plays without a repeat at this size
 
     def lines(self) -> list[str]:
         out = [
@@ -637,12 +637,12 @@ class SeatingQuality:
             f"club meetings: {self.club_meetings} (the fewest possible: {self.club_bound})",
         ]
         if self.zero_rounds is not None:
-            out.append(f"published schedules: {self.players} players play up to {self.zero_rounds} round(s) without "
+            out.append(f"known schedules: {self.players} players play up to {self.zero_rounds} round(s) without "
                        "a repeat meeting")
         if self.repeat_meetings > self.repeat_bound:
             known = self.zero_rounds is not None and self.repeat_bound == 0 and self.rounds > self.zero_rounds
             out.append(f"WARNING: {self.repeat_meetings - self.repeat_bound} repeat meeting(s) above the fewest "
-                       "possible" + (" (no published schedule of this size has none)" if known else ""))
+                       "possible" + (" (no known schedule of this size has none)" if known else ""))
         if self.club_meetings > self.club_bound:
             out.append(f"WARNING: {self.club_meetings - self.club_bound} club meeting(s) above the fewest possible")
         return out
@@ -677,5 +677,5 @@ def quality(seatings: Sequence[Seating], clubs: Mapping[int, str] | None = None)
         unbalanced=sum(1 for c in winds.values() if max(c) - min(c) > 1),
         club_meetings=club_meetings,
         club_bound=len(seatings) * _fewest_club_meetings(sorted(players), clubs) if players else 0,
-        zero_rounds=most_rounds_without_repeats(len(players) // 4) if len(players) >= 8 else None,
+        zero_rounds=known_most_rounds(len(players) // 4) if len(players) >= 8 else None,
     )
