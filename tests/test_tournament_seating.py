@@ -16,7 +16,13 @@ import random
 
 import pytest
 
-from tablesvc.tournament.designs import STARTERS, developed_rounds, known_most_rounds
+from tablesvc.tournament.designs import (
+    GROUP_DESIGNS,
+    STARTERS,
+    developed_rounds,
+    group_design_rounds,
+    known_most_rounds,
+)
 from tablesvc.tournament.model import Seating, TournamentError
 from tablesvc.tournament.seating import interval, plan, quality, repeat_lower_bound, shuffled, swiss
 
@@ -156,3 +162,17 @@ def test_a_construction_keeps_clubs_apart_by_exchanging_players():
     q = quality(plan(players, 7, clubs=clubs, seed=4), clubs)
     assert q.repeat_meetings == 0 and q.club_meetings == 0
     assert quality(plan(players, 7, seed=4), clubs).club_meetings > 0  # the same hall, clubs not asked apart
+
+
+@pytest.mark.parametrize("tables", sorted(GROUP_DESIGNS))
+def test_every_stored_group_design_meets_each_pair_of_two_rows_once_and_no_pair_of_one_row(tables):
+    rounds = group_design_rounds(tables)
+    assert len(rounds) == tables
+    met: dict[frozenset[int], int] = {}
+    for r in rounds:
+        assert sorted(p for four in r for p in four) == list(range(4 * tables))
+        for four in r:
+            assert [p // tables for p in four] == [0, 1, 2, 3]  # one player of each row at every table
+            for a, b in itertools.combinations(four, 2):
+                met[frozenset((a, b))] = met.get(frozenset((a, b)), 0) + 1
+    assert max(met.values()) == 1 and len(met) == 6 * tables * tables  # every pair of two rows, once

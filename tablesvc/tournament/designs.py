@@ -49,7 +49,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 
-__all__ = ["KNOWN_MOST_ROUNDS", "STARTERS", "design_rounds", "developed_rounds", "known_most_rounds",
+__all__ = ["GROUP_DESIGNS", "KNOWN_MOST_ROUNDS", "STARTERS", "design_rounds", "developed_rounds", "group_design_rounds",
+           "known_most_rounds",
            "most_rounds_without_repeats",
            "rounds_in_design", "zero_repeat_rounds"]
 
@@ -212,6 +213,49 @@ STARTERS: dict[int, tuple[int, tuple[tuple[int, ...], ...], tuple[tuple[int, ...
 }
 
 
+# tables -> (the moduli of an abelian group G of that order, three rows of G's elements by index): a transversal
+# design developed over G, for the halls whose own ring gives too few rounds. Index i is the element whose
+# coordinates are i written in the moduli's mixed radix (the last modulus the fastest); the starting round's
+# table i seats, row by row, the elements i, y[i], z[i] and u[i], and round t adds the element t to each. Every
+# difference between two rows (y - x, z - x, u - x, z - y, u - y, u - z) is a bijection of G, so each pair of
+# two rows meets in exactly one of the |G| rounds, and players of one row never meet. Z_12 itself has no such
+# rows (a cyclic group of even order has no complete mapping), Z_2 x Z_2 x Z_3 has.
+GROUP_DESIGNS: dict[int, tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]] = {
+    12: ((2, 2, 3), ((0, 8, 10, 9, 5, 1, 4, 6, 11, 7, 3, 2), (0, 6, 1, 7, 11, 3, 9, 4, 10, 2, 8, 5),
+                     (0, 11, 8, 4, 1, 7, 3, 2, 9, 5, 6, 10))),
+}
+
+
+def group_design_rounds(tables: int) -> list[tuple[tuple[int, int, int, int], ...]]:
+    """The ``tables`` rounds of :data:`GROUP_DESIGNS` (players ``0 .. 4 * tables - 1``, row ``a`` holding
+    ``a * tables .. a * tables + tables - 1``); [] where none is stored."""
+    if tables not in GROUP_DESIGNS:
+        return []
+    moduli, (ys, zs, us) = GROUP_DESIGNS[tables]
+
+    def coords(i: int) -> list[int]:
+        out = []
+        for m in reversed(moduli):
+            i, c = divmod(i, m)
+            out.append(c)
+        return out[::-1]
+
+    def index(cs: Sequence[int]) -> int:
+        i = 0
+        for c, m in zip(cs, moduli, strict=True):
+            i = i * m + c
+        return i
+
+    def plus(a: int, b: int) -> int:
+        return index([(x + y) % m for x, y, m in zip(coords(a), coords(b), moduli, strict=True)])
+
+    out = []
+    for t in range(tables):
+        out.append(tuple((plus(i, t), tables + plus(ys[i], t), 2 * tables + plus(zs[i], t), 3 * tables + plus(us[i], t))
+                         for i in range(tables)))
+    return out
+
+
 def developed_rounds(tables: int) -> list[tuple[tuple[int, int, int, int], ...]]:
     """The ``w`` rounds of :data:`STARTERS` for ``tables`` tables, players numbered ``0 .. 4 * tables - 1``;
     [] where none is stored."""
@@ -236,7 +280,10 @@ def zero_repeat_rounds(tables: int) -> tuple[list[tuple[tuple[int, int, int, int
     ``0 .. 4 * tables - 1``), and whether they are the transversal design's (whose rows ``t, t + tables,
     t + 2 * tables, ...`` are four groups that never meet: where clubs can go)."""
     starter = developed_rounds(tables)
-    if len(starter) > rounds_in_design(tables):
+    grouped = group_design_rounds(tables)
+    if len(starter) > max(len(grouped), rounds_in_design(tables)):
         return starter, False
+    if len(grouped) > rounds_in_design(tables):
+        return grouped, True
     rows = [[a * tables + x for x in range(tables)] for a in range(4)]
     return design_rounds(rows, rounds_in_design(tables)), True
