@@ -43,6 +43,7 @@ def _random_plan(players: list[int], rounds: int, seed: int) -> list[Seating]:
     (6, 7, 0),  # 24 players: a stored starting round over Z_7 and three fixed players
     (7, 9, 0),  # 28 players: a resolvable 2-(28, 4, 1) design
     (10, 13, 0),  # 40 players: a resolvable 2-(40, 4, 1) design
+    (12, 13, 0),  # 48 players: a transversal design over Z2 x Z2 x Z3, then a round within its rows
     (8, 7, 0),  # the transversal design over GF(8): 8 rounds without a repeat
     (8, 10, 16),  # zero exists (social golfer 8-4-10); the design's 8 and a search for 2 more leave 16
     (16, 8, 0),

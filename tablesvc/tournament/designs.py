@@ -26,6 +26,10 @@ reaches for the halls where one is known; the seating's quality prints it
 beside its own figures, and elsewhere the counting bound
 (``(4g - 1) // 3`` rounds) is all that is known.
 
+For 12 tables, where neither gives more than 4 rounds, :data:`GROUP_DESIGNS`
+holds a transversal design developed over the group Z2 x Z2 x Z3 (12
+rounds; stored, found by a constraint search, checked by a test).
+
 The halls where that falls short of what the published social-golfer tables
 reach are built from a stored starting round instead (:data:`STARTERS`):
 ``w`` rounds on ``3 * w + k`` players (``k`` of 1, 2 or 3). Players
