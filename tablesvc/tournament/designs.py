@@ -32,7 +32,7 @@ rounds; stored, found by a constraint search, checked by a test).
 
 The halls where that falls short of what the published social-golfer tables
 reach are built from a stored starting round instead (:data:`STARTERS`):
-``w`` rounds on ``3 * w + k`` players (``k`` of 1, 2 or 3). Players
+``w`` rounds on ``3 * w + k`` players (``k`` from 1 to 11). Players
 ``0 .. 3w - 1`` are ``w`` columns in three rows, the last ``k`` are fixed;
 round ``t`` is the starting round with every column moved on by ``t``
 modulo ``w``, each fixed player at the table of the three that the
@@ -40,12 +40,13 @@ starting round gives it. A pair of one row then meets in the rounds that
 carry its column difference ``d`` (and ``-d``) onto a starting table, a
 pair of two rows in those that carry its difference, so the starting round
 covering each difference once (and never ``d = w / 2``, whose pair would
-meet twice) is all it takes for ``w`` rounds without a repeat meeting. For
-``3w + 1`` players that is a resolvable 2-(v, 4, 1) design (28 players in
-9 rounds, 40 in 13); the others leave every player one or two others never
-met. The starting rounds were found by a search (constraint programming)
-and each is checked by a test that counts every meeting of its ``w``
-rounds (``tests/test_tournament_seating.py``).
+meet twice) is all it takes for ``w`` rounds without a repeat meeting; two
+fixed players never meet. For ``3w + 1`` players that is a resolvable
+2-(v, 4, 1) design (28 players in 9 rounds, 40 in 13); 24 players get 7
+rounds, 36 players 10, 44 players 12 and 56 players 15. The starting
+rounds were found by a search (constraint programming) and each is checked
+by a test that counts every meeting of its ``w`` rounds
+(``tests/test_tournament_seating.py``).
 """
 
 from __future__ import annotations
@@ -64,8 +65,11 @@ __all__ = ["GROUP_DESIGNS", "KNOWN_MOST_ROUNDS", "STARTERS", "design_rounds", "d
 # 24 players 7: the starting round stored here; 28, 40 and 52 players 9, 13 and 17: resolvable 2-(v, 4, 1)
 # designs, which exist for every v = 4 mod 12 (Hanani, Ray-Chaudhuri and Wilson 1972; 28 and 40 are stored
 # here); 32 players 10: Aguado's schedule of 2004 (https://www.metalevel.at/sgp/); 64 players 21: the lines of
-# the affine space AG(3, 4). The counting bound is reached in each.
-KNOWN_MOST_ROUNDS: dict[int, int] = {4: 5, 5: 5, 6: 7, 7: 9, 8: 10, 10: 13, 13: 17, 16: 21}
+# the affine space AG(3, 4). The counting bound is reached in each. Below it, what this module builds: 36
+# players 10, 44 players 12, 56 players 15 (stored starting rounds) and 48 players 13 (the group design's 12
+# and a round within its rows, found by the search).
+KNOWN_MOST_ROUNDS: dict[int, int] = {4: 5, 5: 5, 6: 7, 7: 9, 8: 10, 9: 10, 10: 13, 11: 12, 12: 13, 13: 17, 14: 15,
+                                     16: 21}
 
 
 def known_most_rounds(tables: int) -> int | None:
@@ -211,9 +215,16 @@ STARTERS: dict[int, tuple[int, tuple[tuple[int, ...], ...], tuple[tuple[int, ...
         ((2, 8, 10, 11), (3, 5, 6, 16), (13, 15, 17, 18))),
     7: (9, ((0, 9, 18),),
         ((3, 6, 13, 14), (4, 5, 10, 17), (2, 7, 19, 26), (1, 8, 21, 24), (11, 16, 22, 23), (12, 15, 20, 25))),
+    9: (10, ((0, 10, 20), (1, 16, 28), (8, 14, 29), (9, 11, 22), (2, 19, 27), (5, 18, 21)),
+        ((4, 12, 13, 15), (17, 23, 24, 26), (3, 6, 7, 25))),
     10: (13, ((0, 13, 26),),
          ((1, 2, 16, 25), (3, 6, 22, 23), (5, 9, 14, 17), (4, 11, 31, 36), (7, 12, 28, 30), (8, 10, 32, 38),
           (15, 21, 29, 33), (19, 24, 34, 35), (18, 20, 27, 37))),
+    11: (12, ((0, 12, 24), (8, 13, 31), (1, 16, 27), (4, 14, 33), (11, 17, 30), (3, 19, 28), (2, 21, 29), (7, 15, 25)),
+         ((9, 20, 22, 23), (18, 32, 34, 35), (5, 6, 10, 26))),
+    14: (15, ((0, 15, 30), (10, 27, 37), (12, 19, 38), (3, 22, 42), (2, 28, 34), (11, 25, 39), (8, 16, 43),
+              (13, 23, 31), (14, 17, 35), (6, 18, 40), (4, 24, 41)),
+         ((5, 21, 26, 29), (1, 7, 9, 32), (20, 33, 36, 44))),
 }
 
 
