@@ -143,7 +143,7 @@ def test_swiss_and_interval_part_clubs_nearest_in_the_standing():
 def test_every_stored_starting_round_develops_into_rounds_without_a_repeat(tables):
     w = STARTERS[tables][0]
     rounds = developed_rounds(tables)
-    assert len(rounds) == w == known_most_rounds(tables)
+    assert len(rounds) == w <= known_most_rounds(tables)
     met: dict[frozenset[int], int] = {}
     for r in rounds:
         assert sorted(p for four in r for p in four) == list(range(4 * tables))  # everyone once a round

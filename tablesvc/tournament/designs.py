@@ -43,7 +43,7 @@ covering each difference once (and never ``d = w / 2``, whose pair would
 meet twice) is all it takes for ``w`` rounds without a repeat meeting; two
 fixed players never meet. For ``3w + 1`` players that is a resolvable
 2-(v, 4, 1) design (28 players in 9 rounds, 40 in 13); 24 players get 7
-rounds, 36 players 10, 44 players 12 and 56 players 15. The starting
+rounds, 36 players 10, 44 players 12, 52 and 56 players 15. The starting
 rounds were found by a search (constraint programming) and each is checked
 by a test that counts every meeting of its ``w`` rounds
 (``tests/test_tournament_seating.py``).
@@ -66,8 +66,8 @@ __all__ = ["GROUP_DESIGNS", "KNOWN_MOST_ROUNDS", "STARTERS", "design_rounds", "d
 # designs, which exist for every v = 4 mod 12 (Hanani, Ray-Chaudhuri and Wilson 1972; 28 and 40 are stored
 # here); 32 players 10: Aguado's schedule of 2004 (https://www.metalevel.at/sgp/); 64 players 21: the lines of
 # the affine space AG(3, 4). The counting bound is reached in each. Below it, what this module builds: 36
-# players 10, 44 players 12, 56 players 15 (stored starting rounds) and 48 players 13 (the group design's 12
-# and a round within its rows, found by the search).
+# players 10, 44 players 12, 56 players 15 (stored starting rounds; 52 players 15 too) and 48 players 13 (the
+# group design's 12 and a round within its rows, found by the search).
 KNOWN_MOST_ROUNDS: dict[int, int] = {4: 5, 5: 5, 6: 7, 7: 9, 8: 10, 9: 10, 10: 13, 11: 12, 12: 13, 13: 17, 14: 15,
                                      16: 21}
 
@@ -222,6 +222,8 @@ STARTERS: dict[int, tuple[int, tuple[tuple[int, ...], ...], tuple[tuple[int, ...
           (15, 21, 29, 33), (19, 24, 34, 35), (18, 20, 27, 37))),
     11: (12, ((0, 12, 24), (8, 13, 31), (1, 16, 27), (4, 14, 33), (11, 17, 30), (3, 19, 28), (2, 21, 29), (7, 15, 25)),
          ((9, 20, 22, 23), (18, 32, 34, 35), (5, 6, 10, 26))),
+    13: (15, ((0, 15, 30), (2, 28, 33), (13, 29, 37), (9, 19, 36), (12, 17, 35), (8, 20, 41), (4, 26, 38)),
+         ((5, 6, 10, 24), (3, 11, 32, 43), (14, 16, 22, 27), (1, 7, 42, 44), (23, 25, 34, 39), (18, 21, 31, 40))),
     14: (15, ((0, 15, 30), (10, 27, 37), (12, 19, 38), (3, 22, 42), (2, 28, 34), (11, 25, 39), (8, 16, 43),
               (13, 23, 31), (14, 17, 35), (6, 18, 40), (4, 24, 41)),
          ((5, 21, 26, 29), (1, 7, 9, 32), (20, 33, 36, 44))),
