@@ -32,7 +32,7 @@ rounds; stored, found by a constraint search, checked by a test).
 
 The halls where that falls short of what the published social-golfer tables
 reach are built from a stored starting round instead (:data:`STARTERS`):
-``w`` rounds on ``3 * w + k`` players (``k`` from 1 to 11). Players
+``w`` rounds on ``3 * w + k`` players (``k`` from 1 to 12). Players
 ``0 .. 3w - 1`` are ``w`` columns in three rows, the last ``k`` are fixed;
 round ``t`` is the starting round with every column moved on by ``t``
 modulo ``w``, each fixed player at the table of the three that the
@@ -43,7 +43,8 @@ covering each difference once (and never ``d = w / 2``, whose pair would
 meet twice) is all it takes for ``w`` rounds without a repeat meeting; two
 fixed players never meet. For ``3w + 1`` players that is a resolvable
 2-(v, 4, 1) design (28 players in 9 rounds, 40 in 13); 24 players get 7
-rounds, 36 players 10, 44 players 12, 52 and 56 players 15. The starting
+rounds, 36 players 10, 44 players 13, 52 and 56 players 15, 60 players
+16. The starting
 rounds were found by a search (constraint programming) and each is checked
 by a test that counts every meeting of its ``w`` rounds
 (``tests/test_tournament_seating.py``).
@@ -66,10 +67,10 @@ __all__ = ["GROUP_DESIGNS", "KNOWN_MOST_ROUNDS", "STARTERS", "design_rounds", "d
 # designs, which exist for every v = 4 mod 12 (Hanani, Ray-Chaudhuri and Wilson 1972; 28 and 40 are stored
 # here); 32 players 10: Aguado's schedule of 2004 (https://www.metalevel.at/sgp/); 64 players 21: the lines of
 # the affine space AG(3, 4). The counting bound is reached in each. Below it, what this module builds: 36
-# players 10, 44 players 12, 56 players 15 (stored starting rounds; 52 players 15 too) and 48 players 13 (the
-# group design's 12 and a round within its rows, found by the search).
-KNOWN_MOST_ROUNDS: dict[int, int] = {4: 5, 5: 5, 6: 7, 7: 9, 8: 10, 9: 10, 10: 13, 11: 12, 12: 13, 13: 17, 14: 15,
-                                     16: 21}
+# players 10, 44 players 13, 56 players 15, 60 players 16 (stored starting rounds; 52 players 15 too) and 48
+# players 13 (the group design's 12 and a round within its rows, found by the search).
+KNOWN_MOST_ROUNDS: dict[int, int] = {4: 5, 5: 5, 6: 7, 7: 9, 8: 10, 9: 10, 10: 13, 11: 13, 12: 13, 13: 17, 14: 15,
+                                     15: 16, 16: 21}
 
 
 def known_most_rounds(tables: int) -> int | None:
@@ -220,13 +221,16 @@ STARTERS: dict[int, tuple[int, tuple[tuple[int, ...], ...], tuple[tuple[int, ...
     10: (13, ((0, 13, 26),),
          ((1, 2, 16, 25), (3, 6, 22, 23), (5, 9, 14, 17), (4, 11, 31, 36), (7, 12, 28, 30), (8, 10, 32, 38),
           (15, 21, 29, 33), (19, 24, 34, 35), (18, 20, 27, 37))),
-    11: (12, ((0, 12, 24), (8, 13, 31), (1, 16, 27), (4, 14, 33), (11, 17, 30), (3, 19, 28), (2, 21, 29), (7, 15, 25)),
-         ((9, 20, 22, 23), (18, 32, 34, 35), (5, 6, 10, 26))),
+    11: (13, ((0, 13, 26), (8, 14, 31), (9, 23, 28), (2, 19, 29), (12, 22, 34)),
+         ((1, 10, 17, 38), (18, 20, 25, 27), (6, 21, 24, 35), (4, 7, 15, 16), (30, 32, 33, 37), (3, 5, 11, 36))),
     13: (15, ((0, 15, 30), (2, 28, 33), (13, 29, 37), (9, 19, 36), (12, 17, 35), (8, 20, 41), (4, 26, 38)),
          ((5, 6, 10, 24), (3, 11, 32, 43), (14, 16, 22, 27), (1, 7, 42, 44), (23, 25, 34, 39), (18, 21, 31, 40))),
     14: (15, ((0, 15, 30), (10, 27, 37), (12, 19, 38), (3, 22, 42), (2, 28, 34), (11, 25, 39), (8, 16, 43),
               (13, 23, 31), (14, 17, 35), (6, 18, 40), (4, 24, 41)),
          ((5, 21, 26, 29), (1, 7, 9, 32), (20, 33, 36, 44))),
+    15: (16, ((0, 16, 32), (1, 18, 36), (12, 26, 37), (3, 29, 34), (7, 30, 43), (8, 20, 35), (6, 28, 40),
+              (13, 24, 46), (4, 19, 44), (5, 25, 42), (10, 23, 33), (2, 27, 47)),
+         ((9, 11, 14, 15), (38, 39, 41, 45), (17, 21, 22, 31))),
 }
 
 
