@@ -177,3 +177,11 @@ def test_every_stored_group_design_meets_each_pair_of_two_rows_once_and_no_pair_
             for a, b in itertools.combinations(four, 2):
                 met[frozenset((a, b))] = met.get(frozenset((a, b)), 0) + 1
     assert max(met.values()) == 1 and len(met) == 6 * tables * tables  # every pair of two rows, once
+
+
+def test_the_warning_says_whether_a_known_schedule_does_better():
+    under = quality(plan(list(range(1, 33)), 10, seed=1)).lines()  # 8-4-10: published without a repeat
+    assert any(line.startswith("WARNING") and "a published schedule of this size has none" in line
+               for line in under), under
+    past = quality(plan(list(range(1, 21)), 6, seed=1)).lines()  # 20 players: 5 rounds known, 6 asked
+    assert any(line.startswith("WARNING") and "no known schedule of this size has none" in line for line in past), past

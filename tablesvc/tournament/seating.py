@@ -640,9 +640,13 @@ class SeatingQuality:
             out.append(f"known schedules: {self.players} players play up to {self.zero_rounds} round(s) without "
                        "a repeat meeting")
         if self.repeat_meetings > self.repeat_bound:
-            known = self.zero_rounds is not None and self.repeat_bound == 0 and self.rounds > self.zero_rounds
+            why = ""
+            if self.zero_rounds is not None and self.repeat_bound == 0:
+                why = (" (no known schedule of this size has none)" if self.rounds > self.zero_rounds else
+                       " (a published schedule of this size has none; this seating does not reach it: seat fewer "
+                       "rounds, or accept them)")
             out.append(f"WARNING: {self.repeat_meetings - self.repeat_bound} repeat meeting(s) above the fewest "
-                       "possible" + (" (no known schedule of this size has none)" if known else ""))
+                       "possible" + why)
         if self.club_meetings > self.club_bound:
             out.append(f"WARNING: {self.club_meetings - self.club_bound} club meeting(s) above the fewest possible")
         return out
