@@ -3,7 +3,9 @@
 
 Prints the latency from a ``broadcast/hands`` payload's publication to the moment the ``hands`` scene has
 drawn it (or a later payload that came within the same frame) in a real headless Chromium (p50, p99, max
-over every payload), and the part of it until the payload came off the scene's event stream. A generated
+over every payload), the part of it until the payload came off the scene's event stream, and the time the
+scene's script spent building the scene for it (the rest is the page waiting for the screen's next frame, and
+the machine: the load average is printed with the figures). A generated
 game is played through the engine with every hand known; each state's payload is built as the table
 service builds it (the analysis, :func:`tablesvc.analysis.broadcast.hands_payload`) and published on a
 real Mosquitto at a table's pace times ``--rate``; the web server (in this process, with its broadcast
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import json
+import os
 import shutil
 import socket
 import statistics
@@ -138,6 +141,7 @@ def main() -> int:
             rendered = {int(s): t for s, t in driver.execute_script("return window.tablesvcBroadcast.rendered")}
             time.sleep(0.1)
         arrived = {int(s): t for s, t in driver.execute_script("return window.tablesvcBroadcast.arrived")}
+        work = sorted(ms for _, ms in driver.execute_script("return window.tablesvcBroadcast.work"))
         streamed = sorted(arrived[s] - sent[s] for s in sent if s in arrived)
         # a payload is on screen once it, or a later one that replaced it within the same frame, is drawn
         def shown(seq: int) -> float | None:
@@ -152,6 +156,11 @@ def main() -> int:
         if streamed:
             print(f"  of which published -> off the scene's stream: p50 {statistics.median(streamed):.1f} ms, "
                   f"p99 {streamed[min(len(streamed) - 1, int(len(streamed) * 0.99))]:.1f} ms")
+        if work:
+            print(f"  of which the scene's script building it: p50 {statistics.median(work):.1f} ms, "
+                  f"p99 {work[min(len(work) - 1, int(len(work) * 0.99))]:.1f} ms (the rest is waiting for the "
+                  f"screen's next frame, and the machine)")
+        print(f"  load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
         return 0 if len(latencies) == len(sent) else 1
     finally:
         client.loop_stop()

@@ -33,6 +33,7 @@ __all__ = [
     "HandFrameTruth",
     "HandView",
     "SeatPose",
+    "render_cards",
     "render_hand",
 ]
 
@@ -258,3 +259,27 @@ def _light(frame: np.ndarray, e: HandEffects, rng: np.random.Generator) -> None:
         noise = rng.normal(0.0, e.noise_sigma, frame.shape).astype(np.int16)
         np.clip(frame.astype(np.int16) + noise, 0, 255, out=noise)
         frame[:] = noise.astype(np.uint8)
+
+
+def render_cards(pose: SeatPose, tiles: TileSet, effects: HandEffects | None = None,
+                 rng: np.random.Generator | None = None) -> np.ndarray:
+    """A seat camera's frame of the two calibration cards (``vision.seat.calibration.seat_card``) stood upright
+    where the row stands, the left as its first tile and the right as its fifteenth (the strip's ends)."""
+    from vision.seat.calibration import CARD_IDS, seat_card
+
+    e = effects or HandEffects()
+    rng = rng or np.random.default_rng(0)
+    frame, _ = render_hand(HandView(()), tiles, pose, HandEffects(felt=e.felt), rng)
+    for marker, x in zip(CARD_IDS, (-STRIP_W / 2, STRIP_W / 2 - TILE_W), strict=True):
+        card = cv2.cvtColor(seat_card(marker, 8.0), cv2.COLOR_GRAY2BGR)
+        face = np.array([[x, 0, TILE_H], [x + TILE_W, 0, TILE_H], [x + TILE_W, 0, 0], [x, 0, 0]])
+        _paste(frame, card, pose.project(face))
+    _light(frame, e, rng)
+    if e.squeeze_to is not None and tuple(e.squeeze_to) != pose.image_size:
+        frame = cv2.resize(frame, e.squeeze_to, interpolation=cv2.INTER_AREA)
+    if e.jpeg_quality:
+        ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, int(e.jpeg_quality)])
+        if not ok:
+            raise RuntimeError("JPEG encoding failed")
+        frame = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return frame

@@ -6,16 +6,22 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
+from collections.abc import Callable
 
 __all__ = ["CuttableProxy"]
 
 
 class CuttableProxy:
     """Listens on ``127.0.0.1:port`` and passes every connection through to ``127.0.0.1:target``.
-    :meth:`cut` kills the open connections and refuses new ones until :meth:`restore`; ``cuts`` counts them."""
+    :meth:`cut` kills the open connections and refuses new ones until :meth:`restore`; ``cuts`` counts them.
 
-    def __init__(self, target: int) -> None:
+    ``downstream``, when given, makes a filter per connection for what the server sends back (it gets the bytes as
+    they come and returns those to pass on, or raises :class:`OSError` to reset the connection there): a network
+    that loses one kind of packet with its connection, which a cut cannot aim at."""
+
+    def __init__(self, target: int, downstream: Callable[[], Callable[[bytes], bytes]] | None = None) -> None:
         self.target = target
+        self.downstream = downstream
         self.listener = socket.socket()
         self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.listener.bind(("127.0.0.1", 0))
@@ -43,17 +49,25 @@ class CuttableProxy:
                 continue
             with self._lock:
                 self._open += [client, server]
-            for a, b in ((client, server), (server, client)):
-                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+            back = self.downstream() if self.downstream is not None else None
+            for a, b, passes in ((client, server, None), (server, client, back)):
+                threading.Thread(target=self._pipe, args=(a, b, passes), daemon=True).start()
 
     @staticmethod
-    def _pipe(a: socket.socket, b: socket.socket) -> None:
+    def _pipe(a: socket.socket, b: socket.socket, passes: Callable[[bytes], bytes] | None = None) -> None:
         try:
             while data := a.recv(65536):
-                b.sendall(data)
+                if passes is not None:
+                    data = passes(data)
+                if data:
+                    b.sendall(data)
         except OSError:
             pass
         for s in (a, b):
+            # shut down before closing: a plain close leaves the other direction's thread blocked in recv on
+            # the socket, and the kernel sends nothing to the peer while it is, so the peer never hears the end
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
             with contextlib.suppress(OSError):
                 s.close()
 

@@ -16,7 +16,9 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
+import cv2
 import numpy as np
 
 from hardware_sims.hand_render import FELTS, STRIP_W, HandEffects, HandView, SeatPose, render_hand
@@ -30,11 +32,10 @@ from vision.naming.embedding import EmbeddingClassifier
 from vision.naming.tile_set import TILES
 from vision.seat.calibration import SeatCalibration
 from vision.seat.consensus import HandConsensus, HandReading
-from vision.seat.reader import SeatReader, enroll_from_rows
+from vision.seat.reader import ENROLL_ROWS, SeatReader, enroll_from_rows
 
-__all__ = ["SeatCams", "SeatState", "StateResult"]
+__all__ = ["SeatCams", "SeatState", "StateResult", "enrollment_frames", "seat_state", "write_video"]
 
-ENROLL_ROWS = (TILES[0:13], TILES[13:26], TILES[26:37])
 ENROLL_LEANS = (0.0, 2.0, 4.0, 6.0)  # degrees the enrollment rows lean back: upright, then as players tilt them
 
 
@@ -64,6 +65,35 @@ class CamStats:
     frames: int = 0
     read_crops: int = 0
     ms: list[float] = field(default_factory=list)
+
+
+def enrollment_frames(tiles: TileSet, pose: SeatPose, effects: HandEffects | None = None,
+                      rng: np.random.Generator | None = None, rows: tuple[tuple[str, ...], ...] | None = None,
+                      ) -> list[tuple[np.ndarray, list[str]]]:
+    """Frames of the enrollment rows (default: the 37 kinds in three rows, :data:`ENROLL_ROWS`) as the seat
+    camera at ``pose`` sees them, each with its tiles left to right: what ``tablesvc vision seat-enroll`` and
+    :func:`vision.seat.enroll_from_rows` take."""
+    rng = rng if rng is not None else np.random.default_rng(0)
+    return [(render_hand(HandView(tuple(r)), tiles, pose, effects, rng)[0], list(r))
+            for r in (rows if rows is not None else ENROLL_ROWS)]
+
+
+def write_video(path: str | Path, frames: list[np.ndarray], fps: float = 5.0, quality: int = 95) -> Path:
+    """Write ``frames`` (BGR, one size) as a Motion-JPEG AVI that OpenCV's ``VideoCapture`` (a camera's
+    ``source``) plays at ``fps``: a seat camera's footage for the service and its tests. ``quality``: the
+    JPEG quality of each frame (a webcam's stream is about 90-95)."""
+    path = Path(path)
+    h, w = frames[0].shape[:2]
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (w, h))
+    if not writer.isOpened():
+        raise RuntimeError(f"OpenCV cannot write {path} (Motion-JPEG AVI)")
+    writer.set(cv2.VIDEOWRITER_PROP_QUALITY, quality)
+    try:
+        for frame in frames:
+            writer.write(frame)
+    finally:
+        writer.release()
+    return path
 
 
 def _order(t: str) -> tuple[int, bool]:

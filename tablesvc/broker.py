@@ -30,6 +30,7 @@ class EmbeddedBroker:
         self.host = host
         self.port = port or free_port(host)
         self._loop = asyncio.new_event_loop()
+        self._loop.set_exception_handler(self._unhandled)
         self._thread: threading.Thread | None = None
         self._broker = None
         self._ready = threading.Event()
@@ -54,6 +55,12 @@ class EmbeddedBroker:
         if not self._ready.wait(timeout) or self._error is not None:
             raise RuntimeError(f"the embedded broker did not start on {self.host}:{self.port}: {self._error}")
         log.info("embedded MQTT 3.1.1 broker on %s", self.url)
+
+    @staticmethod
+    def _unhandled(_loop: asyncio.AbstractEventLoop, context: dict) -> None:
+        """A client's connection task failing inside amqtt (a client gone as the demo stops, a stream closed
+        mid-packet) is amqtt's own chatter: one debug line, not a traceback on the user's terminal."""
+        log.debug("embedded broker: %s (%r)", context.get("message"), context.get("exception"))
 
     def _run(self) -> None:
         asyncio.set_event_loop(self._loop)

@@ -25,8 +25,11 @@ from tablesvc.mqtt.url import BrokerURL
 from tablesvc.rules.ruleset import UnknownRuleSetError, get_ruleset
 from tablesvc.text import REFEREE_NAME_PATTERN
 
-__all__ = ["CameraConfig", "Config", "ConfigError", "MqttConfig", "SerialConfig", "TableConfig", "WebConfig",
-           "load_config", "load_web_config"]
+__all__ = ["SEATS", "CameraConfig", "Config", "ConfigError", "MqttConfig", "SeatCameraConfig", "SerialConfig",
+           "TableConfig", "WebConfig", "load_config", "load_web_config"]
+
+#: a seat camera's ``seat``: the seat it is fixed to, by the wind its player holds in the game's first hand
+SEATS = ("E", "S", "W", "N")
 
 
 class ConfigError(ValueError):
@@ -73,6 +76,22 @@ class CameraConfig:
 
 
 @dataclass(frozen=True)
+class SeatCameraConfig:
+    """A seat camera (``[[camera]] kind = "hand"``): a webcam fixed to one seat reading that player's standing
+    hand. ``seat`` 0..3 (E, S, W, N: the seat first East is 0); ``calibration`` the row's strip
+    (``tablesvc vision seat-calibrate``); ``model`` the set enrolled from this camera
+    (``tablesvc vision seat-enroll``) or ``tiles`` a directory of the set's faces. What it reads is private:
+    no snapshots are published."""
+
+    name: str
+    seat: int
+    source: str | int
+    calibration: Path
+    tiles: Path | None = None
+    model: Path | None = None
+
+
+@dataclass(frozen=True)
 class WebConfig:
     """The web server (overlay, dashboard, referee console): ``[web]``."""
 
@@ -108,6 +127,9 @@ class Config:
     mqtt: MqttConfig
     serial: tuple[SerialConfig, ...] = ()
     camera: CameraConfig | None = None
+    """The table camera: ``[camera]``, or the ``[[camera]]`` entry of kind ``"table"``."""
+    seat_cameras: tuple[SeatCameraConfig, ...] = ()
+    """The seat cameras: ``[[camera]]`` entries of kind ``"hand"``, at most one per seat."""
     command_tokens: tuple[str, ...] = field(default=(), repr=False)
     web: WebConfig | None = None
     source: str = "<config>"
@@ -125,7 +147,7 @@ _SECTIONS = {
     "table": {"site", "id", "rules", "data_dir", "players", "journal_sync"},
     "mqtt": {"url", "prefix", "protocol", "ca_file", "client_id"},
     "serial": {"name", "url", "kind", "ids", "seats", "heartbeat_timeout"},
-    "camera": {"name", "source", "calibration", "tiles", "model", "snapshot_interval"},
+    "camera": {"kind", "name", "seat", "source", "calibration", "tiles", "model", "snapshot_interval"},
     "commands": {"tokens"},
     "start": {"round", "honba", "sticks", "scores", "dealer"},
     "broadcast": {"delay_s"},
@@ -140,41 +162,50 @@ class _Checker:
         self.path = path
         self.lines = text.splitlines()
 
-    def line_of(self, section: str, key: str | None) -> int | None:
+    def line_of(self, section: str, key: str | None, index: int | None = None) -> int | None:
+        """The line of ``key`` (None: the section's header) in ``section``; ``index``: in the index-th
+        ``[[section]]`` entry only (0 is the first)."""
         current = None
+        seen = -1
         for number, line in enumerate(self.lines, 1):
             header = re.match(r"\s*\[\[?\s*([\w.-]+)\s*\]\]?", line)
             if header:
                 current = header.group(1)
-                if key is None and current == section:
+                if current == section:
+                    seen += 1
+                if key is None and current == section and (index is None or seen == index):
                     return number
                 continue
-            if current == section and key is not None and re.match(rf"\s*{re.escape(key)}\s*=", line):
+            if (current == section and key is not None and (index is None or seen == index)
+                    and re.match(rf"\s*{re.escape(key)}\s*=", line)):
                 return number
         return None
 
-    def fail(self, section: str, key: str | None, message: str) -> ConfigError:
-        line = self.line_of(section, key)
+    def fail(self, section: str, key: str | None, message: str, index: int | None = None) -> ConfigError:
+        line = self.line_of(section, key, index)
+        if line is None and key is not None and index is not None:  # a key the entry lacks: its header's line
+            line = self.line_of(section, None, index)
         where = f"{self.path} line {line}" if line else self.path
         name = f"[{section}] {key}" if key else f"[{section}]"
         return ConfigError(f"{where}: {name}: {message}")
 
     def get(self, data: dict[str, Any], section: str, key: str, kind: type | tuple[type, ...], default: Any = ...,
-            ) -> Any:
+            index: int | None = None) -> Any:
         if key not in data:
             if default is ...:
-                raise self.fail(section, None, f"the key {key!r} is required")
+                raise self.fail(section, None, f"the key {key!r} is required", index)
             return default
         value = data[key]
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
-            raise self.fail(section, key, f"expected {names}, not {value!r}")
+            raise self.fail(section, key, f"expected {names}, not {value!r}", index)
         return value
 
-    def known(self, data: dict[str, Any], section: str) -> None:
+    def known(self, data: dict[str, Any], section: str, index: int | None = None) -> None:
         unknown = sorted(set(data) - _SECTIONS[section])
         if unknown:
-            raise self.fail(section, unknown[0], f"unknown key (known: {', '.join(sorted(_SECTIONS[section]))})")
+            raise self.fail(section, unknown[0], f"unknown key (known: {', '.join(sorted(_SECTIONS[section]))})",
+                            index)
 
 
 def _topic_safe(value: str) -> bool:
@@ -302,32 +333,7 @@ def parse_config(text: str, path: str = "<config>", *, base: Path | None = None)
         serial.append(SerialConfig(name=name, url=c.get(entry, "serial", "url", str), binding=binding,
                                    heartbeat_timeout=timeout))
 
-    camera = None
-    if "camera" in data:
-        cam = data["camera"]
-        c.known(cam, "camera")
-        paths: dict[str, Path | None] = {}
-        for key in ("calibration", "tiles", "model"):
-            value = c.get(cam, "camera", key, str, None)
-            if value is None:
-                paths[key] = None
-                continue
-            path = Path(value)
-            if base is not None and not path.is_absolute():
-                path = base / path
-            if not path.exists():
-                raise c.fail("camera", key, f"no such {'directory' if key == 'tiles' else 'file'}: {path}")
-            paths[key] = path
-        if paths["tiles"] is not None and paths["model"] is not None:
-            raise c.fail("camera", "model", "give either tiles (a directory to enroll) or model, not both")
-        interval = c.get(cam, "camera", "snapshot_interval", (int, float), 5.0)
-        if interval < 0:
-            raise c.fail("camera", "snapshot_interval", "seconds between snapshots: positive, or 0 for none")
-        camera = CameraConfig(name=c.get(cam, "camera", "name", str, "camera"),
-                              source=c.get(cam, "camera", "source", (str, int)), snapshot_interval=float(interval),
-                              **paths)
-        if not _topic_safe(camera.name):
-            raise c.fail("camera", "name", f"{camera.name!r} names a topic: no '/', '+', '#' or spaces")
+    camera, seat_cameras = _cameras(c, data.get("camera"), base, {s.name for s in serial})
 
     tokens: tuple[str, ...] = ()
     if "commands" in data:
@@ -352,8 +358,99 @@ def parse_config(text: str, path: str = "<config>", *, base: Path | None = None)
         delay = c.get(data["broadcast"], "broadcast", "delay_s", (int, float), 0)
         if isinstance(delay, bool) or not 0 <= delay <= 3600:
             raise c.fail("broadcast", "delay_s", f"seconds from 0 to 3600, not {delay!r}")
-    return Config(table=table, mqtt=mqtt, serial=tuple(serial), camera=camera, command_tokens=tokens, web=web,
+    return Config(table=table, mqtt=mqtt, serial=tuple(serial), camera=camera, seat_cameras=seat_cameras,
+                  command_tokens=tokens, web=web,
                   source=path, start=start, broadcast_delay=float(delay))
+
+
+def _cameras(c: _Checker, data: Any, base: Path | None, serial_names: set[str],
+             ) -> tuple[CameraConfig | None, tuple[SeatCameraConfig, ...]]:
+    """The table camera and the seat cameras: ``[[camera]]`` entries, each with ``kind = "table"`` (the
+    default: the camera over the table) or ``kind = "hand"`` (a seat camera, with ``seat``). A file with one
+    ``[camera]`` table is read as one table camera."""
+    if data is None:
+        return None, ()
+    single = isinstance(data, dict)
+    entries = [data] if single else data
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise c.fail("camera", None, 'write each camera as [[camera]] with source (and kind = "hand" for a seat '
+                     "camera)")
+    table: CameraConfig | None = None
+    seats: dict[int, SeatCameraConfig] = {}
+    names: dict[str, int] = {}
+    for i, entry in enumerate(entries):
+        at = None if single else i
+        c.known(entry, "camera", at)
+        kind = c.get(entry, "camera", "kind", str, "table", at)
+        if kind not in ("table", "hand"):
+            raise c.fail("camera", "kind", f'"table" (the camera over the table) or "hand" (a seat camera), not '
+                         f"{kind!r}", at)
+        paths: dict[str, Path | None] = {}
+        for key in ("calibration", "tiles", "model"):
+            value = c.get(entry, "camera", key, str, None, at)
+            if value is None:
+                paths[key] = None
+                continue
+            path = Path(value)
+            if base is not None and not path.is_absolute():
+                path = base / path
+            if not path.exists():
+                hint = ""
+                if key == "calibration" and kind == "hand":
+                    hint = " (write it with 'tablesvc vision seat-calibrate')"
+                elif key == "calibration":
+                    hint = " (write it with 'tablesvc vision calibrate')"
+                raise c.fail("camera", key, f"no such {'directory' if key == 'tiles' else 'file'}: {path}{hint}", at)
+            paths[key] = path
+        if paths["tiles"] is not None and paths["model"] is not None:
+            raise c.fail("camera", "model", "give either tiles (a directory to enroll) or model, not both", at)
+        source = c.get(entry, "camera", "source", (str, int), ..., at)
+        if kind == "table":
+            if "seat" in entry:
+                raise c.fail("camera", "seat", 'only a seat camera (kind = "hand") has a seat', at)
+            if table is not None:
+                raise c.fail("camera", "kind", f"two table cameras ({table.name!r} and this one): a table has one "
+                             'camera over it; a camera at a seat is kind = "hand"', at)
+            interval = c.get(entry, "camera", "snapshot_interval", (int, float), 5.0, at)
+            if interval < 0:
+                raise c.fail("camera", "snapshot_interval", "seconds between snapshots: positive, or 0 for none", at)
+            name = c.get(entry, "camera", "name", str, "camera", at)
+            camera: CameraConfig | SeatCameraConfig = CameraConfig(
+                name=name, source=source, snapshot_interval=float(interval), **paths)
+            table = camera
+        else:
+            seat_name = c.get(entry, "camera", "seat", str, None, at)
+            if seat_name is None:
+                raise c.fail("camera", None, 'a seat camera needs seat = "E", "S", "W" or "N": the seat it is fixed '
+                             "to (E: the player first East)", at)
+            if seat_name not in SEATS:
+                raise c.fail("camera", "seat", f'one of "E", "S", "W", "N" (E: the player first East), not '
+                             f"{seat_name!r}", at)
+            seat = SEATS.index(seat_name)
+            if seat in seats:
+                raise c.fail("camera", "seat", f"two seat cameras for seat {seat_name} ({seats[seat].name!r} and this "
+                             "one): one camera per seat", at)
+            if "snapshot_interval" in entry:
+                raise c.fail("camera", "snapshot_interval", "a seat camera publishes no snapshots: what it sees is "
+                             "a player's hand", at)
+            if paths["calibration"] is None:
+                raise c.fail("camera", None, "a seat camera needs calibration = the row's strip (write it with "
+                             "'tablesvc vision seat-calibrate')", at)
+            if paths["tiles"] is None and paths["model"] is None:
+                raise c.fail("camera", None, "a seat camera needs model = the set enrolled from it ('tablesvc vision "
+                             "seat-enroll') or tiles = a directory of the set's faces", at)
+            name = c.get(entry, "camera", "name", str, f"seat-{seat_name}", at)
+            camera = SeatCameraConfig(name=name, seat=seat, source=source, calibration=paths["calibration"],
+                                      tiles=paths["tiles"], model=paths["model"])
+            seats[seat] = camera
+        if not _topic_safe(camera.name):
+            raise c.fail("camera", "name", f"{camera.name!r} names a topic: no '/', '+', '#' or spaces", at)
+        if camera.name in names or camera.name in serial_names:
+            other = "a serial device" if camera.name in serial_names else "another camera"
+            raise c.fail("camera", "name", f"{camera.name!r} is the name of {other} already: each device has its "
+                         "own (devices/<name>)", at)
+        names[camera.name] = i
+    return table, tuple(seats[s] for s in sorted(seats))
 
 
 def _start(c: _Checker, data: Any, rules: str) -> dict[str, Any]:

@@ -22,4 +22,8 @@ def test_broadcast_scene_bench_quick(tmp_path):
     assert 0 < float(drawn.group(3)) <= float(drawn.group(4)) <= float(drawn.group(5))
     streamed = re.search(r"off the scene's stream: p50 ([\d.]+) ms", proc.stdout)
     assert streamed and float(streamed.group(1)) <= float(drawn.group(3)) + 1, proc.stdout
+    # the script's share: measured for every payload drawn, and part of (so below) the whole time to the screen
+    work = re.search(r"script building it: p50 ([\d.]+) ms, p99 ([\d.]+) ms", proc.stdout)
+    assert work and 0 < float(work.group(1)) <= float(work.group(2)) <= float(drawn.group(5)), proc.stdout
+    assert re.search(r"load average [\d.]+ on \d+ cores", proc.stdout), proc.stdout
 

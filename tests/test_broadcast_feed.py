@@ -52,11 +52,24 @@ class Listener:
         if user is not None:
             self.client.username_pw_set(user, PASSWORD)
         self.client.on_message = self._message
-        self.client.on_subscribe = lambda *_: self.subscribed.set()
+        self.acknowledged: set[int] = set()
+        self.client.on_subscribe = self._subscribed
         self.client.on_connect = lambda c, *_: [c.subscribe(t, qos=1) for t in topics]
         self.client.connect("127.0.0.1", port)
         self.client.loop_start()
         assert self.subscribed.wait(10), f"{user} could not subscribe"
+
+    def _subscribed(self, _c, _u, mid, *_) -> None:
+        with self.lock:
+            self.acknowledged.add(mid)
+        self.subscribed.set()
+
+    def barrier(self) -> None:
+        """One more acknowledged subscription: the broker sends a subscriber everything in the order it
+        accepted it, so once the acknowledgement is here, every message the broker routed to this listener
+        before it is here too (a positive event instead of a sleep)."""
+        _, mid = self.client.subscribe(f"tablesvc/barrier/{time.monotonic_ns()}", qos=1)
+        eventually(lambda: mid in self.acknowledged, 15, what="the barrier's acknowledgement")
 
     def _message(self, _c, _u, msg) -> None:
         with self.lock:
@@ -87,22 +100,24 @@ def test_a_replayed_game_reaches_the_broadcast_account_alone(deployed_broker, tm
                              table="table-1", data_dir=tmp_path / "data")
         played = play_onto_feed(record, config, speed=0)
         assert played == len(record.events)
-        wait_for(lambda: broadcast.on("/state") and broadcast.on("/broadcast/hands"), what="the feed")
-        time.sleep(0.5)  # anything misdelivered to another account has arrived too
-        hands = [json.loads(p) for _, p, _ in broadcast.on("/broadcast/hands")]
-        for payload in hands:
-            assert validate("broadcast/hands", payload) == []
-        # every discard of the hand was followed by a state with every hand, as the record holds them
+        # every discard of the hand is followed by a state with every hand, as the record holds them
         follower = RecordHands()
         expected = []
         for event in record.events:
             _, seen, _ = follower.step(event)
             if isinstance(event, Discard):
-                expected.append([sorted(t.mjai for t in hand) for hand in seen.hands])
-        got = {tuple(tuple(sorted(s["concealed"] + ([s["drawn"]] if s["drawn"] else []))) for s in p["seats"])
-               for p in hands}
-        for four in expected:
-            assert tuple(tuple(h) for h in four) in got
+                expected.append(tuple(tuple(sorted(t.mjai for t in hand)) for hand in seen.hands))
+
+        def got() -> set:
+            return {tuple(tuple(sorted(s["concealed"] + ([s["drawn"]] if s["drawn"] else []))) for s in p["seats"])
+                    for p in (json.loads(p) for _, p, _ in broadcast.on("/broadcast/hands"))}
+
+        wait_for(lambda: broadcast.on("/state") and set(expected) <= got(), what="every hand of the feed")
+        hands = [json.loads(p) for _, p, _ in broadcast.on("/broadcast/hands")]
+        for payload in hands:
+            assert validate("broadcast/hands", payload) == []
+        for listener in others.values():
+            listener.barrier()  # anything misdelivered to another account has arrived by now
         assert any(s["waits"] for p in hands for s in p["seats"])  # the winner was ready before the win
         # nobody else ever sees a hand: not on broadcast/#, and the public state holds counts, no tile
         for name, listener in others.items():
@@ -139,10 +154,10 @@ def test_the_delay_holds_across_a_restart(mosquitto, tmp_path):
             now[0] += 1.0  # a second a move: all of them within the delay
         held = service.broadcast.pending()
         assert len(held) >= 8 and all(due > now[0] for due in held)
-        time.sleep(0.3)
-        assert listener.on("broadcast/hands") == []  # nothing before its time
     finally:
         service.stop()
+    listener.barrier()  # what the stopped service ever published has reached the listener by now
+    assert listener.on("broadcast/hands") == []  # nothing before its time
     # down until half of what was held is due
     now[0] = sorted(held)[len(held) // 2]
     service = TableService(config, wall_clock=lambda: now[0])
@@ -151,9 +166,9 @@ def test_the_delay_holds_across_a_restart(mosquitto, tmp_path):
         assert service.link.wait_connected(15)
         due = sum(1 for d in held if d <= now[0])
         wait_for(lambda: len(listener.on("broadcast/hands")) >= due, what="the states due at the restart")
-        time.sleep(0.3)
+        assert service.broadcast.pending() == [d for d in held if d > now[0]]  # the rest still held back
+        listener.barrier()
         assert len(listener.on("broadcast/hands")) == due  # the due ones, not the rest
-        assert service.broadcast.pending() == [d for d in held if d > now[0]]
         published = [(json.loads(p), now[0]) for _, p, _ in listener.on("broadcast/hands")]
         for later in sorted(d for d in held if d > now[0]):
             now[0] = later

@@ -69,6 +69,32 @@ def test_demo_plays_a_recorded_game_file(mosquitto):
     assert "final: 1. " in proc.stdout and "-1400" in proc.stdout
 
 
+def test_demo_at_full_speed_publishes_every_state(mosquitto):
+    """``--speed 0`` skips only the pauses: every event the table journals reaches the feed with its state, and
+    every change of the hands while one is played (deal, indicator, discard, call, kan) reaches
+    ``broadcast/hands`` with the same seq, in order."""
+    from tests.test_service_mqtt import Subscriber
+
+    sub = Subscriber(mosquitto.port)
+    proc = subprocess.run([sys.executable, "-m", "tablesvc", "demo", "--speed", "0", "--seed", "5", "--hands", "2",
+                           "--web", "off", "--broker", mosquitto.url, "--site", "club", "--table", "t1"],
+                          capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    events = sub.of("events")
+    last = events[-1]["seq"]
+    # the last result, published after the last event's state, proves every earlier message has come
+    assert [r["seq"] for r in sub.of("results")][-1] == last
+    seqs = [e["seq"] for e in events]
+    assert seqs == list(range(1, last + 1)) and last > 100
+    states = [s["seq"] for s in sub.of("state") if s["seq"] >= 1]
+    assert states == seqs  # one state per event, none skipped, in order
+    changes = [e["seq"] for e in events
+               if e["event"]["type"] in ("hand_start", "dora", "discard", "call", "ankan", "kakan")]
+    hands = [h["seq"] for h in sub.of("broadcast/hands")]
+    assert hands == sorted(hands) and set(changes) <= set(hands), sorted(set(changes) - set(hands))
+    sub.close()
+
+
 def test_demo_through_the_camera_reads_the_felt_and_scores_each_hand_as_the_record():
     """``--camera``: every change of the felt is rendered, read by vision and only then reaches the engine;
     the hands' results over MQTT equal the generated game's, and every camera reading is printed."""

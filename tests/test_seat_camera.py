@@ -4,6 +4,7 @@ where frames agree and the game allows it (a tile not yet sure stays unknown).""
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -197,3 +198,41 @@ def test_private_hands_reach_the_broadcast_only_when_every_tile_is_sure():
     assert [t.mjai for t in seen.hands[0]] == [*sorted(HAND), "4p"] and seen.drawn[0].mjai == "4p"
     assert seen.hands[1] is None, "a seat with a tile not yet sure is not given to the broadcast"
     assert seen.hands[2] is None and seen.hands[3] is None and len(given) == 2
+
+
+def test_a_kept_reading_is_taken_up_only_for_the_hand_in_play():
+    kept = HandReading(0, tiles=tuple(sorted(HAND)), hand_id="E1-0#1")
+    assert HandReading.from_dict(kept.as_dict(), hand_id="E1-0#1") == kept
+    c = HandConsensus(0, agree=1)
+    assert not c.resume(kept, SeatKnowledge(holds=13, hand_id="E2-0#2")), "a reading of another hand"
+    assert not c.resume(kept, SeatKnowledge(holds=14, hand_id="E1-0#1")), "the seat has drawn since"
+    assert c.resume(kept, SeatKnowledge(holds=13, hand_id="E1-0#1"))
+    reading = c.feed(None, SeatKnowledge(holds=13, gone=("9s",), hand_id="E1-0#1"))  # drew, then let a 9s go
+    assert reading.tiles.count("9s") == 1 and len(reading.tiles) == 12 and reading.unknown == 1, \
+        "a discard after the restart leaves the kept hand; the tile drawn is not yet seen"
+    with pytest.raises(ValueError, match="not a seat's hand reading"):
+        HandReading.from_dict({"seat": 0, "tiles": "1m"})
+
+
+FLUFFY = Path(__file__).resolve().parents[2] / "shared" / "data" / "tiles-fluffystuff"
+
+
+@pytest.mark.parametrize("lean", [0.0, 4.0, 6.0])
+def test_an_artwork_whose_glyphs_reach_the_faces_edges_is_cut_into_all_its_tiles(lean):
+    """The shared FluffyStuff honours and red fives: a red five's sticks cross the face's whole height, which
+    leaves columns with no tile body at all; the row's last face is still one tile, not cut off."""
+    if not FLUFFY.is_dir():
+        pytest.skip("the shared FluffyStuff artwork is not here (../shared/data/tiles-fluffystuff)")
+    from hardware_sims.tile_art import load_tile_set
+
+    tiles = load_tile_set(FLUFFY)
+    pose = SeatPose(elevation_deg=67.5, distance_mm=450.0, offset_mm=10.0, roll_deg=1.0)
+    cal = SeatCalibration.of(pose.strip_quad(), STRIP_W, pose.image_size)
+    reader = SeatReader(EmbeddingClassifier(), cal)
+    effects = HandEffects(felt="blue", light=0.9, noise_sigma=3, blur_sigma=0.7, jpeg_quality=80, lean_deg=lean)
+    for row in ENROLL_ROWS:
+        image, _ = render_hand(HandView(tuple(row)), tiles, pose, effects, np.random.default_rng(2))
+        assert len(reader.crops(image, drawn_apart=False)) == len(row), f"the row {' '.join(row)}"
+    image, _ = render_hand(HandView(ENROLL_ROWS[2][:-1], "5sr"), tiles, pose, effects, np.random.default_rng(3))
+    seen = reader.places(reader.runs(reader.strip(image)))
+    assert seen[1] is not None and seen[2] and len(seen[0]) == len(ENROLL_ROWS[2]), "the drawn 5sr stays apart"

@@ -330,7 +330,9 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
     wait_js(browser, "document.body.dataset.games === '12'")
     shown = wait_js(browser, "[...document.querySelectorAll('#ranking tbody tr')].map(r => r.dataset.player)")
     assert shown == [p.player.name for p in st.players]
-    penalty_text, warning_text, late_text = [li.text for li in browser.find_elements(By.CSS_SELECTOR, ".penalties li")]
+    # read in one go: the page redraws its lists as the standings refresh
+    penalty_text, warning_text, late_text = wait_js(
+        browser, "[...document.querySelectorAll('.penalties li')].map(li => li.innerText)")
     assert late_text == f"Round 3: {names[late]} — penalty −2.0: late"
     assert names[penalised] in penalty_text and "slow play" in penalty_text and "−8.0" in penalty_text
     assert warning_text == f"Round 2: {names[warned]} — warning: phone at the table"

@@ -10,21 +10,23 @@ import threading
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tablesvc.config import CameraConfig
+    from tablesvc.config import CameraConfig, SeatCameraConfig
 
 log = logging.getLogger(__name__)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run the table service from a configuration file",
-                       description="Run the table service: devices and camera in, the game out over MQTT. "
+                       description="Run the table service: devices and cameras in, the game out over MQTT. "
+                       "Seat cameras ([[camera]] kind = \"hand\") read each player's standing hand: private, "
+                       "kept in the journal and given only to broadcast/hands. "
                        "With a [web] section in its configuration it also serves the stream overlay, club "
                        "dashboard and referee console (as `tablesvc web` does; needs the web extra). "
                        "A bad configuration fails at once with the file, line and key.")
     p.add_argument("--config", required=True, metavar="FILE", help="the table's TOML configuration ([web]: serve "
                    "the pages too)")
     p.add_argument("--check", action="store_true",
-                   help="only check the configuration (and read the camera's calibration and tile model) and exit")
+                   help="only check the configuration (and read the cameras' calibrations and tile models) and exit")
     p.add_argument("--new-game", action="store_true",
                    help="start a new game even though the journal is damaged (it is kept beside as "
                    "<id>.damaged-<time>.sqlite3) or missing while the broker still shows this table's game")
@@ -44,7 +46,7 @@ def run_service(args: argparse.Namespace) -> int:
         return 2
     if args.check:
         try:
-            camera = _check_camera(config.camera)
+            camera = _check_camera(config.camera) + _check_seat_cameras(config.seat_cameras)
         except (ValueError, OSError) as exc:
             print(f"tablesvc run: {exc}", file=sys.stderr)
             return 2
@@ -104,6 +106,24 @@ def run_service(args: argparse.Namespace) -> int:
         print(f"tablesvc run: {service.failure}", file=sys.stderr)
         return 1
     return 0
+
+
+def _check_seat_cameras(cameras: tuple[SeatCameraConfig, ...]) -> str:
+    """``--check``: read each seat camera's strip and tile set as the service will."""
+    if not cameras:
+        return ""
+    from vision.naming.classifier import TileClassifier
+    from vision.seat.calibration import SeatCalibration
+
+    parts = []
+    for cam in cameras:
+        SeatCalibration.load(cam.calibration)
+        try:
+            kinds = len(TileClassifier.from_files(cam.model, cam.tiles).tiles)
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"seat camera {cam.name}: cannot read its tile set: {exc}") from None
+        parts.append(f"{'ESWN'[cam.seat]} ({cam.name}, {kinds} kinds)")
+    return f", seat cameras {', '.join(parts)}"
 
 
 def _check_camera(cam: CameraConfig | None) -> str:

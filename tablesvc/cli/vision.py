@@ -1,5 +1,5 @@
 """``tablesvc vision``: print the calibration markers, calibrate a camera, enroll a tile set, check an image;
-read the tiles in photos."""
+the same for a seat camera (its cards, its strip, its set); read the tiles in photos."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("vision", help="camera set-up (markers, calibration, enrollment, check); read photos",
                        description="Set up the camera over a table: print the four ArUco markers for the table "
                        "corners, calibrate the camera from a frame in which all four are visible, enroll your "
-                       "tile set from the camera, and check what it reads. Or read the tiles in any photo "
+                       "tile set from the camera, and check what it reads. Set up a seat camera the same way "
+                       "(seat-cards, seat-calibrate, seat-enroll). Or read the tiles in any photo "
                        "(read: no markers needed).")
     vsub = p.add_subparsers(dest="vision_command", metavar="ACTION", required=True)
     m = vsub.add_parser("markers", help="write the marker sheet (print it at 100 %% scale)")
@@ -60,6 +61,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     k.add_argument("--out", metavar="FILE", help="the annotated copy (default: IMAGE-check.png)")
     k.add_argument("--geometry", metavar="FILE", help="table geometry TOML (default: a standard automatic table)")
     k.set_defaults(run=run_check)
+    _seat_parsers(vsub)
     r = vsub.add_parser("read", help="read the tiles in photos (no markers, no calibration)",
                         description="Read every tile in real photos of tiles (a hand, melds, a pond; taken with "
                         "a phone, no markers): the tiles in reading order (rows top to bottom, each left to right, "
@@ -79,6 +81,148 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "over 3200 px is read, and drawn, at half size or less")
     _photo_options(r)
     r.set_defaults(run=run_read)
+
+
+def _seat_parsers(vsub: argparse._SubParsersAction) -> None:
+    """``seat-cards``, ``seat-calibrate`` and ``seat-enroll``: a seat camera ([[camera]] kind = "hand")."""
+    cards = vsub.add_parser("seat-cards", help="write the two seat camera calibration cards (print at 100 %%)",
+                            description="Write the two cards a seat camera is calibrated with: each the size of a "
+                            "tile's face (26 x 35 mm) with an ArUco marker (ids 10 and 11). Print at 100 % scale, "
+                            "glue each on a stiff card cut to its frame.")
+    cards.add_argument("out", metavar="OUT.png")
+    cards.add_argument("--dpi", type=float, default=300.0, help="print resolution (default: %(default)s)")
+    cards.set_defaults(run=run_seat_cards)
+    cal = vsub.add_parser("seat-calibrate", help="find the row's strip in a seat camera's frame and save it",
+                          description="Calibrate a seat camera: stand the two cards (seat-cards) upright where the "
+                          "player's row stands, faces to the camera, the left card as the row's first tile and the "
+                          "right card as its fifteenth (14 tiles' width between them), and run this with the camera "
+                          "as it will stay. Or give the strip's four corners yourself with --corners. Writes the "
+                          "strip ([[camera]] calibration) and an annotated frame to check: the strip drawn in, cut "
+                          "into its 15 tile places, should frame the row's tiles.")
+    cal.add_argument("--camera", required=True, metavar="SOURCE",
+                     help="an image file, a video file, a device index (0) or an rtsp:// / http:// URL")
+    cal.add_argument("--out", default="seat.json", metavar="FILE", help="where to save (default: %(default)s)")
+    cal.add_argument("--corners", metavar="X,Y", nargs=4,
+                     help="the strip's corners in the frame's pixels instead of the cards: top-left, top-right, "
+                     "bottom-right, bottom-left of a strip 15 tiles long and one tile high standing where the "
+                     "row's faces stand, e.g. --corners 30,210 610,205 612,262 28,268")
+    cal.add_argument("--annotated", metavar="OUT.png",
+                     help="the annotated frame (default: the --out file's name with -check.png)")
+    cal.set_defaults(run=run_seat_calibrate)
+    enr = vsub.add_parser("seat-enroll", help="enroll the club's set from a seat camera; save the model",
+                          description="Enroll your tile set from the seat camera itself: stand the 37 kinds as "
+                          "three rows where the player's row stands, left to right: 1m..9m 1p..4p; then 5p..9p "
+                          "1s..8s; then 9s E S W N P F C 5mr 5pr 5sr (without red fives: --no-red, the third row "
+                          "ends at C). Give one --camera frame per row, in that order; more frames (the rows again, "
+                          "tilted back a little, the light moved) make the set surer. The model goes to "
+                          "[[camera]] model.")
+    enr.add_argument("--camera", required=True, metavar="SOURCE", action="append",
+                     help="one frame per row, in the rows' order (repeat the three rows for more looks): an "
+                     "image file, a video file, a device index or a URL")
+    enr.add_argument("--calibration", required=True, metavar="FILE", help="the strip (seat-calibrate)")
+    enr.add_argument("--no-red", action="store_true", help="the set has no red fives")
+    enr.add_argument("--out", default="seat.npz", metavar="FILE", help="where to save (default: %(default)s)")
+    enr.set_defaults(run=run_seat_enroll)
+
+
+def run_seat_cards(args: argparse.Namespace) -> int:
+    import cv2
+    import numpy as np
+
+    from vision.seat.calibration import CARD_IDS, seat_card
+
+    px_per_mm = args.dpi / 25.4
+    gap = round(15 * px_per_mm)
+    faces = [np.pad(seat_card(i, px_per_mm), 2, constant_values=0) for i in CARD_IDS]  # a thin frame to cut along
+    label = round(12 * px_per_mm)
+    h = max(f.shape[0] for f in faces) + 2 * gap + label
+    sheet = np.full((h, sum(f.shape[1] for f in faces) + 3 * gap), 255, np.uint8)
+    x = gap
+    for face, name in zip(faces, ("left: the row's first tile", "right: its fifteenth"), strict=True):
+        sheet[gap : gap + face.shape[0], x : x + face.shape[1]] = face
+        cv2.putText(sheet, name, (x, gap + face.shape[0] + label // 2), cv2.FONT_HERSHEY_SIMPLEX,
+                    px_per_mm * 0.06, 0, max(1, round(px_per_mm * 0.1)), cv2.LINE_AA)
+        x += face.shape[1] + gap
+    if not cv2.imwrite(args.out, sheet):
+        print(f"tablesvc vision seat-cards: cannot write {args.out}", file=sys.stderr)
+        return 1
+    print(f"{args.out}: two cards of 26 x 35 mm at {args.dpi:g} dpi; print at 100 % and stand them where the row "
+          "stands, then run 'tablesvc vision seat-calibrate'")
+    return 0
+
+
+def run_seat_calibrate(args: argparse.Namespace) -> int:
+    import cv2
+    import numpy as np
+
+    from vision.seat.calibration import STRIP_MM, TILE_W_MM, SeatCalibration, SeatCalibrationError, calibrate_seat
+
+    frame = _frame(args)
+    if frame is None:
+        return 1
+    size = (frame.shape[1], frame.shape[0])
+    try:
+        if args.corners:
+            try:
+                quad = np.array([[float(v) for v in c.split(",")] for c in args.corners])
+            except ValueError:
+                raise SeatCalibrationError("--corners takes four X,Y pixel pairs, e.g. 30,210") from None
+            calibration, how = SeatCalibration.of(quad, STRIP_MM, size), "from the corners given"
+        else:
+            calibration, error = calibrate_seat(frame)
+            how = f"from the cards, marker error {error:.2f} mm"
+    except SeatCalibrationError as exc:
+        print(f"tablesvc vision seat-calibrate: {exc}", file=sys.stderr)
+        return 1
+    calibration.save(args.out)
+    quad = calibration.quad_for(size)
+    annotated = frame.copy()
+    cv2.polylines(annotated, [np.round(quad).astype(np.int32)], True, (0, 200, 255), 2, cv2.LINE_AA)
+    places = round(calibration.strip_mm / TILE_W_MM)
+    for k in range(1, places):
+        f = k / places
+        top, bottom = quad[0] + f * (quad[1] - quad[0]), quad[3] + f * (quad[2] - quad[3])
+        cv2.line(annotated, tuple(np.round(top).astype(int)), tuple(np.round(bottom).astype(int)), (0, 200, 255), 1,
+                 cv2.LINE_AA)
+    out = args.annotated or str(Path(args.out).with_name(Path(args.out).stem + "-check.png"))
+    if not cv2.imwrite(out, annotated):
+        print(f"tablesvc vision seat-calibrate: cannot write {out}", file=sys.stderr)
+        return 1
+    print(f"{args.out}: the row's strip {how}, in a {size[0]}x{size[1]} frame; check it on {out} (the strip cut "
+          f"into its {places} tile places should frame the row)")
+    return 0
+
+
+def run_seat_enroll(args: argparse.Namespace) -> int:
+    from vision.naming.embedding import EmbeddingClassifier
+    from vision.naming.enrollment import separability
+    from vision.seat.calibration import SeatCalibration, SeatCalibrationError
+    from vision.seat.reader import ENROLL_ROWS, enroll_from_rows
+
+    rows = list(ENROLL_ROWS)
+    if args.no_red:
+        rows[2] = tuple(t for t in rows[2] if not t.endswith("r"))
+    frames = []
+    for n, source in enumerate(args.camera):
+        frame = _grab(source)
+        if frame is None:
+            print(f"tablesvc vision seat-enroll: no frame from {source}", file=sys.stderr)
+            return 1
+        frames.append((frame, list(rows[n % len(rows)])))
+    try:
+        calibration = SeatCalibration.load(args.calibration)
+        classifier = EmbeddingClassifier(half_turn=False)  # a standing tile is never upside down
+        got = enroll_from_rows(classifier, calibration, frames)
+        classifier.save(args.out)
+    except (SeatCalibrationError, OSError, ValueError) as exc:
+        print(f"tablesvc vision seat-enroll: {exc}", file=sys.stderr)
+        return 1
+    missing = [t for row in rows for t in row if t not in got]
+    print(f"{args.out}: {len(got)} kinds enrolled from {len(frames)} frame(s)"
+          + (f"; not yet shown: {' '.join(missing)} (add the rows that hold them)" if missing else ""))
+    weak = [r.tile for r in separability(classifier) if r.needs_more]
+    print(f"kinds that need more frames: {' '.join(weak)}" if weak else "every kind stands apart")
+    return 0
 
 
 def _geometry(path: str | None):

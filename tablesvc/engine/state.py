@@ -45,8 +45,10 @@ class MeldState:
     after_riichi: bool = False  # a concealed kan declared in riichi: checked on the hand shown at a win (3.4.6)
 
 
-@dataclass
+@dataclass(slots=True)
 class PondTile:
+    """One discard. Slotted: one is made at every discard of every hand."""
+
     tile: Tile
     riichi: bool = False  # laid sideways
     tsumogiri: bool | None = None
@@ -76,7 +78,8 @@ class SeatState:
 
     @property
     def is_open(self) -> bool:
-        return any(m.kind != "ankan" for m in self.melds)
+        # most seats have no meld: then the answer costs no generator
+        return bool(self.melds) and any(m.kind != "ankan" for m in self.melds)
 
 
 @dataclass
@@ -157,7 +160,7 @@ def _clone_seat(s: SeatState) -> SeatState:
     new = copy.copy(s)
     new.hand = list(s.hand) if s.hand is not None else None
     new.melds = [MeldState(m.kind, list(m.tiles), m.called, m.from_seat, m.after_riichi) for m in s.melds]
-    new.pond = [copy.copy(p) for p in s.pond]
+    new.pond = [PondTile(p.tile, p.riichi, p.tsumogiri, p.called) for p in s.pond]
     new.passed = list(s.passed)
     new.riichi_passed = list(s.riichi_passed)
     return new

@@ -283,9 +283,9 @@ def score_hand(hand: Hand | None, cond: WinConditions, rules: RuleSet) -> HandVa
     config.is_tenhou = cond.tenhou
     config.is_chiihou = cond.chiihou
     config.is_renhou = cond.renhou
-    config.player_wind = EAST + cond.seat.value
-    config.round_wind = EAST + cond.round.value
-    config.is_dealer = cond.seat.value == 0
+    config.player_wind = EAST + int(cond.seat)
+    config.round_wind = EAST + int(cond.round)
+    config.is_dealer = int(cond.seat) == 0
     resp = HandCalculator.estimate_hand_value(
         ids[: len(tiles)],
         win_id,

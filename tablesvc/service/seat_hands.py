@@ -63,7 +63,7 @@ class PrivateHands:
         """Keep ``reading`` as its seat's; True (and subscribers told) when it differs from the last."""
         with self._lock:
             last = self._hands.get(reading.seat)
-            if last is not None and last.as_dict() == reading.as_dict():
+            if last is not None and last.as_dict() == reading.as_dict() and last.hand_id == reading.hand_id:
                 return False
             self._hands[reading.seat] = reading
             subscribers = list(self._subscribers)

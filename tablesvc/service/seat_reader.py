@@ -7,7 +7,8 @@ the seat at that moment (``knowledge``: a callable giving the current
 service's state) by the seat's :class:`~vision.seat.consensus.HandConsensus`; each changed reading goes
 to ``deliver`` (a :class:`~tablesvc.service.seat_hands.PrivateHands`' ``update``): private, never the public
 state. When only the engine's knowledge changes (a discard, a call), :meth:`SeatCameraReader.knowledge_changed`
-folds it at once, before the camera shows it.
+folds it at once, before the camera shows it. :meth:`SeatCameraReader.resume` takes up the reading kept
+before a restart (the journal's), when it is of the hand in play.
 """
 
 from __future__ import annotations
@@ -53,6 +54,15 @@ class SeatCameraReader:
         with self._cond:
             self._latest = camera_frame
             self._cond.notify_all()
+
+    def resume(self, reading: HandReading) -> bool:
+        """Before :meth:`start`: take up ``reading`` (the seat's last, kept in the journal before a restart) when
+        it is a reading of the hand in play that holds as many tiles as the engine says; it is delivered at once."""
+        if not self.consensus.resume(reading, self.knowledge()):
+            log.info("seat camera %s: the kept reading is not of the hand in play; reading afresh", "ESWN"[self.seat])
+            return False
+        self.deliver(reading)
+        return True
 
     def knowledge_changed(self) -> None:
         """The engine's state changed (a draw, a discard, a call): fold it without waiting for a frame."""

@@ -14,6 +14,13 @@ what the broker retains, so that a lost journal never overwrites a game the
 broker still shows), then the broker connection (the Last Will is set before
 anything is published), then the worker, then the devices. Stop in reverse,
 ending with a clean ``offline`` status.
+
+Seat cameras (``[[camera]] kind = "hand"``): each has its driver and a
+:class:`~tablesvc.service.seat_reader.SeatCameraReader` thread folding its frames with what the
+engine knows of the seat (computed by the worker after every entry, handed over as an immutable
+:class:`~vision.seat.consensus.SeatKnowledge`). Each changed reading goes to :attr:`private_hands`,
+then through the queue to the worker, which keeps it in the journal's private readings and gives the
+seats' sure hands to the broadcast (``broadcast/hands``). Nothing of it reaches the public state.
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ from tablesvc.engine.results import GameResult, HandResult
 from tablesvc.engine.state import Phase
 from tablesvc.formats.mjai_live import MjaiStream, capture
 from tablesvc.mqtt.link import IncomingMessage, MqttLink
-from tablesvc.mqtt.payloads import iso_time
+from tablesvc.mqtt.payloads import hand_id, iso_time
 from tablesvc.service.broadcast import Broadcast, HandsSeen
 from tablesvc.service.bursts import BurstLimiter
 from tablesvc.service.clock import ClockTimer
@@ -47,6 +54,7 @@ from tablesvc.service.lock import TableLock
 from tablesvc.service.publisher import Publisher
 from tablesvc.service.red_fives import RedFiveWatch
 from tablesvc.service.reply_route import PLAIN, ReplyRoute, reply_route
+from tablesvc.service.seat_hands import PrivateHands, knowledge_of
 from tablesvc.service.startup import BrokerNotAsked, JournalMissing, check_broker, open_journal
 from tablesvc.service.stickwatch import StickWatch
 from tablesvc.storage.journal import Entry, Journal, JournalError
@@ -152,6 +160,11 @@ class TableService:
                                    store=config.table.data_dir / f"{config.table.id}.broadcast.sqlite3")
         self.drivers: list[Any] = []
         self.reader: Any = None
+        # the seat cameras' readings: private (the journal and broadcast/hands only), kept per seat
+        self.private_hands = PrivateHands()
+        self.seat_readers: dict[int, Any] = {}  # seat -> tablesvc.service.seat_reader.SeatCameraReader
+        self._seat_knowledge = self._knowledge()
+        self._kept_hands: dict[int, tuple[str, dict[str, Any]]] = {}  # seat -> the last reading journalled
         self.snapshots: dict[str, Any] = {}  # camera name -> tablesvc.service.snapshots.Snapshots
         self._worker: threading.Thread | None = None
         self.processed = threading.Condition()
@@ -178,6 +191,8 @@ class TableService:
                  self.journal.last_seq, state.phase.value)
         if self.config.camera is not None:
             self.reader = self._camera_reader(self.config.camera)
+        for seat_camera in self.config.seat_cameras:
+            self.seat_readers[seat_camera.seat] = self._seat_reader(seat_camera)
         if not self.new_game:  # raises JournalMissing before anything is published
             self._check_broker(stop)
         self.link.start()
@@ -206,6 +221,7 @@ class TableService:
                                   on_health=self._health)
             camera.start()
             self.drivers.append(camera)
+        self._start_seat_cameras()
 
     def _known_device_events(self) -> list[tuple[str, int, float]]:
         """The device events journalled within the duplicate window before now, as (device, seq, age in s): a
@@ -225,6 +241,8 @@ class TableService:
             driver.stop()
         if self.reader is not None:
             self.reader.stop()
+        for seat_reader in self.seat_readers.values():
+            seat_reader.stop()
         self.inbox.put(("stopped",))  # retained device health would say 'connected' for ever otherwise
         self.inbox.put(_STOP)
         if self._worker is not None:
@@ -283,6 +301,65 @@ class TableService:
         snapshots = self.camera_snapshots(cam.name, calibration, pipeline.geometry, cam.snapshot_interval)
         return CameraReader(pipeline, ZoneTracker(cam.name), self.observe,
                             on_read=snapshots.frame if snapshots is not None else None)
+
+    def _seat_reader(self, cam: Any) -> Any:
+        """A seat camera's reader thread (not started): its calibration and the club's set read now, so that a
+        file that is no calibration or model stops the start with a message (``ValueError``)."""
+        from tablesvc.service.seat_reader import SeatCameraReader
+        from vision.naming.classifier import TileClassifier
+        from vision.seat.calibration import SeatCalibration
+        from vision.seat.reader import SeatReader
+
+        calibration = SeatCalibration.load(cam.calibration)
+        try:
+            namer = TileClassifier.from_files(cam.model, cam.tiles)
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"seat camera {cam.name}: cannot read its tile set: {exc}") from None
+        return SeatCameraReader(cam.seat, SeatReader(namer, calibration),
+                                lambda seat=cam.seat: self._seat_knowledge[seat], self.private_hands.update)
+
+    def _start_seat_cameras(self) -> None:
+        """Each seat camera: its reader takes up the seat's last reading kept in the journal (a restart in the
+        middle of a hand), then its thread and its driver start. A camera that cannot be opened is a health
+        error on ``devices/<name>``; the game goes on without it."""
+        if not self.seat_readers:
+            return
+        from drivers.camera import CameraDriver
+        from vision.seat.consensus import HandReading
+
+        self.private_hands.subscribe(lambda reading: self.inbox.put(("private_hand", reading)))
+        self._kept_hands = self.journal.private_hands()
+        for cam in self.config.seat_cameras:
+            reader = self.seat_readers[cam.seat]
+            kept = self._kept_hands.get(cam.seat)
+            if kept is not None:
+                try:
+                    reader.resume(HandReading.from_dict(kept[1], hand_id=kept[0]))
+                except ValueError as exc:
+                    log.warning("seat camera %s: the kept reading cannot be read (%s); reading afresh", cam.name, exc)
+            reader.start()
+            driver = CameraDriver(cam.name, cam.source, on_frame=reader.frame, on_health=self._health)
+            driver.start()
+            self.drivers.append(driver)
+
+    def _knowledge(self) -> tuple[Any, ...]:
+        """What the engine knows of each seat for the seat cameras (worker thread; each is immutable)."""
+        state = self.table.state
+        hand = hand_id(state) if state.hand is not None else ""
+        return tuple(knowledge_of(state, seat, hand) for seat in range(4))
+
+    def _private_hand(self, reading: Any) -> None:
+        """A seat camera's changed reading (worker thread): kept in the journal's private readings, and every
+        seat's sure hand given to the broadcast."""
+        kept = (reading.hand_id, reading.as_dict())
+        if reading.hand_id and self._kept_hands.get(reading.seat) != kept:
+            try:
+                self.journal.note_private_hand(reading.seat, reading.hand_id, kept[1], self.clock())
+                self._kept_hands[reading.seat] = kept
+            except JournalError as exc:  # a reading is no move of the game: the game goes on
+                log.error("cannot keep seat %s's hand reading in the journal: %s", "ESWN"[reading.seat], exc)
+        self.broadcast.hands(self.private_hands.seen())
+        self.broadcast.changed(self.table.state, self.journal.last_seq, self.clock())
 
     def camera_snapshots(self, name: str, calibration: Any, geometry: Any = None, interval: float = 5.0) -> Any:
         """The annotated snapshots of camera ``name`` (``interval`` seconds apart, 0: none), published retained
@@ -417,6 +494,8 @@ class TableService:
                     receipt.done.set()
         elif kind == "event":
             self._safe(lambda: self._submit(item[1], item[2]), item[2])
+        elif kind == "private_hand":
+            self._private_hand(item[1])
         elif kind == "hands":
             self.broadcast.hands(item[1])
             self.broadcast.changed(self.table.state, self.journal.last_seq, self.clock())
@@ -591,6 +670,7 @@ class TableService:
         self.table = Table(self.journal)
         self.publisher.journal = self.journal
         self.publisher.reset_tracking()
+        self._kept_hands = {}  # the seats' readings are kept in the new game's journal
         self.fusion.hand_ended()
         self.mjai = MjaiStream()
         self.red_fives.new_game()
@@ -621,6 +701,10 @@ class TableService:
                    mjai: list[dict] | None = None) -> None:
         entry = Entry(accepted.seq, ts, source, kind, body)
         self.publisher.accepted(entry, accepted.outputs, self.table.state, mjai, self.table.result_seqs)
+        if self.seat_readers:  # the seat cameras fold the change at once (a discard leaves the hand)
+            self._seat_knowledge = self._knowledge()
+            for seat_reader in self.seat_readers.values():
+                seat_reader.knowledge_changed()
         try:
             self.broadcast.changed(self.table.state, accepted.seq, ts)
         except Exception:  # the entry is journalled and published: the broadcast must not undo that

@@ -21,6 +21,12 @@ serial frame the service acknowledges) that made an entry, in the entry's
 SQLite transaction, so that a service started after a crash knows a repeat
 of an event journalled before it (the device never got its ACK) and
 acknowledges it again instead of journalling it twice.
+
+``private_hands`` keeps what the seat cameras read of each seat's concealed hand (the reading the
+consensus published, each time it changed), so that a restarted service knows the seats' last hands. They
+are private: never entries, so nothing that reads the game from the journal (the live state, the feed, the
+archive, replays, records, downloads) ever sees them; :meth:`Journal.private_hands` is their only reader.
+Older journals get the table, empty, when opened (a tablesvc that does not know it ignores it).
 """
 
 from __future__ import annotations
@@ -76,6 +82,13 @@ CREATE TABLE IF NOT EXISTS device_events (
     entry  INTEGER PRIMARY KEY,
     device TEXT    NOT NULL,
     seq    INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS private_hands (
+    id      INTEGER PRIMARY KEY,
+    ts      REAL    NOT NULL,
+    seat    INTEGER NOT NULL,
+    hand_id TEXT    NOT NULL,
+    body    TEXT    NOT NULL
 );
 CREATE TABLE IF NOT EXISTS refusals (
     ts     REAL    NOT NULL,
@@ -405,6 +418,29 @@ class Journal:
         with self._write() as db:
             db.execute("INSERT INTO refusals (ts, sender, count, last) VALUES (?, ?, ?, ?)",
                        (ts, safe_text(sender), count, safe_text(last)[:500]))
+
+    def note_private_hand(self, seat: int, hand_id: str, reading: dict[str, Any], ts: float) -> None:
+        """Keep a seat camera's reading of ``seat``'s hand ``hand_id`` (private: never an entry)."""
+        with self._write() as db:
+            db.execute("INSERT INTO private_hands (ts, seat, hand_id, body) VALUES (?, ?, ?, ?)",
+                       (ts, seat, hand_id, json.dumps(reading, separators=(",", ":"))))
+
+    def private_hands(self) -> dict[int, tuple[str, dict[str, Any]]]:
+        """The last reading kept of each seat: seat -> (hand id, reading); a row that is no JSON object is
+        skipped (a reading is a convenience after a restart, never the game)."""
+        out: dict[int, tuple[str, dict[str, Any]]] = {}
+        with self._lock:
+            assert self._db is not None
+            rows = self._db.execute("SELECT seat, hand_id, body FROM private_hands WHERE id IN "
+                                    "(SELECT MAX(id) FROM private_hands GROUP BY seat)").fetchall()
+        for seat, hand_id, body in rows:
+            try:
+                data = json.loads(body)
+            except ValueError:
+                continue
+            if isinstance(data, dict):
+                out[int(seat)] = (str(hand_id), data)
+        return out
 
     def refusal_summaries(self) -> list[tuple[float, str, int, str]]:
         with self._lock:

@@ -2,7 +2,8 @@
 
 What a caller imports from here (each name is loaded on first use):
 
-- where the camera sees the row (:class:`SeatCalibration`);
+- where the camera sees the row (:class:`SeatCalibration`), found from two marker cards stood at the row's
+  ends (:func:`calibrate_seat`, the cards: :func:`seat_card`);
 - a frame read (:class:`SeatReader` -> :class:`SeatFrame` of :class:`SeenTile`), with the club's set
   enrolled from the seat camera itself (:func:`enroll_from_rows`) or a packaged reader;
 - the annotated picture of a frame (:func:`annotate_seat`);
@@ -18,18 +19,20 @@ from vision.faces import lazy_face
 
 if TYPE_CHECKING:
     from vision.seat.annotation import annotate_seat
-    from vision.seat.calibration import SeatCalibration, SeatCalibrationError
+    from vision.seat.calibration import SeatCalibration, SeatCalibrationError, calibrate_seat, seat_card
     from vision.seat.consensus import HandConsensus, HandReading, SeatKnowledge
-    from vision.seat.reader import SeatFrame, SeatReader, SeenTile, enroll_from_rows
+    from vision.seat.reader import ENROLL_ROWS, SeatFrame, SeatReader, SeenTile, enroll_from_rows
 
 _WHERE = {
     "annotate_seat": "annotation",
-    "SeatCalibration": "calibration", "SeatCalibrationError": "calibration",
+    "SeatCalibration": "calibration", "SeatCalibrationError": "calibration", "calibrate_seat": "calibration",
+    "seat_card": "calibration", "ENROLL_ROWS": "reader",
     "HandConsensus": "consensus", "HandReading": "consensus", "SeatKnowledge": "consensus",
     "SeatFrame": "reader", "SeatReader": "reader", "SeenTile": "reader", "enroll_from_rows": "reader",
 }  # fmt: skip
 
 __all__ = [
+    "ENROLL_ROWS",
     "HandConsensus",
     "HandReading",
     "SeatCalibration",
@@ -39,7 +42,9 @@ __all__ = [
     "SeatReader",
     "SeenTile",
     "annotate_seat",
+    "calibrate_seat",
     "enroll_from_rows",
+    "seat_card",
 ]
 
 __getattr__, __dir__ = lazy_face(__name__, _WHERE, globals())

@@ -5,6 +5,12 @@ plane the standing tiles' faces stand in is fixed in its image too. It is given 
 points: the corners (top-left, top-right, bottom-right, bottom-left) of a strip ``strip_mm`` long
 and one tile high, standing where the tiles stand. The reader rectifies that strip and finds the
 tiles along it; the simulator writes the strip it drew (``hardware_sims.hand_render``).
+
+A real seat camera is calibrated from itself (:func:`calibrate_seat`, ``tablesvc vision seat-calibrate``):
+two cards the size of a tile's face, each with an ArUco marker (:func:`seat_card`, printed by
+``tablesvc vision seat-cards``), stood upright where the row stands, the left card as the row's first
+tile and the right card as its fifteenth, faces to the camera. Their eight marker corners fit the
+strip's plane; the four corners can also be given by hand.
 """
 
 from __future__ import annotations
@@ -15,10 +21,15 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["TILE_H_MM", "TILE_W_MM", "SeatCalibration", "SeatCalibrationError"]
+__all__ = ["CARD_IDS", "STRIP_MM", "TILE_H_MM", "TILE_W_MM", "SeatCalibration", "SeatCalibrationError",
+           "calibrate_seat", "card_corners_mm", "seat_card"]
 
 TILE_W_MM = 26.0  # a standing tile's face, width ...
 TILE_H_MM = 35.0  # ... and height
+STRIP_MM = 15 * TILE_W_MM  # the strip a seat camera is calibrated on: 14 tiles, the drawn tile's gap, a margin
+CARD_IDS = (10, 11)  # the left and right cards' markers (DICT_4X4_50; the table camera's are 0-3)
+CARD_MARKER_MM = 20.0  # a card's marker side: 3 mm of white beside it on a 26 mm card
+CARD_DICTIONARY = "DICT_4X4_50"
 
 
 class SeatCalibrationError(ValueError):
@@ -72,3 +83,56 @@ class SeatCalibration:
         except (ValueError, KeyError, TypeError, IndexError) as exc:
             raise SeatCalibrationError(f"{path} is not a seat camera's calibration ({exc}); write it with "
                                        "SeatCalibration.save") from None
+
+
+def card_corners_mm(strip_mm: float = STRIP_MM) -> dict[int, np.ndarray]:
+    """Each card's marker corners (ArUco order: TL, TR, BR, BL) in strip millimetres (x along the row from the
+    strip's left end, y down from the top of a standing tile's face): the left card stands as the first
+    tile, the right card as the last of the strip, their markers centred on their faces."""
+    m = CARD_MARKER_MM
+    x0, y0 = (TILE_W_MM - m) / 2, (TILE_H_MM - m) / 2
+    square = np.array([[x0, y0], [x0 + m, y0], [x0 + m, y0 + m], [x0, y0 + m]], np.float64)
+    right = square.copy()
+    right[:, 0] += strip_mm - TILE_W_MM
+    return {CARD_IDS[0]: square, CARD_IDS[1]: right}
+
+
+def seat_card(marker_id: int, px_per_mm: float) -> np.ndarray:
+    """One card's face (grey uint8, ``TILE_W_MM`` x ``TILE_H_MM`` at ``px_per_mm``): white, its marker centred."""
+    import cv2
+
+    w, h = round(TILE_W_MM * px_per_mm), round(TILE_H_MM * px_per_mm)
+    side = round(CARD_MARKER_MM * px_per_mm)
+    card = np.full((h, w), 255, np.uint8)
+    dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, CARD_DICTIONARY))
+    x0, y0 = (w - side) // 2, (h - side) // 2
+    card[y0 : y0 + side, x0 : x0 + side] = cv2.aruco.generateImageMarker(dictionary, marker_id, side, borderBits=1)
+    return card
+
+
+def calibrate_seat(frame: np.ndarray, strip_mm: float = STRIP_MM) -> tuple[SeatCalibration, float]:
+    """The strip's corners in ``frame`` from the two cards (:func:`seat_card`) stood at the row's ends, and the
+    fit's error (RMS, mm, of the eight marker corners). Raises :class:`SeatCalibrationError` saying which
+    card is not seen."""
+    import cv2
+
+    from vision.table.calibration import detect_markers
+
+    found = detect_markers(frame, CARD_DICTIONARY)
+    missing = [(side, i) for side, i in zip(("left", "right"), CARD_IDS, strict=True) if i not in found]
+    if missing:
+        which = " and ".join(f"the {side} card (marker {i})" for side, i in missing)
+        raise SeatCalibrationError(f"{which} not seen: stand both cards upright where the row stands, the left one "
+                                   "as its first tile and the right one as its fifteenth, faces to the camera, "
+                                   "in good light ('tablesvc vision seat-cards' prints them)")
+    mm = card_corners_mm(strip_mm)
+    src = np.vstack([mm[i] for i in CARD_IDS])
+    dst = np.vstack([found[i] for i in CARD_IDS])
+    h, _ = cv2.findHomography(src, dst, 0)
+    if h is None:
+        raise SeatCalibrationError("the cards' markers give no plane: stand the cards apart, at the row's two ends")
+    back = cv2.perspectiveTransform(dst.reshape(-1, 1, 2), np.linalg.inv(h)).reshape(-1, 2)
+    error = float(np.sqrt(np.mean(np.sum((back - src) ** 2, axis=1))))
+    strip = np.array([[0, 0], [strip_mm, 0], [strip_mm, TILE_H_MM], [0, TILE_H_MM]], np.float64)
+    quad = cv2.perspectiveTransform(strip.reshape(-1, 1, 2), h).reshape(-1, 2)
+    return SeatCalibration.of(quad, strip_mm, (frame.shape[1], frame.shape[0])), error

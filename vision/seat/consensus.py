@@ -21,8 +21,10 @@ from __future__ import annotations
 from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from vision.seat.reader import SeatFrame
+if TYPE_CHECKING:  # only named in annotations: the consensus is pure and loads no OpenCV
+    from vision.seat.reader import SeatFrame
 
 __all__ = ["HandConsensus", "HandReading", "SeatKnowledge", "kind_of", "readings_equal"]
 
@@ -66,6 +68,7 @@ class HandReading:
     drawn: str | None = None
     drawn_unknown: bool = False
     frames: int = 0
+    hand_id: str = ""  # the hand it is a reading of (the engine's id, from SeatKnowledge)
 
     @property
     def holds(self) -> int:
@@ -79,6 +82,20 @@ class HandReading:
     def as_dict(self) -> dict[str, object]:
         return {"seat": self.seat, "tiles": list(self.tiles), "unknown": self.unknown, "drawn": self.drawn,
                 "drawn_unknown": self.drawn_unknown}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, object], hand_id: str = "") -> HandReading:
+        """The reading :meth:`as_dict` wrote (a journalled one); ValueError when it is not one."""
+        try:
+            tiles = data["tiles"]
+            drawn = data["drawn"]
+            if not isinstance(tiles, list) or not all(isinstance(t, str) for t in tiles) or not (
+                    drawn is None or isinstance(drawn, str)):
+                raise TypeError("tiles must be names")
+            return cls(int(data["seat"]), tuple(tiles), int(data["unknown"]), drawn,  # type: ignore[arg-type]
+                       bool(data["drawn_unknown"]), hand_id=hand_id)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"not a seat's hand reading: {exc}") from None
 
 
 def _order(tile: str) -> tuple[int, bool]:
@@ -111,13 +128,25 @@ class HandConsensus:
                 self.reading = self._decode(self._agreed(), knowledge)
         return self.reading
 
+    def resume(self, reading: HandReading, knowledge: SeatKnowledge) -> bool:
+        """Take up ``reading`` (the last one kept before a restart) as the hand known now, when it is a reading of
+        the hand in play and holds as many tiles as the engine says; False (and nothing taken) otherwise. The
+        next frames are folded onto it as onto any reading."""
+        if reading.seat != self.seat or not reading.hand_id or reading.hand_id != knowledge.hand_id \
+                or reading.holds != knowledge.holds:
+            return False
+        self._hand_id, self._gone = knowledge.hand_id, knowledge.gone
+        self._frames.clear()
+        self.reading = reading
+        return True
+
     # ---------------------------------------------------------------- the engine's knowledge
     def _know(self, k: SeatKnowledge) -> None:
         r = self.reading
         if k.hand_id != self._hand_id:  # a new hand: nothing of the last one holds
             self._hand_id, self._gone = k.hand_id, ()
             self._frames.clear()
-            self.reading = HandReading(self.seat, unknown=k.holds)
+            self.reading = HandReading(self.seat, unknown=k.holds, hand_id=k.hand_id)
             return
         new = list((Counter(k.gone) - Counter(self._gone)).elements()) if k.gone != self._gone else []
         self._gone = k.gone
@@ -151,7 +180,7 @@ class HandConsensus:
             tiles, unknown, drawn, drawn_unknown = Counter(), k.holds, None, False
             self._frames.clear()
         self.reading = HandReading(self.seat, tuple(sorted(tiles.elements(), key=_order)), unknown, drawn,
-                                   drawn_unknown, r.frames)
+                                   drawn_unknown, r.frames, k.hand_id)
 
     # ---------------------------------------------------------------- the frames
     def _agreed(self) -> tuple[list[str | None], str | None, bool]:
@@ -186,7 +215,7 @@ class HandConsensus:
         tiles = sorted((t for t in places if t is not None), key=_order)
         unknown = sum(t is None for t in places)
         return HandReading(self.seat, tuple(tiles), unknown, drawn, drawn_there and drawn is None,
-                           self.reading.frames + 1)
+                           self.reading.frames + 1, k.hand_id)
 
 
 def readings_equal(a: HandReading, b: Sequence[str], drawn: str | None) -> bool:

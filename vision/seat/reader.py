@@ -7,7 +7,8 @@ Per frame:
    never touched);
 2. **the finder**: a tile's body is bright and colourless against felt, rack, skin and shadow, so
    the columns where a good share of pixels are such are occupied (a face's glyph never covers its
-   whole height; felt, rack and a gap cover all of it). A single tile standing apart at the right end
+   whole height; felt, rack and a gap cover all of it); a short stretch of columns with a little body
+   only is a glyph reaching the face's edges, not a gap. A single tile standing apart at the right end
    is the drawn one; the rest is one row, cut into as many tiles as its length holds (26 mm each). A
    row whose length is no whole number of tiles, or with a gap of half a tile or more (a hand over
    the row, a tile lifted), makes the frame not *whole*: its tiles are read but the consensus does
@@ -32,7 +33,14 @@ import numpy as np
 
 from vision.seat.calibration import TILE_H_MM, TILE_W_MM, SeatCalibration
 
-__all__ = ["SeatFrame", "SeatReader", "SeenTile", "enroll_from_rows"]
+__all__ = ["ENROLL_ROWS", "SeatFrame", "SeatReader", "SeenTile", "enroll_from_rows"]
+
+#: the rows a seat camera is enrolled from, left to right: the 37 kinds (red fives last) in three rows
+ENROLL_ROWS: tuple[tuple[str, ...], ...] = (
+    ("1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p", "2p", "3p", "4p"),
+    ("5p", "6p", "7p", "8p", "9p", "1s", "2s", "3s", "4s", "5s", "6s", "7s", "8s"),
+    ("9s", "E", "S", "W", "N", "P", "F", "C", "5mr", "5pr", "5sr"),
+)
 
 
 class Namer(Protocol):
@@ -125,17 +133,31 @@ class SeatReader:
         body = (hsv[..., 1] < 80) & (v > 0.6 * bright)
         col = body.mean(axis=0)
         occupied = col >= self.occupied
-        # close gaps narrower than 3 mm (a dark glyph spanning a column), drop runs under half a tile
+        # a glyph that reaches the face's edges (an honour's strokes, a red five's sticks) leaves only a little
+        # body in its columns; felt, rack and the gap before the drawn tile leave none at all
+        faint = col >= self.occupied / 5
+        tile_px = TILE_W_MM * self.px_per_mm
+        # close gaps narrower than 3 mm (a dark glyph spanning a column), and faint ones narrower than a third of
+        # a tile (a glyph across the face's height); drop runs under half a tile
         gap = max(1, round(3 * self.px_per_mm))
         idx = np.flatnonzero(occupied)
         out: list[list[int]] = []
         for i in idx:
-            if out and i - out[-1][1] <= gap:
+            if out and (i - out[-1][1] <= gap or (i - out[-1][1] < tile_px / 3 and faint[out[-1][1]:i].all())):
                 out[-1][1] = int(i) + 1
             else:
                 out.append([int(i), int(i) + 1])
-        tile_px = TILE_W_MM * self.px_per_mm
-        return [(a, b) for a, b in out if b - a >= tile_px / 2]
+        # a piece too short to be a tile, within a third of a tile of the run beside it, is part of that run's
+        # end face (a glyph across its whole height split it off); the drawn tile, a whole face long and
+        # further apart, stays apart
+        merged: list[list[int]] = []
+        for a, b in out:
+            short = b - a < tile_px / 2 or (merged and merged[-1][1] - merged[-1][0] < tile_px / 2)
+            if merged and short and a - merged[-1][1] < tile_px / 3:
+                merged[-1][1] = b
+            else:
+                merged.append([a, b])
+        return [(a, b) for a, b in merged if b - a >= tile_px / 2]
 
     def places(self, runs: Sequence[tuple[int, int]], drawn_apart: bool = True,
                ) -> tuple[list[tuple[int, int]], tuple[int, int] | None, bool]:

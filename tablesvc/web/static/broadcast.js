@@ -324,6 +324,7 @@ function statsScene() {
 }
 
 function render() {
+  const began = performance.now();
   const shown = scene === "cards" ? cardsScene() : scene === "intro" ? introScene()
     : scene === "stats" ? statsScene() : handsScene();
   if (app.firstChild !== shown || app.childNodes.length !== 1) app.replaceChildren(shown);
@@ -333,11 +334,13 @@ function render() {
   const seq = model.hands ? model.hands.seq : null;
   if (seq !== null && seq !== undefined && !drawnSeqs.has(seq) && drawnSeqs.size < 5000) {
     drawnSeqs.add(seq); // when each payload was on screen: the next frame begins once this one is painted
+    work.push([seq, performance.now() - began]);
     requestAnimationFrame(() => rendered.push([seq, Date.now()]));
   }
 }
 const drawnSeqs = new Set();
 const rendered = []; // [seq, ms since the epoch] (bench/broadcast_scene.py reads them)
+const work = []; // [seq, ms the script spent building the scene for it]
 const arrived = []; // [seq, ms since the epoch]: when each payload came off the stream
 
 // ------------------------------------------------------------------ data
@@ -394,5 +397,5 @@ on("cards", (d) => {
 });
 source.onopen = () => { document.body.dataset.connected = "yes"; };
 source.onerror = () => { document.body.dataset.connected = "no"; };
-window.tablesvcBroadcast = { model, source, rendered, arrived };
+window.tablesvcBroadcast = { model, source, rendered, arrived, work };
 schedule();
