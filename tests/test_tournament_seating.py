@@ -185,3 +185,37 @@ def test_the_warning_says_whether_a_known_schedule_does_better():
                for line in under), under
     past = quality(plan(list(range(1, 21)), 6, seed=1)).lines()  # 20 players: 5 rounds known, 6 asked
     assert any(line.startswith("WARNING") and "no known schedule of this size has none" in line for line in past), past
+
+
+def test_seated_round_by_round_a_tournament_gets_the_constructions_rounds(tmp_path, capsys):
+    """28 players, 9 rounds, each seated (``seating``, no ``--all``) only once the one before has started: the
+    rounds are the resolvable design's, as ``--all`` seats them, so the ninth still repeats no meeting."""
+    from datetime import UTC, datetime, timedelta
+
+    from tablesvc.cli import main
+    from tablesvc.records.records_db import RecordsStore
+    from tablesvc.tournament.tournament_db import TournamentStore
+
+    db = str(tmp_path / "cup.sqlite3")
+    (tmp_path / "players.csv").write_text("First name,Last name\n" + "".join(
+        f"Player{i},Number{i}\n" for i in range(28)), encoding="utf-8")
+    for argv in (["create", "Nine Rounds", "--rounds", "9"], ["import-players", str(tmp_path / "players.csv")],
+                 ["tables", "--site", "hall", "--count", "7"]):
+        assert main(["tournament", *argv, "--db", db]) == 0, argv
+    store = TournamentStore(RecordsStore(db))
+    try:
+        tid = store.find()[0]
+        for n in range(1, 10):
+            assert main(["tournament", "seating", "--db", db]) == 0
+            store.begin_start(tid, n)
+            now = datetime.now(UTC)
+            store.mark_started(tid, n, list(range(1, 8)), [], now.isoformat(timespec="seconds"),
+                               (now + timedelta(minutes=75)).isoformat(timespec="seconds"))
+            store.finish_round(tid, n)
+        seatings = [r.seating for r in store.rounds(tid)]
+    finally:
+        store.records.close()
+    q = quality(seatings)
+    assert len(seatings) == 9 and q.repeat_meetings == 0 and q.most_meetings == 1
+    assert q.unbalanced == 0
+    assert "repeat meetings: 0" in capsys.readouterr().out

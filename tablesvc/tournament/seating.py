@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from tablesvc.tournament.designs import known_most_rounds, zero_repeat_rounds
 from tablesvc.tournament.model import Seating, TournamentError
 
-__all__ = ["SeatingQuality", "balance_winds", "interval", "meetings", "part_clubs", "plan", "quality",
+__all__ = ["SeatingQuality", "balance_winds", "interval", "meetings", "next_of_plan", "part_clubs", "plan", "quality",
            "repeat_lower_bound", "shuffled", "swiss"]
 
 CLUB_COST = 3  # a club pair at one table costs as much as three second meetings: kept apart, but not at any price
@@ -287,6 +287,22 @@ def plan(players: Sequence[int], rounds: int, history: Sequence[Seating] = (), *
             break
     assert best is not None
     return _balance_plan(best, history, random.Random(seed))
+
+
+def next_of_plan(players: Sequence[int], rounds: int, history: Sequence[Seating], *,
+                 clubs: Mapping[int, str] | None = None, seed: int = 0) -> Seating | None:
+    """Round ``len(history) + 1`` of the whole tournament's plan (:func:`plan` of ``rounds`` rounds from
+    nothing, the same players, clubs and seed), where the rounds so far are that plan's first ones (the same
+    tables): seated round by round, a tournament then gets the construction's rounds, as ``--all`` gives
+    them, instead of a greedy next round that a construction's later rounds no longer fit. None where the
+    rounds so far are not the plan's (a player withdrew or joined, a round was seated otherwise)."""
+    if len(history) >= rounds:
+        return None
+    full = plan(players, rounds, clubs=clubs, seed=seed)
+    for played, planned in zip(history, full, strict=False):
+        if {frozenset(t) for t in played.tables} != {frozenset(t) for t in planned.tables}:
+            return None
+    return full[len(history)]
 
 
 def _built(players: Sequence[int], rounds: int, clubs: Mapping[int, str] | None,
