@@ -19,6 +19,7 @@ import pytest
 from tablesvc.tournament.designs import (
     GROUP_DESIGNS,
     STARTERS,
+    affine_rounds,
     developed_rounds,
     group_design_rounds,
     known_most_rounds,
@@ -44,6 +45,7 @@ def _random_plan(players: list[int], rounds: int, seed: int) -> list[Seating]:
     (7, 9, 0),  # 28 players: a resolvable 2-(28, 4, 1) design
     (10, 13, 0),  # 40 players: a resolvable 2-(40, 4, 1) design
     (12, 13, 0),  # 48 players: a transversal design over Z2 x Z2 x Z3, then a round within its rows
+    (16, 21, 0),  # 64 players: the lines of AG(3, 4)
     (8, 7, 0),  # the transversal design over GF(8): 8 rounds without a repeat
     (8, 10, 16),  # zero exists (social golfer 8-4-10); the design's 8 and a search for 2 more leave 16
     (16, 8, 0),
@@ -219,3 +221,17 @@ def test_seated_round_by_round_a_tournament_gets_the_constructions_rounds(tmp_pa
     assert len(seatings) == 9 and q.repeat_meetings == 0 and q.most_meetings == 1
     assert q.unbalanced == 0
     assert "repeat meetings: 0" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("tables", "rounds"), [(4, 5), (16, 21), (64, 85)])
+def test_the_affine_spaces_lines_meet_every_pair_once(tables, rounds):
+    met: dict[frozenset[int], int] = {}
+    built = affine_rounds(tables)
+    assert len(built) == rounds
+    for r in built:
+        assert sorted(p for four in r for p in four) == list(range(4 * tables))
+        for four in r:
+            for a, b in itertools.combinations(four, 2):
+                met[frozenset((a, b))] = met.get(frozenset((a, b)), 0) + 1
+    n = 4 * tables
+    assert set(met.values()) == {1} and len(met) == n * (n - 1) // 2

@@ -26,7 +26,9 @@ reaches for the halls where one is known; the seating's quality prints it
 beside its own figures, and elsewhere the counting bound
 (``(4g - 1) // 3`` rounds) is all that is known.
 
-For 12 tables, where neither gives more than 4 rounds, :data:`GROUP_DESIGNS`
+For 64 players the lines of the affine space AG(3, 4) give 21 rounds
+(:func:`affine_rounds`; 256 players 85). For 12 tables, where neither
+gives more than 4 rounds, :data:`GROUP_DESIGNS`
 holds a transversal design developed over the group Z2 x Z2 x Z3 (12
 rounds; stored, found by a constraint search, checked by a test).
 
@@ -52,13 +54,13 @@ by a test that counts every meeting of its ``w`` rounds
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from functools import cache
 
-__all__ = ["GROUP_DESIGNS", "KNOWN_MOST_ROUNDS", "STARTERS", "design_rounds", "developed_rounds", "group_design_rounds",
-           "known_most_rounds",
-           "most_rounds_without_repeats",
-           "rounds_in_design", "zero_repeat_rounds"]
+__all__ = ["GROUP_DESIGNS", "KNOWN_MOST_ROUNDS", "STARTERS", "affine_rounds", "design_rounds", "developed_rounds",
+           "group_design_rounds", "known_most_rounds", "most_rounds_without_repeats", "rounds_in_design",
+           "zero_repeat_rounds"]
 
 # tables -> the most rounds without a repeat meeting that a published or constructed schedule reaches (social
 # golfer problem, groups of four). 16 players 5: the affine plane of order 4 (6 forces a repeat by counting);
@@ -296,12 +298,44 @@ def developed_rounds(tables: int) -> list[tuple[tuple[int, int, int, int], ...]]
     return out
 
 
+def affine_rounds(tables: int) -> list[tuple[tuple[int, int, int, int], ...]]:
+    """The lines of the affine space AG(n, 4) for ``4 * tables == 4 ** n`` players (16, 64, 256): each
+    direction's 4-point lines are a round, and two points lie on exactly one line, so the ``(4 ** n - 1) / 3``
+    rounds (5, 21, 85) meet every pair once; [] for other halls."""
+    n, size = 1, 4
+    while size < 4 * tables:
+        n, size = n + 1, size * 4
+    if size != 4 * tables or n < 2:
+        return []
+    field = _field(4)
+    assert field is not None
+    add, mul = field
+    points = list(itertools.product(range(4), repeat=n))
+    index = {p: i for i, p in enumerate(points)}
+    directions = [d for d in points if any(d) and d[next(i for i, x in enumerate(d) if x)] == 1]
+    out = []
+    for d in directions:
+        seen: set[int] = set()
+        lines = []
+        for p in points:
+            if index[p] in seen:
+                continue
+            line = sorted(index[tuple(add[x][mul[c][y]] for x, y in zip(p, d, strict=True))] for c in range(4))
+            seen.update(line)
+            lines.append((line[0], line[1], line[2], line[3]))
+        out.append(tuple(lines))
+    return out
+
+
 def zero_repeat_rounds(tables: int) -> tuple[list[tuple[tuple[int, int, int, int], ...]], bool]:
     """The most rounds without a repeat meeting that this module builds for ``tables`` tables (players
     ``0 .. 4 * tables - 1``), and whether they are the transversal design's (whose rows ``t, t + tables,
     t + 2 * tables, ...`` are four groups that never meet: where clubs can go)."""
     starter = developed_rounds(tables)
     grouped = group_design_rounds(tables)
+    affine = affine_rounds(tables)
+    if len(affine) > max(len(starter), len(grouped), rounds_in_design(tables)):
+        return affine, False
     if len(starter) > max(len(grouped), rounds_in_design(tables)):
         return starter, False
     if len(grouped) > rounds_in_design(tables):
