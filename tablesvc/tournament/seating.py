@@ -4,12 +4,16 @@ Pure functions (no I/O, no clock): players are numbers, a seating is four
 numbers per table in seat order East, South, West, North. The methods are
 Pantheon's four:
 
-- :func:`shuffled`, the one a tournament normally uses: a tabu search over
-  swaps of two players at different tables that minimises, over the rounds
-  already seated, the meetings again (a pair that met ``m`` times costs
-  ``m * m`` more, so a third meeting is worse than two second ones) and,
-  where asked, players of one club at a table; the leading four can be held
-  at table 1 (the streamed one). It stops as soon as a round costs nothing.
+- shuffled, the one a tournament normally uses: every round at once
+  (:func:`plan`) from a construction without a repeat meeting where the
+  hall has one (:mod:`tablesvc.tournament.designs`), round by round the
+  next round of that plan (:func:`next_of_plan`), and otherwise
+  :func:`shuffled`: a tabu search over swaps of two players at different
+  tables that minimises, over the rounds already seated, the meetings again
+  (a pair that met ``m`` times costs ``m * m`` more, so a third meeting is
+  worse than two second ones) and, where asked, players of one club at a
+  table; the leading four can be held at table 1 (the streamed one). It
+  stops as soon as a round costs nothing.
 - :func:`swiss`: by standing, the leading four at table 1, the next four at
   table 2 ...
 - :func:`interval`: by standing, spread: table ``k`` gets places ``k``,
@@ -255,9 +259,12 @@ def part_clubs(tables: list[list[int]], ranked: Sequence[int], clubs: Mapping[in
 def plan(players: Sequence[int], rounds: int, history: Sequence[Seating] = (), *,
          clubs: Mapping[int, str] | None = None, seed: int = 0, iterations: int | None = None,
          passes: int = 8, attempts: int = 6) -> list[Seating]:
-    """Every remaining round at once (before the tournament): each round shuffled against all before it, then
-    each re-seated against all the others for up to ``passes`` sweeps while that removes repeats; all that
-    again from other random starts (up to ``attempts``) until a plan reaches the fewest repeats possible."""
+    """Every remaining round at once. Before the tournament (no ``history``): the rounds of the longest
+    construction without a repeat for this hall (:func:`tablesvc.tournament.designs.zero_repeat_rounds`),
+    its players placed to keep clubs apart, and the rounds beyond it found by a min-conflicts tabu search
+    (:func:`_extend`). After rounds were played: each round shuffled against all before it, then each
+    re-seated against all the others for up to ``passes`` sweeps while that removes repeats; all that again
+    from other random starts (up to ``attempts``) until a plan reaches the fewest repeats possible."""
     best: list[Seating] | None = None
     best_key = None
     bound = repeat_lower_bound(len(players), len(history) + rounds)
