@@ -3,8 +3,8 @@
 ``repeat_lower_bound`` is the counting bound (a player meets 3 per round and
 has n - 1 others to meet); where it is 0 a seating without a single repeat
 exists for these sizes (resolvable designs: the affine plane of order 4 for
-16 players in 5 rounds, 28 players in 9 and 40 in 13, 24 players in 7 from
-a stored starting round, the known social-golfer solutions for 32 players in
+16 players in 5 rounds, 28 players in 9 and 40 in 13, 24 players in 7 and
+36 in 11 from stored starting rounds, the known social-golfer solutions for 32 players in
 up to 10 rounds, and many more for the larger halls), so the plan must find
 none where it has a construction, and elsewhere reach the bound or come close.
 """
