@@ -99,3 +99,31 @@ def test_a_red_five_under_a_rule_set_with_red_fives_raises_nothing(mosquitto, tm
     finally:
         sub.close()
         svc.stop()
+
+
+def test_a_restart_does_not_warn_again_of_the_game_it_warned_of(mosquitto, tmp_path):
+    """The journal is the truth: the game's red five was warned of before the restart, so the service that
+    takes the game up again stays quiet on the next one; the game after it is warned of once, as ever."""
+    config = parse_config(config_text(mosquitto.url, tmp_path / "data"))
+    svc = TableService(config)
+    svc.start()
+    assert svc.link.wait_ready(15)
+    sub = Subscriber(mosquitto.port)
+    try:
+        _game(sub, "ema2016")
+        _event(sub, {"type": "discard", "seat": 0, "tile": "5mr"})
+        assert sub.wait_for(lambda: len(_red_five_errors(sub)) == 1)
+        svc.stop()
+
+        svc = TableService(config)  # the same table's journal, the game in play
+        svc.start()
+        assert svc.link.wait_ready(15)
+        _event(sub, {"type": "discard", "seat": 1, "tile": "5pr"})  # the same game: no second alert
+        _command(sub, {"command": "end_game", "reason": "time"})
+        _game(sub, "ema2016")
+        _event(sub, {"type": "discard", "seat": 0, "tile": "5sr"})  # the next game: warned of, once
+        assert sub.wait_for(lambda: len(_red_five_errors(sub)) >= 2)
+        assert [e["detail"]["tile"] for e in _red_five_errors(sub)] == ["5mr", "5sr"]
+    finally:
+        sub.close()
+        svc.stop()

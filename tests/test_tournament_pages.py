@@ -256,6 +256,28 @@ CARDS = """return [...document.querySelectorAll('#hall .hall-table')].map(c => (
   rule: c.querySelector('.clock-rule').textContent, time: c.querySelector('.clock-time').textContent}))"""
 
 
+SIZES = """const cards = [...document.querySelectorAll('#hall .hall-table')];
+  const px = (c, sel) => parseFloat(getComputedStyle(c.querySelector(sel)).fontSize);
+  return {cards: cards.map(c => { const r = c.getBoundingClientRect();
+    return {width: r.width, height: r.height, bottom: r.bottom, name: px(c, '.hall-name'),
+      time: px(c, '.clock-time'), players: px(c, '.hall-players'),
+      overflows: c.scrollHeight > c.clientHeight + 1 || c.scrollWidth > c.clientWidth + 1}; }),
+    width: innerWidth, height: innerHeight, scrolls: document.documentElement.scrollHeight > innerHeight + 1}"""
+
+
+def _readable_across_a_hall(browser) -> dict:
+    """The cards share the screen below the round timer, each read from across a hall: the table's number
+    at 60 px and more, its time at 100 px, the four names at 28 px; nothing cut off, nothing to scroll."""
+    sizes = browser.execute_script(SIZES)
+    area = sum(c["width"] * c["height"] for c in sizes["cards"])
+    assert area >= 0.3 * sizes["width"] * sizes["height"], sizes  # a third of the screen and more, not a corner
+    for c in sizes["cards"]:
+        assert c["name"] >= 60 and c["players"] >= 28 and not c["overflows"], c
+        assert c["bottom"] <= sizes["height"], c
+    assert not sizes["scrolls"], sizes
+    return sizes
+
+
 def test_the_clock_is_the_rounds_and_one_table_changes_only_its_card(broker, browser, tmp_path):
     # the organiser's table 1 is hall/t3: the cards follow the tournament's numbers, not the services' names
     db, tid = make_tournament(tmp_path, 3, hall=["hall/t3", "hall/t1", "hall/t2"])
@@ -321,6 +343,9 @@ def test_the_clock_is_the_rounds_and_one_table_changes_only_its_card(broker, bro
         assert abs(_seconds(big) - _seconds(one["time"])) <= 1
         note = browser.execute_script("return document.querySelector('.round-note').textContent")
         assert note == "3 tables playing"
+        sizes = _readable_across_a_hall(browser)
+        running = sizes["cards"][:2]
+        assert all(c["time"] >= 100 for c in running), running  # the two tables still on their time
         shot(browser, "tournament-clock")
 
         # time for the whole hall, one action on the referee's page: every card's time is up, and the round's
@@ -342,6 +367,22 @@ def test_the_clock_is_the_rounds_and_one_table_changes_only_its_card(broker, bro
                 "(the round's time is up on the big timer)")
         states = [c["state"] for c in browser.execute_script(CARDS)]
         assert states == ["time-up"] * 3
+        # a hall of 32 tables: the page lays out what it is given (the three cards copied, numbered on), the
+        # round timer makes room, and every card still reads from afar: its number at 28 px and more, the names at 15
+        crowded = browser.execute_script("""const hall = document.getElementById('hall');
+          const cards = [...hall.children];
+          for (let n = cards.length + 1; n <= 32; n++) {
+            const c = cards[(n - 1) % cards.length].cloneNode(true);
+            c.querySelector('.hall-name').textContent = `Table ${n}`;
+            hall.appendChild(c);
+          }
+          window.dispatchEvent(new Event('resize'));""" + SIZES.replace("const cards", "const all", 1)
+                                          .replace("cards.map", "all.map"))
+        shot(browser, "tournament-clock-32")
+        assert len(crowded["cards"]) == 32 and not crowded["scrolls"], crowded
+        for c in crowded["cards"]:
+            assert c["name"] >= 28 and c["players"] >= 15 and not c["overflows"], c
+            assert c["bottom"] <= crowded["height"], c
     finally:
         if web is not None:
             web.stop()

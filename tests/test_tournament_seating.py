@@ -3,17 +3,27 @@
 ``repeat_lower_bound`` is the counting bound (a player meets 3 per round and
 has n - 1 others to meet); where it is 0 a seating without a single repeat
 exists for these sizes (resolvable designs: the affine plane of order 4 for
-16 players in 5 rounds, the known social-golfer solutions for 32 players in
-up to 10 rounds, and many more for the larger halls), so the search must
-find none there, and where it is above 0 it must reach it or come close.
+16 players in 5 rounds, 28 players in 9 and 40 in 13, 24 players in 7 and
+36 in 11 from stored starting rounds, the known social-golfer solutions for 32 players in
+up to 10 rounds, and many more for the larger halls), so the plan must find
+none where it has a construction, and elsewhere reach the bound or come close.
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
 
+from tablesvc.tournament.designs import (
+    GROUP_DESIGNS,
+    STARTERS,
+    affine_rounds,
+    developed_rounds,
+    group_design_rounds,
+    known_most_rounds,
+)
 from tablesvc.tournament.model import Seating, TournamentError
 from tablesvc.tournament.seating import interval, plan, quality, repeat_lower_bound, shuffled, swiss
 
@@ -31,6 +41,11 @@ def _random_plan(players: list[int], rounds: int, seed: int) -> list[Seating]:
 @pytest.mark.parametrize(("tables", "rounds", "most_repeats"), [
     (4, 5, 0),  # the affine plane: every round's seating forced by the ones before; found
     (4, 6, None),  # the bound (24) itself
+    (6, 7, 0),  # 24 players: a stored starting round over Z_7 and three fixed players
+    (7, 9, 0),  # 28 players: a resolvable 2-(28, 4, 1) design
+    (10, 13, 0),  # 40 players: a resolvable 2-(40, 4, 1) design
+    (12, 13, 0),  # 48 players: a transversal design over Z2 x Z2 x Z3, then a round within its rows
+    (16, 21, 0),  # 64 players: the lines of AG(3, 4)
     (8, 7, 0),  # the transversal design over GF(8): 8 rounds without a repeat
     (8, 10, 16),  # zero exists (social golfer 8-4-10); the design's 8 and a search for 2 more leave 16
     (16, 8, 0),
@@ -124,3 +139,99 @@ def test_swiss_and_interval_part_clubs_nearest_in_the_standing():
     assert quality([i], clubs).club_meetings == 0
     lines = quality([swiss(ranked), swiss(ranked)]).lines()
     assert any(line.startswith("WARNING: 24 repeat meeting(s)") for line in lines), lines
+
+
+@pytest.mark.parametrize("tables", sorted(STARTERS))
+def test_every_stored_starting_round_develops_into_rounds_without_a_repeat(tables):
+    w = STARTERS[tables][0]
+    rounds = developed_rounds(tables)
+    assert len(rounds) == w <= known_most_rounds(tables)
+    met: dict[frozenset[int], int] = {}
+    for r in rounds:
+        assert sorted(p for four in r for p in four) == list(range(4 * tables))  # everyone once a round
+        for four in r:
+            for a, b in itertools.combinations(four, 2):
+                met[frozenset((a, b))] = met.get(frozenset((a, b)), 0) + 1
+    assert max(met.values()) == 1
+    assert len(met) == 6 * tables * w  # every meeting a new pair
+    n = 4 * tables
+    if 3 * w == n - 1:  # a resolvable design: every pair meets, exactly once
+        assert len(met) == n * (n - 1) // 2
+
+
+def test_a_construction_keeps_clubs_apart_by_exchanging_players():
+    players = list(range(1, 29))
+    clubs = {p: f"club {p % 7}" for p in players}  # seven clubs of four, 7 of the 9 rounds of the design
+    q = quality(plan(players, 7, clubs=clubs, seed=4), clubs)
+    assert q.repeat_meetings == 0 and q.club_meetings == 0
+    assert quality(plan(players, 7, seed=4), clubs).club_meetings > 0  # the same hall, clubs not asked apart
+
+
+@pytest.mark.parametrize("tables", sorted(GROUP_DESIGNS))
+def test_every_stored_group_design_meets_each_pair_of_two_rows_once_and_no_pair_of_one_row(tables):
+    rounds = group_design_rounds(tables)
+    assert len(rounds) == tables
+    met: dict[frozenset[int], int] = {}
+    for r in rounds:
+        assert sorted(p for four in r for p in four) == list(range(4 * tables))
+        for four in r:
+            assert [p // tables for p in four] == [0, 1, 2, 3]  # one player of each row at every table
+            for a, b in itertools.combinations(four, 2):
+                met[frozenset((a, b))] = met.get(frozenset((a, b)), 0) + 1
+    assert max(met.values()) == 1 and len(met) == 6 * tables * tables  # every pair of two rows, once
+
+
+def test_the_warning_says_whether_a_known_schedule_does_better():
+    under = quality(plan(list(range(1, 33)), 10, seed=1)).lines()  # 8-4-10: published without a repeat
+    assert any(line.startswith("WARNING") and "a published schedule of this size has none" in line
+               for line in under), under
+    past = quality(plan(list(range(1, 21)), 6, seed=1)).lines()  # 20 players: 5 rounds known, 6 asked
+    assert any(line.startswith("WARNING") and "no known schedule of this size has none" in line for line in past), past
+
+
+def test_seated_round_by_round_a_tournament_gets_the_constructions_rounds(tmp_path, capsys):
+    """28 players, 9 rounds, each seated (``seating``, no ``--all``) only once the one before has started: the
+    rounds are the resolvable design's, as ``--all`` seats them, so the ninth still repeats no meeting."""
+    from datetime import UTC, datetime, timedelta
+
+    from tablesvc.cli import main
+    from tablesvc.records.records_db import RecordsStore
+    from tablesvc.tournament.tournament_db import TournamentStore
+
+    db = str(tmp_path / "cup.sqlite3")
+    (tmp_path / "players.csv").write_text("First name,Last name\n" + "".join(
+        f"Player{i},Number{i}\n" for i in range(28)), encoding="utf-8")
+    for argv in (["create", "Nine Rounds", "--rounds", "9"], ["import-players", str(tmp_path / "players.csv")],
+                 ["tables", "--site", "hall", "--count", "7"]):
+        assert main(["tournament", *argv, "--db", db]) == 0, argv
+    store = TournamentStore(RecordsStore(db))
+    try:
+        tid = store.find()[0]
+        for n in range(1, 10):
+            assert main(["tournament", "seating", "--db", db]) == 0
+            store.begin_start(tid, n)
+            now = datetime.now(UTC)
+            store.mark_started(tid, n, list(range(1, 8)), [], now.isoformat(timespec="seconds"),
+                               (now + timedelta(minutes=75)).isoformat(timespec="seconds"))
+            store.finish_round(tid, n)
+        seatings = [r.seating for r in store.rounds(tid)]
+    finally:
+        store.records.close()
+    q = quality(seatings)
+    assert len(seatings) == 9 and q.repeat_meetings == 0 and q.most_meetings == 1
+    assert q.unbalanced == 0
+    assert "repeat meetings: 0" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("tables", "rounds"), [(4, 5), (16, 21), (64, 85)])
+def test_the_affine_spaces_lines_meet_every_pair_once(tables, rounds):
+    met: dict[frozenset[int], int] = {}
+    built = affine_rounds(tables)
+    assert len(built) == rounds
+    for r in built:
+        assert sorted(p for four in r for p in four) == list(range(4 * tables))
+        for four in r:
+            for a, b in itertools.combinations(four, 2):
+                met[frozenset((a, b))] = met.get(frozenset((a, b)), 0) + 1
+    n = 4 * tables
+    assert set(met.values()) == {1} and len(met) == n * (n - 1) // 2

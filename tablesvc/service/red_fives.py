@@ -9,10 +9,10 @@ still be fixed: the referee amends the tile, or the tiles are swapped for a set 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-from tablesvc.engine.events import Event
+from tablesvc.engine.events import Event, EventFormatError, from_dict
 from tablesvc.rules.ruleset import get_ruleset
 from tablesvc.tiles import Tile
 
@@ -43,13 +43,32 @@ def plays_red_fives(rules: str) -> bool:
 
 
 class RedFiveWatch:
-    """Whether this game has been warned of a red five: one alert a game, not one per tile."""
+    """Whether this game has been warned of a red five: one alert a game, not one per tile, and not again
+    after a restart (:meth:`resume` reads the game's journal)."""
 
     def __init__(self) -> None:
         self.warned = False
 
     def new_game(self) -> None:
         self.warned = False
+
+    def resume(self, entries: Iterable[Any], rules: str) -> None:
+        """The game's journal as the service finds it at start: every event and amendment in it was checked
+        when it was taken, so a red five anywhere in it (even one undone or amended since) was warned of
+        then. ``entries``: the journal's entries (``kind`` and ``body``) of the game in play."""
+        if plays_red_fives(rules):
+            return
+        for entry in entries:
+            body = entry.body.get("event") if entry.kind == "amend" else entry.body
+            if entry.kind == "undo" or not isinstance(body, dict):
+                continue
+            try:
+                event = from_dict(body)
+            except (EventFormatError, KeyError, TypeError, ValueError):  # the table's own fold reports these
+                continue
+            if red_five_in(event) is not None:
+                self.warned = True
+                return
 
     def check(self, event: Event, rules: str) -> tuple[str, dict[str, Any]] | None:
         """The alert's text and detail for the first red five of a game under ``rules``, else None."""

@@ -172,6 +172,7 @@ class TableService:
         self.failure: str | None = None
         self.inputs_done = 0
         self.red_fives = RedFiveWatch()  # a red five under a rule set without them: one alert a game
+        self.red_fives.resume(self.journal.entries(), self.table.state.rules)  # warned before a restart: not again
         self.refusals = BurstLimiter()  # errors from the table: a few in full per source and second, then counted
         # refused commands: a few in full per sender and window, then counted (never each journalled and logged)
         self.command_refusals = BurstLimiter(burst=COMMAND_BURST, window=COMMAND_WINDOW, max_sources=COMMAND_SENDERS)

@@ -100,7 +100,8 @@ def seat_round(store: TournamentStore, tid: int, method: SeatingMethod, *, numbe
             plans = [seats.interval(ranked, history, seed=seed, clubs=clubs)]
         else:
             top = ranked[:4] if t.top_table and history else None
-            plans = [seats.shuffled(numbers, history, clubs=clubs, top=top, seed=seed)]
+            planned = None if top else seats.next_of_plan(numbers, t.rounds, history, clubs=clubs, seed=seed)
+            plans = [planned or seats.shuffled(numbers, history, clubs=clubs, top=top, seed=seed)]
     saved = store.save_seatings(tid, dict(zip(targets, plans, strict=True)), method)
     return saved, seats.quality([*history, *(r.seating for r in saved)],
                                 {p.number: p.club for p in players if p.club} if t.separate_clubs else None)

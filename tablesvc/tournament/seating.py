@@ -4,12 +4,16 @@ Pure functions (no I/O, no clock): players are numbers, a seating is four
 numbers per table in seat order East, South, West, North. The methods are
 Pantheon's four:
 
-- :func:`shuffled`, the one a tournament normally uses: a tabu search over
-  swaps of two players at different tables that minimises, over the rounds
-  already seated, the meetings again (a pair that met ``m`` times costs
-  ``m * m`` more, so a third meeting is worse than two second ones) and,
-  where asked, players of one club at a table; the leading four can be held
-  at table 1 (the streamed one). It stops as soon as a round costs nothing.
+- shuffled, the one a tournament normally uses: every round at once
+  (:func:`plan`) from a construction without a repeat meeting where the
+  hall has one (:mod:`tablesvc.tournament.designs`), round by round the
+  next round of that plan (:func:`next_of_plan`), and otherwise
+  :func:`shuffled`: a tabu search over swaps of two players at different
+  tables that minimises, over the rounds already seated, the meetings again
+  (a pair that met ``m`` times costs ``m * m`` more, so a third meeting is
+  worse than two second ones) and, where asked, players of one club at a
+  table; the leading four can be held at table 1 (the streamed one). It
+  stops as soon as a round costs nothing.
 - :func:`swiss`: by standing, the leading four at table 1, the next four at
   table 2 ...
 - :func:`interval`: by standing, spread: table ``k`` gets places ``k``,
@@ -31,10 +35,10 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from tablesvc.tournament.designs import design_rounds, most_rounds_without_repeats, rounds_in_design
+from tablesvc.tournament.designs import known_most_rounds, zero_repeat_rounds
 from tablesvc.tournament.model import Seating, TournamentError
 
-__all__ = ["SeatingQuality", "balance_winds", "interval", "meetings", "part_clubs", "plan", "quality",
+__all__ = ["SeatingQuality", "balance_winds", "interval", "meetings", "next_of_plan", "part_clubs", "plan", "quality",
            "repeat_lower_bound", "shuffled", "swiss"]
 
 CLUB_COST = 3  # a club pair at one table costs as much as three second meetings: kept apart, but not at any price
@@ -255,20 +259,30 @@ def part_clubs(tables: list[list[int]], ranked: Sequence[int], clubs: Mapping[in
 def plan(players: Sequence[int], rounds: int, history: Sequence[Seating] = (), *,
          clubs: Mapping[int, str] | None = None, seed: int = 0, iterations: int | None = None,
          passes: int = 8, attempts: int = 6) -> list[Seating]:
-    """Every remaining round at once (before the tournament): each round shuffled against all before it, then
-    each re-seated against all the others for up to ``passes`` sweeps while that removes repeats; all that
-    again from other random starts (up to ``attempts``) until a plan reaches the fewest repeats possible."""
+    """Every remaining round at once. Before the tournament (no ``history``): the rounds of the longest
+    construction without a repeat for this hall (:func:`tablesvc.tournament.designs.zero_repeat_rounds`),
+    its players placed to keep clubs apart, and the rounds beyond it found by a min-conflicts tabu search
+    (:func:`_extend`). After rounds were played: each round shuffled against all before it, then each
+    re-seated against all the others for up to ``passes`` sweeps while that removes repeats; all that again
+    from other random starts (up to ``attempts``) until a plan reaches the fewest repeats possible."""
     best: list[Seating] | None = None
     best_key = None
     bound = repeat_lower_bound(len(players), len(history) + rounds)
     tables = _check_count(players)
     if not history and tables >= 2 and rounds >= 1:
-        # a design first: the rounds it gives have no repeat at all, and clubs go to one row (never meeting)
+        # a construction first: the rounds it gives have no repeat at all, its players placed so that club
+        # mates meet as little as the construction lets them
         rng = random.Random(seed)
-        built = [Seating(r) for r in design_rounds(_rows(players, clubs, rng), min(rounds, rounds_in_design(tables)))]
-        rng.shuffle(built)
+        built = _built(players, rounds, clubs, rng)
         out = built + (_extend(players, rounds - len(built), built, clubs, rng, target=bound)
                        if rounds > len(built) else [])
+        if clubs:
+            q = quality(out, clubs)
+            if q.club_meetings > q.club_bound:  # clubs too large for the construction: the search may part them
+                searched = _extend(players, rounds, [], clubs, rng, target=bound)
+                qs = quality(searched, clubs)
+                if qs.repeat_meetings + CLUB_COST * qs.club_meetings < q.repeat_meetings + CLUB_COST * q.club_meetings:
+                    out = searched
         return _balance_plan(out, history, random.Random(seed))
     for attempt in range(max(1, attempts)):
         out = _plan_once(players, rounds, history, clubs, seed * 7 + attempt * 104729, iterations, passes)
@@ -280,6 +294,100 @@ def plan(players: Sequence[int], rounds: int, history: Sequence[Seating] = (), *
             break
     assert best is not None
     return _balance_plan(best, history, random.Random(seed))
+
+
+def next_of_plan(players: Sequence[int], rounds: int, history: Sequence[Seating], *,
+                 clubs: Mapping[int, str] | None = None, seed: int = 0) -> Seating | None:
+    """Round ``len(history) + 1`` of the whole tournament's plan (:func:`plan` of ``rounds`` rounds from
+    nothing, the same players, clubs and seed), where the rounds so far are that plan's first ones (the same
+    tables): seated round by round, a tournament then gets the construction's rounds, as ``--all`` gives
+    them, instead of a greedy next round that a construction's later rounds no longer fit. None where the
+    rounds so far are not the plan's (a player withdrew or joined, a round was seated otherwise)."""
+    if len(history) >= rounds:
+        return None
+    full = plan(players, rounds, clubs=clubs, seed=seed)
+    for played, planned in zip(history, full, strict=False):
+        if {frozenset(t) for t in played.tables} != {frozenset(t) for t in planned.tables}:
+            return None
+    return full[len(history)]
+
+
+def _built(players: Sequence[int], rounds: int, clubs: Mapping[int, str] | None,
+           rng: random.Random) -> list[Seating]:
+    """Up to ``rounds`` rounds of the construction for this hall (:func:`zero_repeat_rounds`), taken at
+    random among those it has, its points given to the players: a transversal design's rows to whole clubs
+    (:func:`_rows`), then, where clubs are kept apart, players exchanged while that lowers the club meetings
+    (:func:`_part_labels`); any exchange of players keeps a seating without repeats."""
+    tables = len(players) // 4
+    design, by_rows = zero_repeat_rounds(tables)
+    chosen = rng.sample(design, min(rounds, len(design)))
+    if by_rows:
+        rows = _rows(players, clubs, rng)
+        label = [rows[a][x] for a in range(4) for x in range(tables)]
+    else:
+        label = list(players)
+        rng.shuffle(label)
+    if clubs:
+        label = _part_labels(chosen, label, clubs, rng)
+    return [Seating(tuple((label[t[0]], label[t[1]], label[t[2]], label[t[3]]) for t in r)) for r in chosen]
+
+
+def _part_labels(rounds: Sequence[Sequence[Sequence[int]]], label: list[int], clubs: Mapping[int, str],
+                 rng: random.Random, moves: int = 4000) -> list[int]:
+    """Players exchanged between the points of a construction so that as few club mates as possible sit at a
+    table: a descent with random sideways moves over exchanges of a player who meets a club mate with any
+    player of another club (or none); the best labelling seen."""
+    n = len(label)
+    near: list[set[int]] = [set() for _ in range(n)]
+    for r in rounds:
+        for four in r:
+            for a, b in itertools.combinations(four, 2):
+                near[a].add(b)
+                near[b].add(a)
+    names = sorted({_club(clubs, p) for p in label} - {""})
+    club_id = {c: i + 1 for i, c in enumerate(names)}
+    club = [club_id.get(_club(clubs, p), 0) for p in label]  # 0: no club
+    count = [[0] * (len(names) + 1) for _ in range(n)]  # point -> club -> its neighbours of that club
+    for a in range(n):
+        for b in near[a]:
+            count[a][club[b]] += 1
+
+    def clash(a: int) -> int:
+        return count[a][club[a]] if club[a] else 0
+
+    total = sum(clash(a) for a in range(n)) // 2
+    best_total, best = total, label[:]
+    for _ in range(moves):
+        if total == 0:
+            break
+        hot = [a for a in range(n) if clash(a)]
+        p = rng.choice(hot)
+        move, move_delta = None, None
+        for q in range(n):
+            ca, cb = club[p], club[q]
+            if ca == cb:
+                continue
+            delta = (count[p][cb] if cb else 0) - count[p][ca] + (count[q][ca] - (count[q][cb] if cb else 0))
+            if q in near[p]:  # the pair itself: a club mate of the other after, as before, never
+                delta -= 1 + (1 if cb else 0)
+            if move_delta is None or delta < move_delta or (delta == move_delta and rng.random() < 0.3):
+                move, move_delta = q, delta
+        if move is None or move_delta is None or (move_delta > 0 and rng.random() > 0.1):
+            continue
+        q = move
+        ca, cb = club[p], club[q]
+        for r in near[p]:
+            count[r][ca] -= 1
+            count[r][cb] += 1
+        for r in near[q]:
+            count[r][cb] -= 1
+            count[r][ca] += 1
+        club[p], club[q] = cb, ca
+        label[p], label[q] = label[q], label[p]
+        total += move_delta
+        if total < best_total:
+            best_total, best = total, label[:]
+    return best
 
 
 def _extend(players: Sequence[int], rounds: int, fixed: Sequence[Seating], clubs: Mapping[int, str] | None,
@@ -541,7 +649,7 @@ class SeatingQuality:
     unbalanced: int  # players whose winds differ by more than the rounds allow (more than 1)
     club_meetings: int  # pairs of one club at one table, summed over rounds
     club_bound: int = 0  # the fewest club meetings possible (a club larger than the hall's tables meets)
-    zero_rounds: int | None = None  # the most rounds known to be playable without a repeat at this size
+    zero_rounds: int | None = None  # the most rounds a known schedule plays without a repeat at this size
 
     def lines(self) -> list[str]:
         out = [
@@ -552,12 +660,16 @@ class SeatingQuality:
             f"club meetings: {self.club_meetings} (the fewest possible: {self.club_bound})",
         ]
         if self.zero_rounds is not None:
-            out.append(f"published schedules: {self.players} players play up to {self.zero_rounds} round(s) without "
+            out.append(f"known schedules: {self.players} players play up to {self.zero_rounds} round(s) without "
                        "a repeat meeting")
         if self.repeat_meetings > self.repeat_bound:
-            known = self.zero_rounds is not None and self.repeat_bound == 0 and self.rounds > self.zero_rounds
+            why = ""
+            if self.zero_rounds is not None and self.repeat_bound == 0:
+                why = (" (no known schedule of this size has none)" if self.rounds > self.zero_rounds else
+                       " (a published schedule of this size has none; this seating does not reach it: seat fewer "
+                       "rounds, or accept them)")
             out.append(f"WARNING: {self.repeat_meetings - self.repeat_bound} repeat meeting(s) above the fewest "
-                       "possible" + (" (no published schedule of this size has none)" if known else ""))
+                       "possible" + why)
         if self.club_meetings > self.club_bound:
             out.append(f"WARNING: {self.club_meetings - self.club_bound} club meeting(s) above the fewest possible")
         return out
@@ -592,5 +704,5 @@ def quality(seatings: Sequence[Seating], clubs: Mapping[int, str] | None = None)
         unbalanced=sum(1 for c in winds.values() if max(c) - min(c) > 1),
         club_meetings=club_meetings,
         club_bound=len(seatings) * _fewest_club_meetings(sorted(players), clubs) if players else 0,
-        zero_rounds=most_rounds_without_repeats(len(players) // 4) if len(players) >= 8 else None,
+        zero_rounds=known_most_rounds(len(players) // 4) if len(players) >= 8 else None,
     )

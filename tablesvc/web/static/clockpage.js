@@ -4,6 +4,8 @@
 // In a tournament (the web server has a records database with one) the big timer is the round's one deadline,
 // the tables are the tournament's, in table-number order, named as its hall numbers them ("Table 3"), and the
 // header says the tournament and the round: an extension or time up at one table changes that table's card only.
+// On a big screen the cards share the screen below the round timer: as many columns as make them largest, and
+// their text sized to the card (CSS container units), so that 4 tables or 60 read across a hall.
 import { connect, el } from "/static/feed.js";
 import { clockBox } from "/static/clock.js";
 
@@ -59,12 +61,45 @@ function tournamentRound() {
 function tableCard(t) {
   const names = (t.players || []).map((p) => p.name).join(" · ");
   const number = hallNumber(t);
-  return el("div", { class: "hall-table", "data-site": t.site, "data-table": t.table, "data-number": number ?? "" },
-    el("div", { class: "hall-name", text: number !== null ? `Table ${number}` : t.table },
-      number !== null ? el("small", { class: "hall-where", text: ` ${t.site}/${t.table}` }) : null),
+  // the hall's number for the players; the service's own name only as a hover hint for the staff
+  return el("div", { class: "hall-table", "data-site": t.site, "data-table": t.table, "data-number": number ?? "",
+    title: `${t.site}/${t.table}` },
+    el("div", { class: "hall-name", text: number !== null ? `Table ${number}` : t.table }),
     clockBox(t.clock, t.phase, { cls: "small" }),
     el("div", { class: "hall-players", text: names }));
 }
+
+const CARD_ASPECT = 1.6; // the width / height a card reads best at
+
+// the cards fill the screen below the round timer: the column count that makes them largest at about
+// CARD_ASPECT; on a phone (or the round view) the page flows and scrolls as it is
+function fitHall() {
+  const cards = hall.children.length;
+  const fits = view === "hall" && cards > 0 && window.innerWidth > 600;
+  hall.classList.toggle("fitted", fits);
+  document.body.classList.toggle("crowded", fits && cards > 12);
+  if (!fits) {
+    hall.style.removeProperty("grid-template-columns");
+    hall.style.removeProperty("grid-auto-rows");
+    return;
+  }
+  const style = getComputedStyle(hall);
+  const gap = parseFloat(style.rowGap) || 0;
+  const width = hall.clientWidth;
+  const bottom = parseFloat(getComputedStyle(hall.parentElement).paddingBottom) || 0;
+  const height = Math.max(120, window.innerHeight - hall.getBoundingClientRect().top - window.scrollY - bottom);
+  let best = null;
+  for (let cols = 1; cols <= cards; cols++) {
+    const rows = Math.ceil(cards / cols);
+    const w = (width - gap * (cols - 1)) / cols;
+    const h = (height - gap * (rows - 1)) / rows;
+    const scale = Math.min(w / CARD_ASPECT, h); // how tall a card of the best shape can be
+    if (!best || scale > best.scale) best = { cols, scale, h };
+  }
+  hall.style.gridTemplateColumns = `repeat(${best.cols}, minmax(0, 1fr))`;
+  hall.style.gridAutoRows = `${Math.floor(best.h)}px`;
+}
+window.addEventListener("resize", fitHall);
 
 function render(m) {
   lastMessage = m;
@@ -85,13 +120,18 @@ function render(m) {
   const roundName = tr ? `Round ${tr.number} of ${tournament.tournament.rounds}` : "";
   roundBox.replaceChildren(round
     ? el("div", { class: "round-inner" },
-      roundName ? el("div", { class: "round-name", id: "round-name", text: roundName }) : null,
+      roundName ? el("div", { class: "round-title" },
+        el("span", { class: "tournament-name", text: `${tournament.tournament.name} · ` }),
+        el("span", { class: "round-name", id: "round-name", text: roundName })) : null,
       clockBox(round.clock, "playing", { cls: "big" }),
       el("div", { class: "round-note", text: round.clock.time_up
         ? `time is up: ${round.playing} table${round.playing === 1 ? "" : "s"} still playing`
         : `${round.playing} table${round.playing === 1 ? "" : "s"} playing` }))
     : el("div", { class: "empty", text: tables.length ? "Every table has finished." : "No table is playing on a clock." }));
-  if (view === "hall") hall.replaceChildren(...[...tables].sort(compare).map(tableCard));
+  if (view === "hall") {
+    hall.replaceChildren(...[...tables].sort(compare).map(tableCard));
+    fitHall();
+  }
   live.textContent = m.connected ? `live · ${tables.length} table${tables.length === 1 ? "" : "s"} on the clock` : "reconnecting…";
   document.body.dataset.tables = tables.length;
 }
