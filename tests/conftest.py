@@ -9,7 +9,9 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     # Four workers share CI's two cores: OpenCV's and BLAS's thread pools, sized for the whole machine in each
     # worker, would make them fight (the classifier's tests took four times as long in the suite as alone).
     # Set before numpy or OpenCV is loaded, which reads them once.
-    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    # The variables reach the processes the tests start too (benches, the service): OpenCV's own pool reads
+    # OPENCV_FOR_THREADS_NUM where cv2.setNumThreads is not called.
+    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OPENCV_FOR_THREADS_NUM"):
         os.environ.setdefault(_var, "1")
     import cv2
 
