@@ -1,9 +1,16 @@
 """Shared fixtures: where the shared real data lives; a PostgreSQL server; one thread per xdist worker."""
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
+
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    # A suite started in the background (`pytest &` in a script, CI, nohup) inherits Ctrl-C ignored, and so
+    # would every program the tests start: the tests that stop the demo or the service with Ctrl-C (SIGINT)
+    # would wait for it in vain. Ctrl-C as a terminal delivers it, for this process and those it starts.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 if os.environ.get("PYTEST_XDIST_WORKER"):
     # Four workers share CI's two cores: OpenCV's and BLAS's thread pools, sized for the whole machine in each
@@ -65,7 +72,6 @@ def mjlog_dir() -> Path:
 # ---------------------------------------------------------------- a real PostgreSQL for the records tests
 import pwd  # noqa: E402
 import shutil  # noqa: E402
-import signal  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import uuid  # noqa: E402
