@@ -53,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="seat cameras: the first game's seed")
     parser.add_argument("--hands", type=int, default=None,
                         help="seat cameras: hands of each game (default: 3, quick: 1; 0: the whole game)")
+    parser.add_argument("--hd-from", type=float, default=50.0, metavar="DEG",
+                        help="seat cameras: a camera at least this many degrees up is a 1280x720 webcam, as the "
+                        "product advises for steep mounts (default 50; 91: every camera 640x480)")
     parser.add_argument("--only", choices=("seats", "photos"), default=None, help="run one part only")
     parser.add_argument("--annotate", type=Path, metavar="PNG",
                         help="write one annotated frame of each seat camera mid-game here and stop "

@@ -64,8 +64,10 @@ def run_seat_bench(args: argparse.Namespace) -> dict[str, dict[str, float]]:
     sets = {"drawn": drawn_tile_set()}
     if FLUFFY.is_dir() and not quick:
         sets["fluffy"] = load_tile_set(FLUFFY)
-    print(f"seat cameras: rendered games ({max_hands or 'all'} hand(s) each), four seats (640x480, two squeezed to "
-          "640x640), 20-70 degrees up")
+    hd_from = getattr(args, "hd_from", None)
+    sizes = "640x480" if hd_from is None or hd_from > 90 else f"640x480, 1280x720 from {hd_from:g} degrees up"
+    print(f"seat cameras: rendered games ({max_hands or 'all'} hand(s) each), four seats ({sizes}; two squeezed to a "
+          "square stream), 20-70 degrees up")
     print(f"{'set':8} {'game':>4} {'states':>6} {'exact':>7} {'wrong':>5} {'unknown/state':>13} "
           f"{'ms/frame med':>12} {'mean':>6} {'crops read/frame':>16}  each seat: degrees up:exact")
     figures: dict[str, dict[str, float]] = {}
@@ -75,7 +77,7 @@ def run_seat_bench(args: argparse.Namespace) -> dict[str, dict[str, float]]:
         for g in range(games):
             seed = args.seed + g
             try:
-                cams = SeatCams(tiles, seed=seed, squeeze=True)
+                cams = SeatCams(tiles, seed=seed, squeeze=True, hd_from_deg=hd_from)
             except ValueError as exc:  # a seat camera could not enroll this set from itself
                 print(f"{name:8} {seed:>4} enrollment refused: {exc}")
                 continue
@@ -95,7 +97,8 @@ def run_seat_bench(args: argparse.Namespace) -> dict[str, dict[str, float]]:
             ms = [m for st in cams.stats for m in st.ms]
             crops = sum(st.read_crops for st in cams.stats) / max(1, sum(st.frames for st in cams.stats))
             all_ms += ms
-            elev = " ".join(f"{p.elevation_deg:.0f}:{100 * by_seat[i][1] / max(1, by_seat[i][0]):.0f}%"
+            elev = " ".join(f"{p.elevation_deg:.0f}{' HD' if p.image_size[0] > 640 else ''}:"
+                            f"{100 * by_seat[i][1] / max(1, by_seat[i][0]):.0f}%"
                             for i, p in enumerate(cams.poses))
             print(f"{name:8} {seed:>4} {states:>6} {100 * exact / max(1, states):>6.1f}% {wrong:>5} "
                   f"{unknown / max(1, states):>13.2f} {np.median(ms):>12.1f} {np.mean(ms):>6.1f} {crops:>16.2f}"

@@ -15,7 +15,7 @@ import math
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -36,6 +36,10 @@ from vision.seat.reader import ENROLL_ROWS, SeatReader, enroll_from_rows
 
 __all__ = ["SeatCams", "SeatState", "StateResult", "enrollment_frames", "seat_state", "write_video"]
 
+#: the webcam of a steep mount (``hd_from_deg``): a usual webcam's 720p mode, as the product advises where a
+#: 640x480 picture shows the faces under :data:`vision.seat.calibration.MIN_FACE_PX` high
+HD = (1280, 720)
+HD_FROM_DEG = 50.0
 ENROLL_LEANS = (0.0, 2.0, 4.0, 6.0)  # degrees the enrollment rows lean back: upright, then as players tilt them
 
 
@@ -115,7 +119,7 @@ class SeatCams:
     """Four seat cameras on one table, each with its reader (enrolled from itself) and its consensus."""
 
     def __init__(self, tiles: TileSet, seed: int = 0, frames_per_state: int = 6, hand_rate: float = 0.15,
-                 felt: str | None = None, squeeze: bool = False) -> None:
+                 felt: str | None = None, squeeze: bool = False, hd_from_deg: float | None = HD_FROM_DEG) -> None:
         self.tiles = tiles
         self.rng = np.random.default_rng(seed)
         self.frames_per_state = frames_per_state
@@ -124,7 +128,10 @@ class SeatCams:
         u = self.rng.uniform
         self.poses = [SeatPose(elevation_deg=float(u(20, 70)), distance_mm=float(u(330, 600)),
                                offset_mm=float(u(-40, 40)), roll_deg=float(u(-3, 3))) for _ in range(4)]
-        self.squeeze = [(640, 640) if squeeze and i % 2 else None for i in range(4)]
+        if hd_from_deg is not None:  # a steep mount gets a 1280x720 webcam (docs/vision.md, the seat camera)
+            self.poses = [replace(p, image_size=HD) if p.elevation_deg >= hd_from_deg else p for p in self.poses]
+        # a square stream of the camera's width (640x480 -> 640x640), as some capture apps deliver
+        self.squeeze = [(p.image_size[0],) * 2 if squeeze and i % 2 else None for i, p in enumerate(self.poses)]
         self.readers: list[SeatReader] = []
         self.consensus = [HandConsensus(seat) for seat in range(4)]
         self.stats = [CamStats() for _ in range(4)]

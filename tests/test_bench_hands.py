@@ -24,7 +24,7 @@ def test_the_seat_camera_bench_prints_states_exact_wrong_and_the_frame_cost():
     out = proc.stdout
     states = number(r"drawn\s+all\s+(\d+)", out)
     assert states >= 40, "a hand of a generated game leaves dozens of seat states"
-    assert number(r"drawn\s+all\s+\d+\s+([\d.]+)%", out) >= 50.0
+    assert number(r"drawn\s+all\s+\d+\s+([\d.]+)%", out) >= 95.0, "steep cameras included (1280x720 from 50 degrees)"
     assert number(r"drawn\s+all\s+\d+\s+[\d.]+%\s+(\d+)", out) == 0, "no wrong tile is ever published"
     assert number(r"-> ([\d.]+) frames/s each", out) > 0
 

@@ -1,6 +1,6 @@
 """"Sure" means sure: on real photos never trained on, a name the reader shows sure is right, every other face-up
 tile carries its best guesses (its shown name first), and boxes the finder puts on a photo with no tile (real
-clutter photos, scikit-image's, never trained on) are dropped rather than named."""
+clutter photos, scikit-image's, never trained on) are dropped rather than named (the tile-or-not verifier)."""
 
 from __future__ import annotations
 
@@ -66,22 +66,52 @@ def test_stricter_gates_show_fewer_tiles_sure_never_more(tiles):
     assert counts[0] >= counts[1] >= counts[2] and counts[0] > counts[2], counts
 
 
-def test_boxes_on_a_photo_with_no_tile_are_dropped(tiles):
+def test_the_clutter_photos_never_trained_on_keep_at_most_one_box_in_twenty(tiles):
+    """Every view of the clutter photos kept apart from training (``bench/hands.py``'s clutter line): the finder
+    puts boxes on them; the reader keeps at most one per twenty photos, and says how many it dropped."""
+    pytest.importorskip("skimage", reason="scikit-image (the test extra) gives the clutter photos")
+    sys.path.insert(0, str(ROOT / "training"))
+    from clutter import clutter_photos, clutter_views
+
+    finder = load_finder()
+    reader = PhotoReader(finder, tiles)
+    assert reader.verifier is not None, "the packaged tile-or-not verifier (vision/models/tile_or_not.npz)"
+    views = clutter_views(clutter_photos("measure"))
+    given = kept = 0
+    for k, (name, image) in enumerate(views):
+        reading = reader.read(image, name)
+        boxes = reading.dropped + len(reading.tiles)
+        if k < 4:  # what it dropped is counted
+            assert boxes == sum(f.score >= reader.min_score for f in finder.find(image))
+        given += boxes
+        kept += len(reading.tiles)
+    assert given >= 100 and kept <= len(views) // 20, (given, kept, len(views))
+
+
+def test_the_verifier_drops_the_coins_the_finder_is_confident_of(tiles):
+    """A photo of coins: the finder's boxes are as strong as a photo of tiles' (its median score passes the finder's
+    own rule), the verifier drops them all."""
     pytest.importorskip("skimage", reason="scikit-image (the test extra) gives the clutter photos")
     sys.path.insert(0, str(ROOT / "training"))
     from clutter import clutter_photos
 
-    finder = load_finder()
-    reader = PhotoReader(finder, tiles)
-    given = kept = 0
-    for name, image in clutter_photos("measure"):
-        if name not in ("coffee", "camera", "rocket"):
-            continue
-        given += sum(f.score >= reader.min_score for f in finder.find(image))
-        reading = reader.read(image, name)
-        kept += len(reading.tiles)
-        assert reading.dropped + len(reading.tiles) == sum(f.score >= reader.min_score for f in finder.find(image))
-    assert given >= 10 and kept <= given // 4, (given, kept)
+    image = dict(clutter_photos("measure"))["coins"]
+    by_rule = PhotoReader(load_finder(), tiles, verifier=None).read(image, "coins")
+    assert len(by_rule.tiles) >= 10, "the finder's score alone keeps the coins"
+    by_verifier = PhotoReader(load_finder(), tiles).read(image, "coins")
+    assert by_verifier.tiles == [] and by_verifier.dropped == len(by_rule.tiles) + by_rule.dropped
+
+
+def test_the_verifier_file_round_trips(tmp_path):
+    import numpy as np
+
+    from vision.photos.verifier import TileVerifier
+
+    v = TileVerifier.load()
+    v.save(tmp_path / "v.npz")
+    again = TileVerifier.load(tmp_path / "v.npz")
+    rows = np.random.default_rng(1).normal(size=(5, len(v.mean))).astype(np.float32)
+    assert np.allclose(v.chance(rows), again.chance(rows)) and again.photo == pytest.approx(v.photo)
 
 
 @needs_photos

@@ -55,15 +55,15 @@ def _first_turn(seed: int) -> tuple[RecordedGame, list]:
     return short, [seat_state(engine.state, seat) for seat in range(4)]
 
 
-def _listen(port: int, topic: str) -> list:
+def _listen(port: int, topic: str) -> tuple[mqtt.Client, list]:
+    """A subscriber (stopped by the caller) and the list its messages arrive in (a retained one may come at once)."""
     received: list = []
     client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2)
     client.on_message = lambda _c, _u, m: received.append(json.loads(m.payload) if m.payload else None)
     client.connect("127.0.0.1", port)
     client.subscribe(topic, qos=1)
     client.loop_start()
-    received.append(client)  # kept first: stopped by the caller
-    return received
+    return client, received
 
 
 def test_seat_cameras_reach_broadcast_hands_only_and_a_restart_resumes_the_hands(
@@ -82,9 +82,9 @@ def test_seat_cameras_reach_broadcast_hands_only_and_a_restart_resumes_the_hands
                     f'calibration = "{folder / "seat.json"}"\nmodel = "{folder / "seat.npz"}"\n')
     table = SimulatedTable(mosquitto, tmp_path, pty_device, extra_config=cameras)
     base = table.base
-    hands = _listen(mosquitto.port, f"{base}/broadcast/hands")
-    states = _listen(mosquitto.port, f"{base}/state")
-    clients = [hands.pop(0), states.pop(0)]
+    hands_client, hands = _listen(mosquitto.port, f"{base}/broadcast/hands")
+    states_client, states = _listen(mosquitto.port, f"{base}/state")
+    clients = [hands_client, states_client]
     try:
         table.start()
         table.play(game)
@@ -125,8 +125,8 @@ def test_seat_cameras_reach_broadcast_hands_only_and_a_restart_resumes_the_hands
         clear.publish(f"{base}/broadcast/hands", b"", qos=1, retain=True).wait_for_publish(10)
         clear.disconnect()
         clear.loop_stop()
-        health = _listen(mosquitto.port, f"{base}/devices/seat-N")
-        clients.append(health.pop(0))
+        client, health = _listen(mosquitto.port, f"{base}/devices/seat-N")
+        clients.append(client)
         hands.clear()
         unplugged = tuple(dataclasses.replace(c, source=str(tmp_path / "unplugged.avi")) for c in config.seat_cameras)
         again = TableService(dataclasses.replace(config, seat_cameras=unplugged))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-__all__ = ["MEASURE", "TRAIN", "clutter_photos", "clutter_views"]
+__all__ = ["MEASURE", "TRAIN", "clutter_photos", "clutter_views", "generated_clutter"]
 
 #: trained on (textures, faces, print, colour fields)
 TRAIN = ("astronaut", "brick", "grass", "gravel", "moon", "text", "hubble_deep_field", "immunohistochemistry",
@@ -73,4 +73,69 @@ def clutter_views(photos: list[tuple[str, np.ndarray]], per_photo: int = 4,
             if k % 2 == 0:
                 view = cv2.rotate(view, cv2.ROTATE_90_CLOCKWISE)
             out.append((f"{name}#{k}", np.ascontiguousarray(view)))
+    return out
+
+
+def generated_clutter(count: int, seed: int = 26, size: tuple[int, int] = (640, 480)) -> list[tuple[str, np.ndarray]]:
+    """Pictures of what lies about a table with no tile in it, drawn: coins (discs with a rim and an embossed
+    face), printed words and numbers (signs, book pages, score sheets), cards and phones (rounded rectangles), point
+    sticks (long white bars with dots) and cables, on the :data:`TRAIN` photos or plain table colours. Hard negatives
+    for the photo reader's tile-or-not verifier (``training/tile_or_not.py``); drawn from a seed, none of them the
+    measured photos."""
+    rng = np.random.default_rng(seed)
+    backs = [img for _, img in clutter_photos("train")]
+    fonts = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX, cv2.FONT_HERSHEY_TRIPLEX,
+             cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY_SCRIPT_SIMPLEX)
+    w, h = size
+    out = []
+    for n in range(count):
+        if rng.random() < 0.5:
+            src = backs[int(rng.integers(len(backs)))]
+            img = cv2.resize(src, (w, h), interpolation=cv2.INTER_LINEAR)
+        else:
+            c0, c1 = rng.integers(20, 235, 3), rng.integers(20, 235, 3)
+            t = np.linspace(0, 1, w, dtype=np.float32)[None, :, None]
+            img = np.broadcast_to(c0 * (1 - t) + c1 * t, (h, w, 3)).astype(np.uint8).copy()
+        img = np.ascontiguousarray(img)
+        unit = float(rng.uniform(14, 70))  # the size things are drawn at: a tile-sized coin, a word, a card
+        for _ in range(int(rng.integers(8, 40))):
+            kind = rng.choice(["coin", "text", "card", "stick", "cable"], p=[0.35, 0.3, 0.15, 0.1, 0.1])
+            x, y = int(rng.integers(0, w)), int(rng.integers(0, h))
+            colour = tuple(int(v) for v in rng.integers(0, 256, 3))
+            if kind == "coin":
+                r = int(unit * rng.uniform(0.3, 0.7))
+                metal = np.array([rng.uniform(120, 230)] * 3) * (rng.uniform(0.7, 1.0, 3) if rng.random() < 0.4 else 1)
+                cv2.circle(img, (x, y), r, tuple(float(v) * 0.6 for v in metal), -1, cv2.LINE_AA)
+                cv2.circle(img, (x, y), max(1, int(r * 0.88)), tuple(float(v) for v in metal), -1, cv2.LINE_AA)
+                cv2.circle(img, (x, y), max(1, int(r * 0.7)), tuple(float(v) * 0.75 for v in metal), 1, cv2.LINE_AA)
+                if rng.random() < 0.6:
+                    cv2.putText(img, str(int(rng.integers(1, 100))), (x - r // 2, y + r // 4), fonts[0],
+                                r / 40, tuple(float(v) * 0.6 for v in metal), max(1, r // 12), cv2.LINE_AA)
+            elif kind == "text":
+                chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 "
+                text = "".join(rng.choice(list(chars), int(rng.integers(1, 14))))
+                scale = unit / 30 * rng.uniform(0.5, 1.5)
+                cv2.putText(img, text, (x, y), fonts[int(rng.integers(len(fonts)))], scale, colour,
+                            max(1, int(scale * rng.uniform(1, 3))), cv2.LINE_AA)
+            elif kind == "card":
+                cw, ch = int(unit * rng.uniform(0.8, 2.5)), int(unit * rng.uniform(0.8, 3.0))
+                cv2.rectangle(img, (x, y), (x + cw, y + ch), colour, -1, cv2.LINE_AA)
+                if rng.random() < 0.5:
+                    inner = tuple(int(v) for v in rng.integers(0, 256, 3))
+                    cv2.rectangle(img, (x + cw // 8, y + ch // 8), (x + cw - cw // 8, y + ch - ch // 8), inner, -1)
+            elif kind == "stick":
+                length, thick = int(unit * rng.uniform(3, 6)), max(2, int(unit * rng.uniform(0.1, 0.2)))
+                angle = rng.uniform(0, np.pi)
+                x1, y1 = int(x + length * np.cos(angle)), int(y + length * np.sin(angle))
+                cv2.line(img, (x, y), (x1, y1), (235, 235, 235), thick, cv2.LINE_AA)
+                for k in range(1, 6):
+                    cx, cy = int(x + (x1 - x) * k / 6), int(y + (y1 - y) * k / 6)
+                    cv2.circle(img, (cx, cy), max(1, thick // 3), colour, -1, cv2.LINE_AA)
+            else:
+                pts = np.cumsum(rng.normal(0, unit, (6, 2)), axis=0) + np.array([x, y])
+                cv2.polylines(img, [pts.astype(np.int32)], False, colour, max(2, int(unit / 8)), cv2.LINE_AA)
+        img = cv2.GaussianBlur(img, (0, 0), float(rng.uniform(0.3, 1.2)))
+        noise = rng.normal(0, rng.uniform(1, 6), img.shape)
+        img = np.clip(img.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+        out.append((f"generated#{n}", img))
     return out

@@ -299,7 +299,17 @@ class EmbeddingClassifier:
         flower, a season, a back; -2 without them) and the ``k`` most similar kinds, best first (the best
         guesses shown for a tile the reader is not sure of). One network pass."""
         self._check()
-        emb = self._embed(list(images))
+        return self.ranked_of(self._embed(list(images)), k)
+
+    def embed_many(self, images: Sequence[np.ndarray]) -> np.ndarray:
+        """The unit embeddings the classifier reads ``images`` by (both ways up where ``half_turn``): for a caller
+        that looks at the crops with more than the kinds (the photo reader's tile-or-not verifier)."""
+        return self._embed(list(images))
+
+    def ranked_of(self, emb: np.ndarray, k: int = 3) -> list[tuple[tuple[str, float, float], float,
+                                                                   list[tuple[str, float]]]]:
+        """:meth:`ranked_many` of embeddings already made (:meth:`embed_many`)."""
+        self._check()
         ks = self._kind_sims(emb @ self._protos.T)
         nt = self._not_tile_sims(emb)
         order = np.argsort(-ks, axis=1)[:, :max(2, k)]

@@ -30,7 +30,10 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
+from vision.naming.embedding import EmbeddingClassifier, not_tile_prototypes
+
 from .layout import reading_order, tile_shaped
+from .verifier import TileVerifier, box_features, packaged_verifier
 
 __all__ = ["PACKAGED_TILES", "READ_SIDE", "FinderMissing", "LabelBoxFinder", "PhotoReader", "PhotoReading", "ReadTile",
            "annotate", "is_tile", "load_finder", "load_tiles"]
@@ -114,6 +117,8 @@ class LabelBoxFinder:
     naming without the finder's misses, and for tests. Scaled to whatever image it is given."""
 
     rows: list[tuple[float, float, float, float]] = field(default_factory=list)
+    #: its boxes are given, not guessed: none is dropped as no tile
+    given: bool = True
 
     @classmethod
     def from_file(cls, path: str | Path) -> LabelBoxFinder:
@@ -212,6 +217,20 @@ class PhotoReading:
 
 
 @dataclass
+class Look:
+    """The finder's boxes of a photo and a first reading of each (:meth:`PhotoReader.look`): ``best`` the
+    embedding's (kind, similarity, runner-up) per box index, ``features`` the verifier's rows (None without one)."""
+
+    found: list[Any]
+    boxes: list[Box]
+    sideways: list[bool]
+    best: dict[int, tuple[str, float, float]]
+    not_tile: dict[int, float]
+    guesses: dict[int, list[tuple[str, float]]]
+    features: np.ndarray | None
+
+
+@dataclass
 class PhotoReader:
     """Finder + embedding (module docstring). ``min_score``: finder answers below it are dropped;
     ``margin``: the crop around each box, as a fraction of its size."""
@@ -221,10 +240,13 @@ class PhotoReader:
     min_score: float = 0.3
     margin: float = 0.06
     both_ways: bool = False
-    #: keep every box of the finder, even those :func:`is_tile` drops (to measure the rule itself)
+    #: keep every box of the finder, even those the verifier or :func:`is_tile` drops (to measure the rule itself);
+    #: a finder whose boxes are ``given`` (:class:`LabelBoxFinder`) has every box kept too
     keep_all: bool = False
     #: (similarity, lead) a name must pass to be shown sure (:data:`SURE_GATES`)
     sure_gates: tuple[float, float] = SURE_GATES
+    #: tile or not (:mod:`vision.photos.verifier`): a box it calls no tile is dropped; None: :func:`is_tile` decides
+    verifier: TileVerifier | None = field(default_factory=packaged_verifier)
 
     @classmethod
     def load(cls, model: str | Path | None = None, finder: Finder | None = None) -> PhotoReader:
@@ -276,19 +298,21 @@ class PhotoReader:
             name = None
         return name, conf
 
-    def _ranked(self, crops: list[np.ndarray]) -> list[tuple[tuple[str, float, float], float, list[tuple[str, float]]]]:
-        """Each crop's (kind, similarity, runner-up), its similarity to "not a tile" and its best guesses: the
-        embedding gives all three in one pass; another classifier (the LDA) its one answer."""
-        if hasattr(self.classifier, "ranked_many"):
-            return self.classifier.ranked_many(crops, GUESSES)
-        return [(got, -2.0, [(got[0], got[1])]) for got in self.classifier.scores_many(crops)]
+    def _ranked(self, crops: list[np.ndarray]) -> tuple[list[tuple[tuple[str, float, float], float,
+                                                                   list[tuple[str, float]]]], np.ndarray]:
+        """Each crop's (kind, similarity, runner-up), its similarity to "not a tile" and its best guesses, and the
+        crops' embeddings (the verifier's eye): the embedding gives all in one pass; another classifier (the
+        LDA) its one answer, the embeddings then made apart."""
+        if hasattr(self.classifier, "ranked_of") and getattr(self.classifier, "half_turn", False):
+            emb = self.classifier.embed_many(crops)
+            return self.classifier.ranked_of(emb, GUESSES), emb
+        emb = EmbeddingClassifier().embed_many(crops) if crops else np.zeros((0, 128), np.float32)
+        return [(got, -2.0, [(got[0], got[1])]) for got in self.classifier.scores_many(crops)], emb
 
-    def read(self, image: np.ndarray, photo: str = "", scale: float = 1.0) -> PhotoReading:
-        """Every tile in ``image`` (BGR), named where sure, in reading order. ``scale``: pixels of the photo
-        per pixel of ``image`` where it was decoded reduced (:data:`READ_SIDE`): boxes are given in the
-        photo's pixels. A box on something that is no tile (:func:`is_tile`) is dropped, counted in
-        :attr:`PhotoReading.dropped`."""
-        start = time.perf_counter()
+    def look(self, image: np.ndarray, features: bool = False) -> Look:
+        """The finder's boxes of ``image`` and a first reading of each (:class:`Look`): what :meth:`read` decides
+        from, and what ``training/tile_or_not.py`` learns the verifier's features from (``features``: made even
+        without a verifier)."""
         found = [f for f in self.finder.find(image) if f.score >= self.min_score]
         boxes = [tuple(int(v) for v in f.box) for f in found]
         crops, owner, sideways = [], [], []
@@ -307,17 +331,47 @@ class PhotoReader:
         best: dict[int, tuple[str, float, float]] = {}
         not_tile: dict[int, float] = {}
         guesses: dict[int, list[tuple[str, float]]] = {}
-        if crops:
-            for i, (got, nt, ranked) in zip(owner, self._ranked(crops), strict=True):
-                if i not in best or got[1] > best[i][1]:
-                    best[i], not_tile[i], guesses[i] = got, nt, ranked
+        upright: dict[int, int] = {}  # a box's first crop: the one the verifier looks at
+        ranked, emb = self._ranked(crops)
+        for k, (i, (got, nt, ranks)) in enumerate(zip(owner, ranked, strict=True)):
+            upright.setdefault(i, k)
+            if i not in best or got[1] > best[i][1]:
+                best[i], not_tile[i], guesses[i] = got, nt, ranks
+        rows_of = None
+        if features or (self.verifier is not None and not getattr(self.finder, "given", False)):
+            dims = emb.shape[1] if len(emb) else 128
+            rows = [upright.get(i) for i in range(len(found))]
+            look_crops = [crops[k] if k is not None else np.zeros((4, 4, 3), np.uint8) for k in rows]
+            look_emb = np.stack([emb[k] if k is not None else np.zeros(dims, np.float32) for k in rows]) \
+                if rows else np.zeros((0, dims), np.float32)
+            nts = np.array([not_tile.get(i, -2.0) if not_tile.get(i, -2.0) > -2.0 else
+                            float((look_emb[i] @ not_tile_prototypes().T).max(initial=-1.0))
+                            for i in range(len(found))], np.float32)
+            rows_of = box_features(look_crops, look_emb, boxes, [f.score for f in found], nts)
+        return Look(found, boxes, sideways, best, not_tile, guesses, rows_of)
+
+    def read(self, image: np.ndarray, photo: str = "", scale: float = 1.0) -> PhotoReading:
+        """Every tile in ``image`` (BGR), named where sure, in reading order. ``scale``: pixels of the photo
+        per pixel of ``image`` where it was decoded reduced (:data:`READ_SIDE`): boxes are given in the
+        photo's pixels. A box on something that is no tile (the verifier, :mod:`vision.photos.verifier`; without
+        it :func:`is_tile`) is dropped, counted in :attr:`PhotoReading.dropped`."""
+        start = time.perf_counter()
+        seen = self.look(image)
+        found, boxes, sideways = seen.found, seen.boxes, seen.sideways
+        best, not_tile, guesses = seen.best, seen.not_tile, seen.guesses
         first = dict(best)
         self._second_look(image, boxes, sideways, best, [f.face_up for f in found])
         for i, got in best.items():
             if got != first[i]:  # a second look's name leads the guesses
                 guesses[i] = [(got[0], got[1]), *((k, v) for k, v in guesses[i] if k != got[0])][:GUESSES]
-        median = float(np.median([f.score for f in found])) if found else 0.0
-        kept = [i for i, f in enumerate(found) if self.keep_all or is_tile(f.score, median)]
+        if self.keep_all or getattr(self.finder, "given", False):
+            kept = list(range(len(found)))
+        elif seen.features is not None:
+            keep = self.verifier.is_tile(seen.features)
+            kept = [i for i in range(len(found)) if keep[i]]
+        else:
+            median = float(np.median([f.score for f in found])) if found else 0.0
+            kept = [i for i, f in enumerate(found) if is_tile(f.score, median)]
         named = {i: self._named(got, boxes[i]) for i, got in best.items()}
         # what the finder took for a back is a face where the embedding is sure of it (the blank white dragon
         # of many sets); the embedding knows backs (its "not a tile" kinds), so a real back stays one

@@ -5,8 +5,15 @@ changing) and the reader may be unsure of a tile seen from too steep an angle. S
 published only from what several frames agree on, and only where the game allows it:
 
 - **consensus**: a frame counts when its row is whole and holds as many tiles as the engine says the
-  seat holds (13 plus the drawn one, less three for each meld); a tile is sure when the last
-  ``agree`` counted frames all name it alike at its place; every other tile is unknown;
+  seat holds (13 plus the drawn one, less three for each meld); of the last ``window`` counted frames
+  since the hand last changed, a tile is sure when at least ``agree`` name it alike with confidence
+  ``trust`` and none names it otherwise with it (a frame unsure of it, or naming it weakly, does not count
+  against it: a steep camera leaves some tiles unsure in one frame and not in the next, and a hand reaching
+  over the faces gives a few weak names), or when at least ``guesses`` frames give it as their best kind,
+  surely or not, and none gives another (a kind the reader always finds nearest but never leads its
+  runner-up by the set's gate: a steep camera's 8m beside the other characters); a tile the published hand
+  already holds for sure stays sure though the new frames do not place it (the row's agreed tiles and the
+  known ones are joined where they agree); every other tile is unknown;
 - **decoding under what the engine knows**: no kind more than four times counting every visible
   tile (ponds, melds, dora indicators) - a kind that would be is unknown wherever it stands; one red
   five per suit; the tiles that leave the hand (each discard, the hand's tiles of each call) are
@@ -24,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # only named in annotations: the consensus is pure and loads no OpenCV
-    from vision.seat.reader import SeatFrame
+    from vision.seat.reader import SeatFrame, SeenTile
 
 __all__ = ["HandConsensus", "HandReading", "SeatKnowledge", "kind_of", "readings_equal"]
 
@@ -108,6 +115,9 @@ class HandConsensus:
 
     seat: int
     agree: int = 3
+    window: int = 6
+    guesses: int = 5
+    trust: float = 0.8
     reading: HandReading = field(init=False)
     _frames: deque[SeatFrame] = field(init=False)
     _gone: tuple[str, ...] = field(default=(), init=False)
@@ -115,7 +125,7 @@ class HandConsensus:
 
     def __post_init__(self) -> None:
         self.reading = HandReading(self.seat)
-        self._frames = deque(maxlen=self.agree)
+        self._frames = deque(maxlen=max(self.agree, self.guesses, self.window))
 
     def feed(self, frame: SeatFrame | None, knowledge: SeatKnowledge) -> HandReading:
         """The reading after ``frame`` (None: only the knowledge changed)."""
@@ -124,7 +134,7 @@ class HandConsensus:
             if self._frames and self._frames[-1].count != frame.count:
                 self._frames.clear()
             self._frames.append(frame)
-            if len(self._frames) == self.agree:
+            if len(self._frames) >= self.agree:
                 self.reading = self._decode(self._agreed(), knowledge)
         return self.reading
 
@@ -184,18 +194,51 @@ class HandConsensus:
 
     # ---------------------------------------------------------------- the frames
     def _agreed(self) -> tuple[list[str | None], str | None, bool]:
-        frames = list(self._frames)
-        rows = [f.row for f in frames]
-        places: list[str | None] = []
-        if len({len(r) for r in rows}) != 1:
-            return [None] * len(rows[-1]), None, frames[-1].drawn is not None
-        for i in range(len(rows[-1])):
-            names = {r[i].tile for r in rows}
-            places.append(names.pop() if len(names) == 1 else None)
-        drawn_names = {f.drawn.tile if f.drawn is not None else "-" for f in frames}
-        drawn_there = frames[-1].drawn is not None and "-" not in drawn_names
-        drawn = drawn_names.pop() if drawn_there and len(drawn_names) == 1 else None
+        latest = self._frames[-1]
+        # frames whose row is as long as the latest one's (as many tiles in all: the drawn tile apart in each, or
+        # sorted in): a place is the same tile in each
+        frames = [f for f in self._frames if len(f.row) == len(latest.row)]
+        if len(frames) < self.agree:
+            return [None] * len(latest.row), None, latest.drawn is not None
+        places = [self._alike([f.row[i] for f in frames]) for i in range(len(latest.row))]
+        drawn_there = latest.drawn is not None
+        drawn = self._alike([f.drawn for f in frames if f.drawn is not None]) if drawn_there else None
         return places, drawn, drawn_there
+
+    def _alike(self, seen: list[SeenTile]) -> str | None:
+        """The name at least :attr:`agree` frames give with confidence :attr:`trust` and no frame gives otherwise
+        with it, or the best kind at least :attr:`guesses` frames give (surely or not) and no frame gives
+        otherwise; None otherwise. A frame with no kind at all for the place counts neither way."""
+        strong = Counter(t.tile for t in seen if t.tile is not None and t.confidence >= self.trust)
+        if len(strong) > 1:
+            return None
+        if strong:
+            name, n = next(iter(strong.items()))
+            if n >= self.agree:
+                return name
+        weak = Counter(t.tile or t.guess for t in seen if (t.tile or t.guess) is not None)
+        if len(weak) == 1:
+            name, n = next(iter(weak.items()))
+            if n >= self.guesses and (not strong or name in strong):
+                return name
+        return None
+
+    def _with_known(self, row: Counter[str], places: int, drawn_there: bool, drawn: str | None) -> Counter[str]:
+        """The row's agreed tiles joined with those the published hand already holds for sure (the engine's
+        changes folded in): a tile sure before and still in the hand stays sure though the new frames do not
+        place it. Only where the two agree: the frames name no tile beyond what the published hand left unknown.
+        The hand is taken whole (the drawn tile apart or sorted in), the agreed drawn tile kept apart."""
+        r = self.reading
+        known = Counter(r.tiles) + Counter([r.drawn] if r.drawn is not None else [])
+        open_ = r.unknown + r.drawn_unknown
+        agreed = row + Counter([drawn] if drawn is not None else [])
+        if sum(known.values()) + open_ != places + drawn_there or sum((agreed - known).values()) > open_:
+            return row
+        joined = agreed | known
+        if drawn is not None:
+            joined[drawn] -= 1
+        joined = +joined
+        return joined if sum(joined.values()) <= places else row
 
     def _decode(self, agreed: tuple[list[str | None], str | None, bool], k: SeatKnowledge) -> HandReading:
         places, drawn, drawn_there = agreed
@@ -212,8 +255,9 @@ class HandConsensus:
 
         places = [sure(t) for t in places]
         drawn = sure(drawn)
-        tiles = sorted((t for t in places if t is not None), key=_order)
-        unknown = sum(t is None for t in places)
+        row = self._with_known(Counter(t for t in places if t is not None), len(places), drawn_there, drawn)
+        tiles = sorted((t for t in row.elements() if sure(t) is not None), key=_order)
+        unknown = len(places) - len(tiles)
         return HandReading(self.seat, tuple(tiles), unknown, drawn, drawn_there and drawn is None,
                            self.reading.frames + 1, k.hand_id)
 

@@ -13,7 +13,7 @@ Per frame:
    row whose length is no whole number of tiles, or with a gap of half a tile or more (a hand over
    the row, a tile lifted), makes the frame not *whole*: its tiles are read but the consensus does
    not count it;
-3. **naming, changed tiles only**: each tile's crop is reduced to a small normalised signature; a
+3. **naming, changed tiles only**: each tile's crop is reduced to a small normalised signature (in colour); a
    crop whose signature matches one of the last frame's tiles (anywhere in the row: a row shifts
    when a tile leaves it) takes that tile's name without being read again. Only new crops go to
    the club's reader (the embedding or the LDA classifier, enrolled from this camera or packaged),
@@ -22,6 +22,7 @@ Per frame:
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from vision.seat.calibration import TILE_H_MM, TILE_W_MM, SeatCalibration
+from vision.seat.calibration import MIN_FACE_PX, TILE_H_MM, TILE_W_MM, SeatCalibration
 
 __all__ = ["ENROLL_ROWS", "SeatFrame", "SeatReader", "SeenTile", "enroll_from_rows"]
 
@@ -41,6 +42,8 @@ ENROLL_ROWS: tuple[tuple[str, ...], ...] = (
     ("5p", "6p", "7p", "8p", "9p", "1s", "2s", "3s", "4s", "5s", "6s", "7s", "8s"),
     ("9s", "E", "S", "W", "N", "P", "F", "C", "5mr", "5pr", "5sr"),
 )
+
+log = logging.getLogger(__name__)
 
 
 class Namer(Protocol):
@@ -58,6 +61,10 @@ class SeenTile:
     tile: str | None
     confidence: float
     x_mm: tuple[float, float]
+    #: the reader's best kind where it is not sure of one (similar enough to a kind of the set, not leading
+    #: the runner-up enough): what several frames may agree on (:mod:`vision.seat.consensus`); None where
+    #: ``tile`` is given or the crop is like no kind
+    guess: str | None = None
 
 
 @dataclass(frozen=True)
@@ -80,8 +87,9 @@ SIGNATURE = (12, 16)  # w, h of a crop's signature
 
 
 def _signature(crop: np.ndarray) -> np.ndarray:
-    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
-    small = cv2.resize(grey, SIGNATURE, interpolation=cv2.INTER_AREA).astype(np.float32).ravel()
+    """A crop's small normalised picture, in colour: a red five and its plain five differ in colour only."""
+    colour = crop if crop.ndim == 3 else cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR)
+    small = cv2.resize(colour, SIGNATURE, interpolation=cv2.INTER_AREA).astype(np.float32).ravel()
     small -= small.mean()
     return small / (float(np.linalg.norm(small)) + 1e-6)
 
@@ -109,6 +117,13 @@ class SeatReader:
         self._size = (round(calibration.strip_mm * px_per_mm), round(TILE_H_MM * px_per_mm))
         self._warp: tuple[tuple[int, int], np.ndarray] | None = None
         self._last: list[tuple[np.ndarray, str | None, float]] = []
+        #: best kinds are given only by a camera that shows the faces large enough: from a coarser one, a kind the
+        #: reader finds nearest frame after frame may still be wrong (a FluffyStuff 1p taken for a 6m at 31 px)
+        self.guesses = calibration.face_px >= MIN_FACE_PX
+        if not self.guesses:
+            log.warning("the seat camera shows the tiles' faces %.0f px high (under %.0f): many will stay unknown; "
+                        "mount it lower (under 50 degrees above the table) or set it to 1280x720",
+                        calibration.face_px, MIN_FACE_PX)
 
     # ---------------------------------------------------------------- the strip
     def strip(self, frame: np.ndarray) -> np.ndarray:
@@ -197,6 +212,7 @@ class SeatReader:
         crops = [cv2.resize(strip[:, a:b], (52, 70), interpolation=cv2.INTER_LINEAR) for a, b in places]
         sigs = [_signature(c) for c in crops]
         names: list[tuple[str | None, float]] = [(None, 0.0)] * len(crops)
+        guesses: list[str | None] = [None] * len(crops)
         todo: list[int] = []
         last = self._last
         bank = np.stack([s for s, _, _ in last]) if last else None
@@ -215,12 +231,14 @@ class SeatReader:
             for i, got in zip(todo, self.namer.scores_many([crops[i] for i in todo]), strict=True):
                 tile, conf = self.namer.decide(*got)
                 names[i] = (tile if conf >= self.sure_above else None, conf)
+                if self.guesses and names[i][0] is None and got[1] >= getattr(self.namer, "min_similarity", 2.0):
+                    guesses[i] = got[0]
         # only sure names are kept for the next frame: an unsure tile is read again, so that frames agreeing
         # on it are frames that each read it
         self._last = [(s, n, c) for s, (n, c) in zip(sigs, names, strict=True)
                       if n is not None and c >= self.keep_above]
-        seen = [SeenTile(n, c, (a / self.px_per_mm, b / self.px_per_mm))
-                for (n, c), (a, b) in zip(names, places, strict=True)]
+        seen = [SeenTile(n, c, (a / self.px_per_mm, b / self.px_per_mm), g)
+                for (n, c), (a, b), g in zip(names, places, guesses, strict=True)]
         drawn = seen.pop() if drawn_at is not None else None
         return SeatFrame(tuple(seen), drawn, whole, len(todo), (time.process_time() - t0) * 1000)
 
