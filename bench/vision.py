@@ -16,7 +16,7 @@
     a set enrolled from <= 3 real images per kind, a dark-faced / recoloured FluffyStuff enrolled from its
     artwork read in four orientations at 64 and 40 px, real photos enrolled from artwork only.
 ``--classifier embedding`` runs (a) (b) (c) with the embedding instead of the LDA; ``--real-quick``
-(and ``--quick``) bounds (f) (g) (h) to a few hundred crops (the test runs it).
+(and ``--quick``) bounds (f) (g) (h) to a hundred-odd crops each (the test runs it).
 """
 
 from __future__ import annotations
@@ -300,7 +300,7 @@ def main() -> int:
     ap.add_argument("--skip", default="", help="parts to skip, e.g. 'photos,loop'")
     ap.add_argument("--classifier", choices=("lda", "embedding"), default="lda",
                     help="what reads the rendered frames of (a) (b) (c) (default: %(default)s)")
-    ap.add_argument("--real-quick", action="store_true", help="(f) (g) (h) on a few hundred crops only")
+    ap.add_argument("--real-quick", action="store_true", help="(f) (g) (h) on a hundred-odd crops each only")
     ap.add_argument("--real-methods", default="embedding,lda", help="what (f) (g) (h) compare (default: %(default)s)")
     ap.add_argument("--loop-jitter", type=float, default=0.0, metavar="MM",
                     help="the loop's tiles put down up to MM mm / 2*MM degrees off their slots, still for the hand")
@@ -407,7 +407,7 @@ def main() -> int:
         from bench.vision_real import real_enrolled
 
         print("\n(f) real photos, a set enrolled from <= 3 real images per kind, the rest read (embedding beside LDA)")
-        for line in real_enrolled(methods, limit=300 if args.quick or args.real_quick else 0):
+        for line in real_enrolled(methods, limit=120 if args.quick or args.real_quick else 0):
             print(line, flush=True)
     if "colouring" not in skip and "fluffy" in sets:
         from bench.vision_real import unseen_colouring
@@ -421,7 +421,7 @@ def main() -> int:
 
         art = {name: ts.faces for name, ts in sets.items()}
         print("\n(h) real photos of sets never enrolled, enrolled from artwork of a similar design")
-        for line in artwork_enrolled(methods, art, limit=200 if args.quick or args.real_quick else 0):
+        for line in artwork_enrolled(methods, art, limit=120 if args.quick or args.real_quick else 0):
             print(line, flush=True)
 
     print("\n(e) beside the PyPI mahjong-detector (reported figures, not measured here: ~100 ms/image, "

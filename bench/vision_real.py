@@ -131,7 +131,10 @@ def real_enrolled(methods: Sequence[str], per_kind: int = 3, limit: int = 0, see
                          f"{read_all(clf, rest).line()}")
     if ROBOFLOW.is_dir():
         train = roboflow_crops("train")
-        picks = {"at random": pick_enrollment(train, per_kind, seed), "most typical": pick_typical(train, per_kind)}
+        # a quick run picks the most typical among a sample of the train crops, not all of them (each embedded)
+        typical_from = random.Random(seed).sample(train, min(4 * limit, len(train))) if limit else train
+        picks = {"at random": pick_enrollment(train, per_kind, seed),
+                 "most typical": pick_typical(typical_from, per_kind)}
         valid = [(c.tile, c.image) for c in roboflow_crops("valid")]
         published = [(c.tile, c.image) for c in roboflow_crops("valid", corrected=False)]
         if limit:

@@ -112,6 +112,7 @@ class PtyDevice:
         self._stalled_until = 0.0
         self._corrupt_next = False
         self._acks_to_drop = 0
+        self._flooding = False  # flood() is putting bytes on the line: the device's own frames wait
 
         #: seqs of events the host acknowledged / refused (seq -> reason) / that were given up
         self.acked: set[int] = set()
@@ -204,6 +205,38 @@ class PtyDevice:
         with self._lock:
             self._write(data)
 
+    def flood(self, data: bytes, timeout: float = 60.0) -> None:
+        """Put all of ``data`` on the line as fast as the host reads it, as a UART with hardware flow control
+        would: nothing is lost however slow the host is. The lock is let go while the line is full, so the
+        device's own thread keeps reading the host's ACKs meanwhile (held, the host would block writing them
+        and stop reading); the device sends no frame of its own until the flood is on the line (one written
+        while the kernel has taken half a flooded frame would cut both). Raises ``TimeoutError`` if the host
+        has not read it all within ``timeout`` seconds."""
+        view = memoryview(data)
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            self._flooding = True
+        try:
+            while view:
+                with self._lock:
+                    master = self._master
+                    if master is None:
+                        raise RuntimeError(f"device {self.device_id} is unplugged: nothing can be put on its line")
+                    try:
+                        written = os.write(master, view)
+                    except BlockingIOError:
+                        written = 0
+                view = view[written:]
+                if view:
+                    if time.monotonic() >= deadline:
+                        raise TimeoutError(f"device {self.device_id}: the host left {len(view)} bytes unread "
+                                           f"for {timeout:g} s")
+                    with contextlib.suppress(OSError, ValueError):  # unplugged meanwhile: the loop says so
+                        select.select([], [master], [], 0.1)
+        finally:
+            with self._lock:
+                self._flooding = False
+
     def bad_checksum_next(self) -> None:
         """The next frame sent (heartbeat or event) carries a wrong checksum."""
         with self._lock:
@@ -284,7 +317,7 @@ class PtyDevice:
         log.info("device %s unplugged", self.device_id)
 
     def _can_send(self, now: float) -> bool:
-        return self._master is not None and now >= self._stalled_until
+        return self._master is not None and now >= self._stalled_until and not self._flooding
 
     def _write(self, data: bytes) -> None:
         if self._master is None:

@@ -1,19 +1,53 @@
 """Shared fixtures: where the shared real data lives; a PostgreSQL server; one thread per xdist worker."""
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
+
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    # A suite started in the background (`pytest &` in a script, CI, nohup) inherits Ctrl-C ignored, and so
+    # would every program the tests start: the tests that stop the demo or the service with Ctrl-C (SIGINT)
+    # would wait for it in vain. Ctrl-C as a terminal delivers it, for this process and those it starts.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 if os.environ.get("PYTEST_XDIST_WORKER"):
     # Four workers share CI's two cores: OpenCV's and BLAS's thread pools, sized for the whole machine in each
     # worker, would make them fight (the classifier's tests took four times as long in the suite as alone).
     # Set before numpy or OpenCV is loaded, which reads them once.
-    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    # The variables reach the processes the tests start too (benches, the service): OpenCV's own pool reads
+    # OPENCV_FOR_THREADS_NUM where cv2.setNumThreads is not called.
+    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OPENCV_FOR_THREADS_NUM"):
         os.environ.setdefault(_var, "1")
     import cv2
 
     cv2.setNumThreads(1)
+
+# ---------------------------------------------------------------- the longest files start first
+# xdist hands out whole files (--dist loadfile) in collection order (--no-loadscope-reorder): a file of one
+# two-minute test handed out last would run alone at the end while the other workers wait. These files took
+# longest in a whole run (seconds of test time under four workers on two cores, `pytest --durations=80`);
+# they are collected first, longest first, the rest after them in their usual order. A rough order is enough:
+# refresh it when a file grows much slower or faster.
+SLOW_FILES: dict[str, float] = {
+    "test_bench_hands.py": 250, "test_fault_matrix.py": 190, "test_bench_vision.py": 165, "test_benches.py": 145,
+    "test_classifier.py": 125, "test_camera_feed.py": 120, "test_cli_vision.py": 105, "test_demo.py": 95,
+    "test_tournament_day.py": 95, "test_analysis_records.py": 75, "test_bench_hall.py": 70,
+    "test_sticks_service.py": 65, "test_seat_camera.py": 60, "test_web_photo_load.py": 60,
+    "test_service_mqtt.py": 50, "test_service_devices.py": 45, "test_tournament_rehearsal.py": 45,
+    "test_bench_hands_photos.py": 45, "test_camera_snapshots.py": 45, "test_play_table.py": 40,
+    "test_cli_photo.py": 35, "test_bench_web.py": 30, "test_embedding.py": 30, "test_config.py": 30,
+    "test_finder.py": 25, "test_sticks.py": 25, "test_journal_trust.py": 25, "test_vision_pipeline.py": 25,
+    "test_analysis_seats.py": 25, "test_records_collector.py": 25, "test_tenhou6_readings.py": 20,
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Collect the files of :data:`SLOW_FILES` first, longest first (a stable sort: tests keep their order
+    within a file). Every worker collects the same items, so every worker sorts them alike."""
+    items.sort(key=lambda item: -SLOW_FILES.get(item.path.name, 0.0))
+
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 MJLOG_DIR = DATA / "tenhou-mjlog"
@@ -38,7 +72,6 @@ def mjlog_dir() -> Path:
 # ---------------------------------------------------------------- a real PostgreSQL for the records tests
 import pwd  # noqa: E402
 import shutil  # noqa: E402
-import signal  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import uuid  # noqa: E402
