@@ -26,7 +26,11 @@ def test_the_seat_camera_bench_prints_states_exact_wrong_and_the_frame_cost():
     assert states >= 40, "a hand of a generated game leaves dozens of seat states"
     assert number(r"drawn\s+all\s+\d+\s+([\d.]+)%", out) >= 95.0, "steep cameras included (1280x720 from 50 degrees)"
     assert number(r"drawn\s+all\s+\d+\s+[\d.]+%\s+(\d+)", out) == 0, "no wrong tile is ever published"
-    assert number(r"-> ([\d.]+) frames/s each", out) > 0
+    # the cost line adds up: four seat frames and the table camera's make one round, the rate is its inverse
+    seat, table = number(r"4 x ([\d.]+) ms \(seat", out), number(r"\+ ([\d.]+) ms \(table camera", out)
+    assert seat > 0 and table > 0
+    rate = 1000 / (4 * seat + table)
+    assert abs(number(r"-> ([\d.]+) frames/s each", out) - rate) <= 0.02 * rate + 0.05  # figures rounded to 0.1
 
 
 def test_demo_hand_cams_prints_each_seat_read_beside_the_truth():
