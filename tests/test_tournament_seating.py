@@ -235,3 +235,28 @@ def test_the_affine_spaces_lines_meet_every_pair_once(tables, rounds):
                 met[frozenset((a, b))] = met.get(frozenset((a, b)), 0) + 1
     n = 4 * tables
     assert set(met.values()) == {1} and len(met) == n * (n - 1) // 2
+
+
+def _partitions(people: tuple[int, ...]):
+    """Every way to seat ``people`` at tables of four (tables and seats unordered)."""
+    if not people:
+        yield ()
+        return
+    first, rest = people[0], people[1:]
+    for mates in itertools.combinations(rest, 3):
+        left = tuple(p for p in rest if p not in mates)
+        for more in _partitions(left):
+            yield ((first, *mates), *more)
+
+
+@pytest.mark.parametrize("tables", [1, 2, 3])
+def test_a_small_halls_bound_is_the_fewest_a_second_round_can_have(tables):
+    """Independent of the bound's reasoning: every second round there is, counted against the first."""
+    players = tuple(range(4 * tables))
+    first = [set(players[i:i + 4]) for i in range(0, len(players), 4)]
+    fewest = min(sum(1 for table in seating for a, b in itertools.combinations(table, 2)
+                     if any(a in t and b in t for t in first))
+                 for seating in _partitions(players))
+    assert repeat_lower_bound(len(players), 2) == fewest
+    seatings = plan(list(range(1, len(players) + 1)), 3, seed=1)
+    assert quality(seatings).repeat_meetings >= repeat_lower_bound(len(players), 3) == 2 * fewest

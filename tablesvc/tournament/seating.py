@@ -675,11 +675,20 @@ class SeatingQuality:
         return out
 
 
+# the fewest pairs of one earlier table that four players drawn from 1, 2 or 3 such tables hold (4, 2+2, 2+1+1)
+_FORCED_PAIRS = {1: 6, 2: 2, 3: 1}
+
+
 def repeat_lower_bound(players: int, rounds: int) -> int:
     """No seating has fewer repeat meetings: a player meets 3 per round and has ``players - 1`` others to meet,
-    so ``3 * rounds - (players - 1)`` of their meetings at least are repeats (each repeat counts for two)."""
+    so ``3 * rounds - (players - 1)`` of their meetings at least are repeats (each repeat counts for two).
+    A hall of three tables or fewer is bound harder by the first round alone: every later table draws its
+    four players from that round's tables, so with fewer than four tables some of them sat together then."""
     per_player = max(0, 3 * rounds - (players - 1))
-    return (players * per_player + 1) // 2
+    counting = (players * per_player + 1) // 2
+    tables = players // 4
+    forced = (rounds - 1) * tables * _FORCED_PAIRS[tables] if tables in _FORCED_PAIRS and rounds > 1 else 0
+    return max(counting, forced)
 
 
 def quality(seatings: Sequence[Seating], clubs: Mapping[int, str] | None = None) -> SeatingQuality:
