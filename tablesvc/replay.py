@@ -7,8 +7,7 @@ hand's deltas must equal the record's; the final scores too.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, fields, is_dataclass
+from dataclasses import dataclass
 from dataclasses import replace as _replace
 from pathlib import Path
 from typing import Protocol
@@ -27,6 +26,7 @@ from tablesvc.engine.events import (
     Ron,
     ScoreSheet,
     WinEntry,
+    red_five_in,
 )
 from tablesvc.engine.results import GameResult, HandResult, WinResult, round_name
 from tablesvc.engine.state import GameState
@@ -37,7 +37,6 @@ from tablesvc.formats.tenhou6 import parse_tenhou6
 from tablesvc.rules.ruleset import PRESETS, UnknownRuleSetError, get_ruleset
 from tablesvc.rules.scoring import yaku_key
 from tablesvc.storage.journal import JournalError
-from tablesvc.tiles import Tile
 
 __all__ = ["KNOWN_LOBBY_RULES", "LobbyRule", "Mismatch", "Refused", "ReplayReport", "ReplayWatch",
            "explain_by_lobby_rules", "load_record", "replay", "replay_results", "result_entries"]
@@ -179,25 +178,13 @@ def _check_red_fives(record: RecordedGame, events: list[Event]) -> None:
     hand = 0
     for index, event in enumerate(events):
         hand += isinstance(event, HandStart)
-        red = next((t for t in _tiles_of(event) if t.red), None)
+        red = red_five_in(event)
         if red is not None:
             where = f"hand {hand}, event {index} ({event.type})" if hand else f"event {index} ({event.type})"
             having = ", ".join(name for name, preset in PRESETS.items() if preset.red_fives)
             raise RecordError(f"{record.source}: the record uses red fives ({red.mjai} at {where}) and "
                               f"{ruleset.name} plays without them: replay it under a rule set that has red fives "
                               f"({having}; --rules chooses)")
-
-
-def _tiles_of(value: object) -> Iterator[Tile]:
-    """Every tile an event (or a part of one) holds."""
-    if isinstance(value, Tile):
-        yield value
-    elif isinstance(value, tuple | list):
-        for v in value:
-            yield from _tiles_of(v)
-    elif is_dataclass(value) and not isinstance(value, type):
-        for f in fields(value):
-            yield from _tiles_of(getattr(value, f.name))
 
 
 def _check_start(state: GameState, expected, disagree) -> None:

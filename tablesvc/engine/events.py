@@ -20,6 +20,7 @@ import dataclasses
 import re
 import types
 import typing
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -62,6 +63,7 @@ __all__ = [
     "Tsumo",
     "WinEntry",
     "from_dict",
+    "red_five_in",
     "to_dict",
 ]
 
@@ -445,6 +447,24 @@ def _encode(value: Any) -> Any:
     if isinstance(value, tuple):
         return [_encode(v) for v in value]
     return value
+
+
+def _tiles_in(value: Any) -> Iterator[Tile]:
+    """Every tile an event (or a part of one: a tuple, a claim, an entered win) holds."""
+    if isinstance(value, Tile):
+        yield value
+    elif isinstance(value, tuple | list):
+        for v in value:
+            yield from _tiles_in(v)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            yield from _tiles_in(getattr(value, f.name))
+
+
+def red_five_in(event: Event) -> Tile | None:
+    """The first red five an event shows (a draw, a discard, a call, a hand shown, a dora indicator): what a
+    table playing without red fives is warned of and a replay under such a rule set refuses."""
+    return next((t for t in _tiles_in(event) if t.red), None)
 
 
 def to_dict(event: Event) -> dict[str, Any]:

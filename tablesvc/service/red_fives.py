@@ -8,29 +8,11 @@ still be fixed: the referee amends the tile, or the tiles are swapped for a set 
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
-from tablesvc.engine.events import Event, EventFormatError, from_dict
+from tablesvc.engine.events import Event, EventFormatError, from_dict, red_five_in
 from tablesvc.rules.ruleset import get_ruleset
-from tablesvc.tiles import Tile
-
-
-def _tiles(value: Any) -> Iterator[Tile]:
-    if isinstance(value, Tile):
-        yield value
-    elif isinstance(value, tuple | list):
-        for v in value:
-            yield from _tiles(v)
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        for f in dataclasses.fields(value):
-            yield from _tiles(getattr(value, f.name))
-
-
-def red_five_in(event: Event) -> Tile | None:
-    """The first red five an event shows (a draw, a discard, a call, a hand shown, a dora indicator)."""
-    return next((x for x in _tiles(event) if x.red), None)
 
 
 def plays_red_fives(rules: str) -> bool:
