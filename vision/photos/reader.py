@@ -299,15 +299,14 @@ class PhotoReader:
         return name, conf
 
     def _ranked(self, crops: list[np.ndarray]) -> tuple[list[tuple[tuple[str, float, float], float,
-                                                                   list[tuple[str, float]]]], np.ndarray]:
+                                                                   list[tuple[str, float]]]], np.ndarray | None]:
         """Each crop's (kind, similarity, runner-up), its similarity to "not a tile" and its best guesses, and the
         crops' embeddings (the verifier's eye): the embedding gives all in one pass; another classifier (the
-        LDA) its one answer, the embeddings then made apart."""
+        LDA) its one answer, and no embeddings (made apart where the verifier needs them)."""
         if hasattr(self.classifier, "ranked_of") and getattr(self.classifier, "half_turn", False):
             emb = self.classifier.embed_many(crops)
             return self.classifier.ranked_of(emb, GUESSES), emb
-        emb = EmbeddingClassifier().embed_many(crops) if crops else np.zeros((0, 128), np.float32)
-        return [(got, -2.0, [(got[0], got[1])]) for got in self.classifier.scores_many(crops)], emb
+        return [(got, -2.0, [(got[0], got[1])]) for got in self.classifier.scores_many(crops)], None
 
     def look(self, image: np.ndarray, features: bool = False) -> Look:
         """The finder's boxes of ``image`` and a first reading of each (:class:`Look`): what :meth:`read` decides
@@ -339,6 +338,8 @@ class PhotoReader:
                 best[i], not_tile[i], guesses[i] = got, nt, ranks
         rows_of = None
         if features or (self.verifier is not None and not getattr(self.finder, "given", False)):
+            if emb is None:  # another classifier named the crops: the verifier's eye is the embedding still
+                emb = EmbeddingClassifier().embed_many(crops) if crops else np.zeros((0, 128), np.float32)
             dims = emb.shape[1] if len(emb) else 128
             rows = [upright.get(i) for i in range(len(found))]
             look_crops = [crops[k] if k is not None else np.zeros((4, 4, 3), np.uint8) for k in rows]
