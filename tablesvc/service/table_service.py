@@ -163,7 +163,7 @@ class TableService:
         # the seat cameras' readings: private (the journal and broadcast/hands only), kept per seat
         self.private_hands = PrivateHands()
         self.seat_readers: dict[int, Any] = {}  # seat -> tablesvc.service.seat_reader.SeatCameraReader
-        self._seat_knowledge = self._knowledge()
+        self._seat_knowledge = self._knowledge() if config.seat_cameras else ()  # read by seat cameras only
         self._kept_hands: dict[int, tuple[str, dict[str, Any]]] = {}  # seat -> the last reading journalled
         self.snapshots: dict[str, Any] = {}  # camera name -> tablesvc.service.snapshots.Snapshots
         self._worker: threading.Thread | None = None
