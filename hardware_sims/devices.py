@@ -358,6 +358,7 @@ class PtyDevice:
                 continue
             if head.sends:
                 self.resends += 1
+                self._lock.notify_all()  # a test waiting for the repeat (wait_for on resends) wakes now
             head.sends += 1
             head.sent_at = now
             self._send_line(head.line)
