@@ -122,7 +122,7 @@ def watch_hands(record, classifier: TileClassifier, hands: int):
 
 
 def test_first_hand_of_a_generated_game_through_the_camera_matches_the_record(classifier: TileClassifier) -> None:
-    game = generate_game(11)
+    game = generate_game(4)  # a short first hand (39 events) with a riichi, a call and a ron
     results, rejected, feed = watch_hands(game, classifier, hands=1)
     assert rejected == []
     assert feed.stats.first_divergence is None
