@@ -102,14 +102,15 @@ def test_demo_through_the_camera_reads_the_felt_and_scores_each_hand_as_the_reco
 
     from hardware_sims.generator import generate_game
 
-    proc = subprocess.run([sys.executable, "-m", "tablesvc", "demo", "--camera", "--speed", "0", "--seed", "8",
+    # two short hands (120 events, each won, with riichi): every change of the felt is rendered and read
+    proc = subprocess.run([sys.executable, "-m", "tablesvc", "demo", "--camera", "--speed", "0", "--seed", "16",
                            "--hands", "2"], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = proc.stdout
     assert "37 tile kinds enrolled from the tile art" in out
     deltas = [tuple(0 if d == "0" else int(d) for d in m.split()) for m in re.findall(r"^  [ESWN]\d-\d.*\[(.*)\]$",
                                                                                       out, re.M)]
-    assert deltas == [h.deltas for h in generate_game(8).hands[:2]]
+    assert deltas == [h.deltas for h in generate_game(16).hands[:2]]
     seen = [line for line in out.splitlines() if line.startswith("  camera: ")]
     assert sum("discards" in line for line in seen) > 20 and any("dora indicator 1:" in line for line in seen)
     changes = re.search(r"camera: (\d+) of (\d+) table changes read exactly", out)
