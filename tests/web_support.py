@@ -9,10 +9,12 @@ module (the machine is small): the module-scoped fixtures ``broker``, ``web`` an
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import shutil
 import tempfile
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +46,17 @@ def screenshot_dir() -> Path:
     return path
 
 
+@lru_cache(maxsize=8)
+def _generated(seed: int):
+    return generate_game(seed)
+
+
+def generated_game(seed: int):
+    """``generate_game(seed)``, generated once per test process (most web tests play the scripted game, which
+    takes longer to deal than to copy); a copy each time, as a test may change its record."""
+    return copy.deepcopy(_generated(seed))
+
+
 class LiveTable:
     """One table service playing a generated game, step by step, through the table simulator."""
 
@@ -54,7 +67,7 @@ class LiveTable:
                                    f'[mqtt]\nurl = "{broker_url}"\n')
         # the module's broker may still hold an earlier test's game of this table: each test starts a new one
         self.service = TableService(self.config, new_game=True)
-        self.record = generate_game(seed)
+        self.record = generated_game(seed)
         self.sim = TableSimulator(self.record, DirectOutputs(self.service.observe), start_game=self._start)
         self.index = 0
 
