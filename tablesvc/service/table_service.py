@@ -378,13 +378,11 @@ class TableService:
         self.inbox.put(("health", health))
 
     def wait_idle(self, timeout: float = 10.0) -> bool:
-        """Wait until every input queued so far has been handled (for the demo and tests)."""
-        deadline = time.monotonic() + timeout
-        while self.inbox.unfinished_tasks:
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.005)
-        return True
+        """Wait until every input queued so far has been handled (for the demo and tests): woken by the worker's
+        last ``task_done``, as ``Queue.join`` is, but with a timeout."""
+        done = self.inbox.all_tasks_done
+        with done:
+            return done.wait_for(lambda: not self.inbox.unfinished_tasks, timeout)
 
     # ------------------------------------------------------------ the worker
 
