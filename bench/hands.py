@@ -12,7 +12,8 @@
   sections, listed in ``PHOTO_SECTIONS`` below; each is a function ``(args) -> None`` that prints
   its own table.
 
-``--quick`` runs a small version of every section (``tests/test_bench_hands.py`` runs it).
+``--quick`` runs a small version of every section (``tests/test_bench_hands.py`` runs it): the seat
+cameras read the first 40 hand states of one game's first hand, the drawn set only.
 Everything runs niced on one thread: the figures are one core's.
 """
 
@@ -48,7 +49,9 @@ def seat_cameras(args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="a small version of every section (seconds)")
+    parser.add_argument("--quick", action="store_true",
+                        help="a small version of every section (seconds; seat cameras: the first 40 hand states of "
+                        "one hand, the drawn set)")
     parser.add_argument("--games", type=int, default=None, help="seat cameras: generated games per tile set")
     parser.add_argument("--seed", type=int, default=1, help="seat cameras: the first game's seed")
     parser.add_argument("--hands", type=int, default=None,
