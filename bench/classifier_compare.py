@@ -81,13 +81,11 @@ def frame_sized_augmenters(seed: int) -> list[Augmenter]:
     ]  # fmt: skip
 
 
-def synthetic_set(per_tile: int, seed: int = 1000, tiles: dict[str, np.ndarray] | None = None,
-                  ) -> list[tuple[str | None, np.ndarray]]:  # fmt: skip
-    """Augmented FluffyStuff crops (red fives included) and unrelated images (label None); ``tiles``:
-    :func:`fluffy_tiles` where the caller has them already."""
+def synthetic_set(per_tile: int, seed: int = 1000) -> list[tuple[str | None, np.ndarray]]:
+    """Augmented FluffyStuff crops (red fives included) and unrelated images (label None)."""
     augs = frame_sized_augmenters(seed)
     out: list[tuple[str | None, np.ndarray]] = []
-    for tile, img in (tiles if tiles is not None else fluffy_tiles()).items():
+    for tile, img in fluffy_tiles().items():
         out += [(tile, augs[i % len(augs)](img)) for i in range(per_tile)]
     for img in fluffy_unrelated():
         out += [(None, augs[i % len(augs)](img)) for i in range(per_tile // 2)]
@@ -277,13 +275,14 @@ def main() -> int:
     print(HEADER)
 
     fl = fluffy_tiles()
-    syn = synthetic_set(args.per_tile, tiles=fl)
-    enroll_photos, photo_test = photo_split()
+    syn = synthetic_set(args.per_tile)
+    _, photo_test = photo_split()
     all_photos = [(tile, cv2.imread(str(PHOTOS / "tiles-resized" / name))) for name, tile, _ in photo_rows()]
     for name, (scorer, a, b) in make_methods(fl, tuple(wanted)).items():
         if name in wanted:
             print(evaluate(scorer, (a, b), syn).row(name, "FluffyStuff augmented"), flush=True)
             print(evaluate(scorer, (a, b), all_photos).row(name, "photos, enrolled artwork"), flush=True)
+    enroll_photos, _ = photo_split()
     for name, (scorer, a, b) in make_methods(enroll_photos, tuple(wanted)).items():
         if name in wanted:
             print(evaluate(scorer, (a, b), photo_test).row(name, "photos, 1 photo per kind"), flush=True)
