@@ -14,7 +14,7 @@
 
 ``--quick`` runs a small version of every section (``tests/test_bench_hands.py`` runs it): the seat
 cameras read the first 40 hand states of one game's first hand, the drawn set only.
-Everything runs niced on one thread: the figures are one core's.
+Everything runs on one thread (a full run niced): the figures are one core's.
 """
 
 from __future__ import annotations
@@ -64,8 +64,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="write one annotated frame of each seat camera mid-game here and stop "
                         "(docs/img/seat-cameras.png)")
     args = parser.parse_args(argv)
-    with contextlib.suppress(OSError):
-        os.nice(10)
+    if not args.quick:
+        # a full run takes an hour: it yields to the machine's other work. A quick run is a test's, and
+        # a niced test would wait behind every other worker of the suite.
+        with contextlib.suppress(OSError):
+            os.nice(10)
     import cv2
 
     cv2.setNumThreads(1)  # the figures are one core's
