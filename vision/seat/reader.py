@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Protocol
@@ -250,17 +250,38 @@ class SeatReader:
         return [cv2.resize(strip[:, a:b], (52, 70), interpolation=cv2.INTER_LINEAR) for a, b in places]
 
 def enroll_from_rows(namer: object, calibration: SeatCalibration, rows: Sequence[tuple[np.ndarray, Sequence[str]]],
-                     ) -> dict[str, int]:
+                     check: bool = True, warn: Callable[[str], None] | None = None) -> dict[str, int]:
     """Enroll ``namer`` from the seat camera itself: frames of rows whose tiles are known (left to right,
-    e.g. each kind shown once over three rows). Returns the crops enrolled per kind; a frame whose row
-    does not hold as many tiles as named is refused with a message saying so."""
+    e.g. each kind shown once over three rows). Returns the crops enrolled per kind.
+
+    Nothing is enrolled when a frame's row does not hold as many tiles as named (ValueError), or, with
+    ``check``, when the packaged tile sets see clearly that a frame shows another row than it is given as
+    (:class:`~vision.seat.enrollment.RowOrderError`, :mod:`vision.seat.enrollment`): the messages say which
+    frame and what to do. A frame the packaged sets can confirm too little of is enrolled, and ``warn``
+    (default: the log) is told what to check."""
+    from vision.seat.enrollment import RowOrderError, check_rows
+
     reader = SeatReader(namer, calibration)  # type: ignore[arg-type]
-    found: dict[str, list[np.ndarray]] = {}
+    crops_of: list[list[np.ndarray]] = []
     for n, (frame, names) in enumerate(rows):
         crops = reader.crops(frame, drawn_apart=False)
         if len(crops) != len(names):
             raise ValueError(f"enrollment frame {n + 1}: {len(crops)} tiles stand in the row but {len(names)} are "
                              "named; stand the named tiles in a row, apart from nothing else, and try again")
+        crops_of.append(crops)
+    if check:
+        checks = check_rows(crops_of, [list(names) for _, names in rows])
+        refused = [c.message for c in checks if c.refused]
+        if refused:
+            given = list(dict.fromkeys(tuple(names) for _, names in rows))
+            order = ", ".join(f"row {r + 1}: {' '.join(row)}" for r, row in enumerate(given))
+            raise RowOrderError("; ".join(refused) + ". Nothing was enrolled: give one frame per row in this "
+                                f"order ({order}), each row standing left to right as the camera sees it, and "
+                                "try again")
+        for c in checks:
+            (warn or log.warning)(c.message)
+    found: dict[str, list[np.ndarray]] = {}
+    for crops, (_, names) in zip(crops_of, rows, strict=True):
         for name, crop in zip(names, crops, strict=True):
             found.setdefault(name, []).append(crop)
     namer.enroll(found)  # type: ignore[attr-defined]
