@@ -15,7 +15,7 @@ import pytest
 
 from hardware_sims.hand_render import STRIP_W, HandEffects, HandView, SeatPose, render_hand
 from hardware_sims.seat_cams import ENROLL_ROWS
-from hardware_sims.tile_art import drawn_tile_set
+from hardware_sims.tile_art import digits_tile_set, drawn_tile_set, mirrored_tile_set
 from tablesvc.service.seat_hands import PrivateHands
 from tablesvc.service.seat_reader import SeatCameraReader
 from vision.naming.embedding import EmbeddingClassifier
@@ -283,38 +283,6 @@ def rows_shown(tiles, pose: SeatPose, shown: list[list[str]], seed: int = 6) -> 
              ROWS[i]) for i, r in enumerate(shown)]  # fmt: skip
 
 
-def mirrored_set():
-    """The drawn artwork mirrored left to right: a club set the packaged sets name partly wrong (a mirrored 2m
-    reads as a 3m, a mirrored S as an E) that is still a set of 37 distinct faces."""
-    from hardware_sims.tile_art import TileSet
-
-    tiles = drawn_tile_set()
-    return TileSet("mirrored", {t: np.ascontiguousarray(f[:, ::-1]) for t, f in tiles.faces.items()}, tiles.back)
-
-
-def digits_set():
-    """Faces that show a numeral and the suit's letter (honours: their letter), nothing of the Japanese designs:
-    a set the packaged sets cannot name."""
-    import cv2
-
-    from hardware_sims.tile_art import EDGE, IVORY, TileSet
-
-    tiles = drawn_tile_set()
-    h, w = tiles.faces["1m"].shape[:2]
-    colour = {"m": (30, 30, 160), "p": (140, 60, 20), "s": (40, 120, 30)}
-    faces = {}
-    for t in tiles.faces:
-        face = np.full((h, w, 3), IVORY, np.uint8)
-        cv2.rectangle(face, (0, 0), (w - 1, h - 1), EDGE, 4)
-        big, small, ink = (t[0], t[1], colour[t[1]]) if t[0].isdigit() else (t, "", (30, 30, 30))
-        ink = (30, 30, 230) if t.endswith("r") else ink
-        cv2.putText(face, big, (w // 5, int(h * 0.62)), cv2.FONT_HERSHEY_SIMPLEX, w / 40, ink, w // 12, cv2.LINE_AA)
-        cv2.putText(face, small, (int(w * 0.55), int(h * 0.9)), cv2.FONT_HERSHEY_SIMPLEX, w / 90, ink, w // 25,
-                    cv2.LINE_AA)
-        faces[t] = face
-    return TileSet("digits", faces, tiles.back)
-
-
 ENROLL_POSE = SeatPose(elevation_deg=45.0, distance_mm=400.0, offset_mm=-20.0, roll_deg=-2.0)
 
 
@@ -352,7 +320,7 @@ def test_a_set_the_packaged_sets_name_partly_wrong_still_enrolls_and_is_still_ch
 
     cal = SeatCalibration.of(ENROLL_POSE.strip_quad(), STRIP_W, ENROLL_POSE.image_size)
     reader = SeatReader(EmbeddingClassifier(), cal)
-    mirrored = mirrored_set()
+    mirrored = mirrored_tile_set(drawn_tile_set())
     frames = rows_shown(mirrored, ENROLL_POSE, ROWS)
     crops = [reader.crops(f, drawn_apart=False) for f, _ in frames]
     named = [g[0] for c in crops for g in packaged_namer().scores_many(c)]
@@ -364,7 +332,7 @@ def test_a_set_the_packaged_sets_name_partly_wrong_still_enrolls_and_is_still_ch
     assert len(got) == 37 and caplog.text == "", "enrolled in the right order, without a word"
     with pytest.raises(RowOrderError, match=r"frame 1 is given as row 1 .* but looks like row 2"):
         enroll_from_rows(EmbeddingClassifier(), cal, rows_shown(mirrored, ENROLL_POSE, [ROWS[1], ROWS[0], ROWS[2]]))
-    digits = rows_shown(digits_set(), ENROLL_POSE, ROWS)
+    digits = rows_shown(digits_tile_set(), ENROLL_POSE, ROWS)
     checks = check_rows([reader.crops(f, drawn_apart=False) for f, _ in digits], ROWS)
     assert [c.frame for c in checks if not c.refused] == [1, 2, 3] and not any(c.refused for c in checks)
     said: list[str] = []
