@@ -448,3 +448,32 @@ def test_an_artwork_whose_glyphs_reach_the_faces_edges_is_cut_into_all_its_tiles
     image, _ = render_hand(HandView(ENROLL_ROWS[2][:-1], "5sr"), tiles, pose, effects, np.random.default_rng(3))
     seen = reader.places(reader.runs(reader.strip(image)))
     assert seen[1] is not None and seen[2] and len(seen[0]) == len(ENROLL_ROWS[2]), "the drawn 5sr stays apart"
+
+
+def test_a_row_ending_in_dense_faces_keeps_its_last_tiles_on_a_squeezed_stream():
+    """FluffyStuff's 8p: two columns of pins cover its face's height over 0.62 of its width, leaving only its
+    margins, a pixel or two of body per column (none in some), on a blurred 640x480 stream squeezed to 640x640.
+    At the row's right end such faces were cut off (the row one or two tiles short and still whole, so the frame
+    did not count): each of these 12 frames, where a faint stretch closed only under a third of a tile."""
+    if not FLUFFY.is_dir():
+        pytest.skip("the shared FluffyStuff artwork is not here (../shared/data/tiles-fluffystuff)")
+    import itertools
+
+    from hardware_sims.tile_art import load_tile_set
+
+    tiles = load_tile_set(FLUFFY)
+    pose = SeatPose(elevation_deg=41.2, distance_mm=553.0, offset_mm=-7.0, roll_deg=0.3)  # the bench's 41 degrees
+    cal = SeatCalibration.of(pose.strip_quad(), STRIP_W, pose.image_size)
+    reader = SeatReader(EmbeddingClassifier(), cal)
+    third = SeatReader(EmbeddingClassifier(), cal, glyph_w=1 / 3, faint_reach=0.0)
+    row = ("2m", "2m", "7m", "7m", "8m", "2p", "4p", "4p", "5p", "6p", "6p", "8p", "8p")
+    cut = 0
+    for light, lean, felt in itertools.product((0.7, 0.85, 1.0), (3.0, 6.0), ("blue", "green")):
+        effects = HandEffects(felt=felt, light=light, noise_sigma=3, blur_sigma=0.9, jpeg_quality=75,
+                              squeeze_to=(640, 640), lean_deg=lean)
+        image, _ = render_hand(HandView(row, "S", start_mm=6), tiles, pose, effects, np.random.default_rng(1))
+        places, drawn, whole = reader.places(reader.runs(reader.strip(image)))
+        assert whole and drawn is not None and len(places) == 14, (light, lean, felt, len(places))
+        old, _, old_whole = third.places(third.runs(third.strip(image)))
+        cut += not (old_whole and len(old) == 14)
+    assert cut >= 6, f"only {cut} of these frames lose a tile when faint stretches close under a third of a tile"
