@@ -9,7 +9,7 @@ Per frame:
    the columns where a good share of pixels are such are occupied (a face's glyph never covers its
    whole height; felt, rack and a gap cover all of it); a stretch of columns with a little body only,
    narrower than a face's artwork (0.7 of a tile), is a glyph reaching the face's edges, not a gap: a dense
-   face (FluffyStuff's 7p, 8p, 9p) leaves its ivory margins in two or three pixels of such columns over
+   face (FluffyStuff's 8p) leaves only its ivory margins, a few pixels of each column (none in some), over
    16 mm. A single tile standing apart at the right end
    is the drawn one; the rest is one row, cut into as many tiles as its length holds (26 mm each). A
    row whose length is no whole number of tiles, or with a gap of half a tile or more (a hand over
