@@ -420,8 +420,12 @@ def main() -> int:
         from bench.vision_real import artwork_enrolled
 
         art = {name: ts.faces for name, ts in sets.items()}
+        # (a)'s classifiers where (h) would enroll the same artwork the same way (METHODS: the defaults)
+        same = args.classifier == "embedding" or not args.quick
+        enrolled = {(name, args.classifier): clf for name, clf in classifiers.items()} if same else {}
         print("\n(h) real photos of sets never enrolled, enrolled from artwork of a similar design")
-        for line in artwork_enrolled(methods, art, limit=120 if args.quick or args.real_quick else 0):
+        for line in artwork_enrolled(methods, art, limit=120 if args.quick or args.real_quick else 0,
+                                     enrolled=enrolled):
             print(line, flush=True)
 
     print("\n(e) beside the PyPI mahjong-detector (reported figures, not measured here: ~100 ms/image, "

@@ -20,8 +20,9 @@ from __future__ import annotations
 import random
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache, lru_cache
 from pathlib import Path
 
 import cv2
@@ -35,6 +36,18 @@ from vision.photos.data import CAMERASH, ROBOFLOW, PhotoCrop, camerash_photos, c
 
 Factory = Callable[[], "TileClassifier | EmbeddingClassifier"]
 METHODS: dict[str, Factory] = {"embedding": EmbeddingClassifier, "lda": TileClassifier}
+
+
+@cache
+def _roboflow(split: str, corrected: bool = True) -> list[PhotoCrop]:
+    """The roboflow crops of ``split``, decoded once per run: (f) and (h) read the same photos."""
+    return roboflow_crops(split, corrected=corrected)
+
+
+@lru_cache(maxsize=1)
+def _camerash_measure() -> list[PhotoCrop]:
+    """The Camerash measuring half, decoded once per run: (f) and (h) read the same photos."""
+    return camerash_split(camerash_photos())[1]
 
 
 @dataclass
@@ -120,7 +133,7 @@ def real_enrolled(methods: Sequence[str], per_kind: int = 3, limit: int = 0, see
     """(f): enroll <= per_kind real images per kind, read the rest of that collection."""
     lines = []
     if CAMERASH.is_dir():
-        _, measure = camerash_split(camerash_photos())
+        measure = _camerash_measure()
         enroll = pick_enrollment(measure, per_kind, seed)
         used = {id(img) for imgs in enroll.values() for img in imgs}
         rest = [(c.tile, c.image) for c in measure if id(c.image) not in used][: limit or None]
@@ -130,13 +143,13 @@ def real_enrolled(methods: Sequence[str], per_kind: int = 3, limit: int = 0, see
             lines.append(f"  Camerash measuring half, {per_kind} photos per kind enrolled, {m:<9} "
                          f"{read_all(clf, rest).line()}")
     if ROBOFLOW.is_dir():
-        train = roboflow_crops("train")
+        train = _roboflow("train")
         # a quick run picks the most typical among a sample of the train crops, not all of them (each embedded)
         typical_from = random.Random(seed).sample(train, min(4 * limit, len(train))) if limit else train
         picks = {"at random": pick_enrollment(train, per_kind, seed),
                  "most typical": pick_typical(typical_from, per_kind)}
-        valid = [(c.tile, c.image) for c in roboflow_crops("valid")]
-        published = [(c.tile, c.image) for c in roboflow_crops("valid", corrected=False)]
+        valid = [(c.tile, c.image) for c in _roboflow("valid")]
+        published = [(c.tile, c.image) for c in _roboflow("valid", corrected=False)]
         if limit:
             valid = random.Random(seed).sample(valid, min(limit, len(valid)))
             published = random.Random(seed).sample(published, min(limit, len(published)))
@@ -203,22 +216,28 @@ def unseen_colouring(methods: Sequence[str], faces: dict[str, np.ndarray], per_k
     return lines
 
 
-def artwork_enrolled(methods: Sequence[str], sets: dict[str, dict[str, np.ndarray]], limit: int = 0) -> list[str]:
-    """(h): real photos of sets never enrolled, enrolled from artwork only."""
+def artwork_enrolled(methods: Sequence[str], sets: dict[str, dict[str, np.ndarray]], limit: int = 0,
+                     enrolled: Mapping[tuple[str, str], TileClassifier | EmbeddingClassifier] | None = None,
+                     ) -> list[str]:  # fmt: skip
+    """(h): real photos of sets never enrolled, enrolled from artwork only. ``enrolled``: (set, method) ->
+    that set's artwork already enrolled by ``METHODS[method]()`` (bench/vision.py's (a) classifiers), so that
+    the same enrollment is not made twice."""
     lines = []
     data: list[tuple[str, list[tuple[str | None, np.ndarray]]]] = []
     if CAMERASH.is_dir():
-        _, measure = camerash_split(camerash_photos())
+        measure = _camerash_measure()
         data.append(("Camerash measuring half", [(c.tile, c.image) for c in measure][: limit or None]))
     if ROBOFLOW.is_dir():
-        valid = [(c.tile, c.image) for c in roboflow_crops("valid")]
+        valid = [(c.tile, c.image) for c in _roboflow("valid")]
         if limit:
             valid = random.Random(1).sample(valid, min(limit, len(valid)))
         data.append(("roboflow valid", valid))
     for set_name, faces in sets.items():
         for m in methods:
-            clf = METHODS[m]()
-            clf.enroll(faces)
+            clf = (enrolled or {}).get((set_name, m))
+            if clf is None:
+                clf = METHODS[m]()
+                clf.enroll(faces)
             for dname, samples in data:
                 lines.append(f"  {dname}, enrolled from {set_name} art, {m:<9} {read_all(clf, samples).line()}")
     return lines

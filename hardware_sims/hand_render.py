@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -84,7 +85,12 @@ class SeatPose:
         return np.stack([right, down, forward]), centre
 
     def camera(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(K, R, C): intrinsics, rotation and centre."""
+        """(K, R, C): intrinsics, rotation and centre (read-only: computed once per pose, as a frame projects
+        every tile's corners through them)."""
+        return self._camera
+
+    @cached_property
+    def _camera(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         rot, centre = self._extrinsics()
         w, h = self.image_size
         ends = np.array([[-STRIP_W / 2, 0.0, 0.0], [STRIP_W / 2, 0.0, 0.0], [-STRIP_W / 2, 0, TILE_H],
@@ -93,6 +99,8 @@ class SeatPose:
         xn = cam[:, 0] / cam[:, 2]
         f = self.fill * (w / 2) / float(np.abs(xn).max())
         k = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1]])
+        for a in (k, rot, centre):
+            a.setflags(write=False)
         return k, rot, centre
 
     def project(self, points: np.ndarray) -> np.ndarray:

@@ -8,6 +8,7 @@ fails while seed-to-seed noise does not.
 from __future__ import annotations
 
 import csv
+import shutil
 from pathlib import Path
 
 import cv2
@@ -366,15 +367,24 @@ def test_fluffystuff_tile_back_unknown(fluffy_clf: TileClassifier) -> None:
 def test_from_files_loads_a_model_or_enrolls_a_directory_and_says_what_is_wrong(tmp_path) -> None:
     if not FLUFFY.is_dir():
         pytest.skip(f"{FLUFFY} not found")
-    clf = TileClassifier.from_files(tiles=FLUFFY)
-    assert clf.tiles == TILES
+    # a club's directory as FluffyStuff ships it (its names, its back, its notes), a few kinds of it: what is
+    # checked is which method enrolls it and what is said of wrong files, not how well the whole set reads
+    art = tmp_path / "art"
+    art.mkdir()
+    for name in ("Man1.png", "Pin5-Dora.png", "Ton.png", "Chun.png", "Back.png", "README.md"):
+        shutil.copy(FLUFFY / name, art / name)
+    kinds = ["1m", "E", "C", "5pr"]
+    clf = TileClassifier.from_files(tiles=art)
+    assert clf.tiles == kinds
     assert isinstance(clf, EmbeddingClassifier), "a set enrolled from artwork is read by the embedding"
+    east = compose_on_body(cv2.imread(str(art / "Ton.png"), cv2.IMREAD_UNCHANGED))
+    assert clf.classify(frame_crop(east, 3))[0] == "E"
     clf.save(tmp_path / "club.npz")
-    assert TileClassifier.from_files(model=tmp_path / "club.npz").tiles == TILES
+    assert TileClassifier.from_files(model=tmp_path / "club.npz").tiles == kinds
     with pytest.raises(ValueError, match="not neither"):
         TileClassifier.from_files()
     with pytest.raises(ValueError, match="not both"):
-        TileClassifier.from_files(tmp_path / "club.npz", FLUFFY)
+        TileClassifier.from_files(tmp_path / "club.npz", art)
     (tmp_path / "notes.npz").write_text("hello")
     with pytest.raises(ValueError, match=r"notes\.npz: not a tile model"):
         TileClassifier.from_files(model=tmp_path / "notes.npz")

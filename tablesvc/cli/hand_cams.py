@@ -24,7 +24,7 @@ def add_hand_cams(parser: argparse.ArgumentParser) -> None:
 
 
 def run_hand_cams(args: argparse.Namespace) -> int:
-    from hardware_sims.generator import generate_game
+    from hardware_sims.generator import GeneratorOptions, generate_game
     from hardware_sims.seat_cams import SeatCams
     from hardware_sims.tile_art import drawn_tile_set
 
@@ -59,7 +59,9 @@ def run_hand_cams(args: argparse.Namespace) -> int:
         sys.stdout.flush()
 
     current = None
-    for result in cams.play(generate_game(seed), max_hands=hands):
+    # the generator's first hands are the same whether it plays on or stops: it plays only those shown
+    game = generate_game(seed, GeneratorOptions(max_hands=hands) if hands else None)
+    for result in cams.play(game, max_hands=hands):
         if result.hand_id != current:
             if current is not None:
                 show()
