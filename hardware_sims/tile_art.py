@@ -8,6 +8,9 @@ and the classifier is enrolled per set. So there are two sources of faces:
   over a character-like glyph for man, letters and strokes for honours, red
   for the red fives. It is deterministic (no randomness, fixed fonts), so a
   test or a benchmark renders the same pixels every time.
+- :func:`digits_tile_set` draws a set unlike the Japanese designs (a numeral and the suit's letter, honours
+  by their letter): a club's set that readers trained on the common designs cannot name; and
+  :func:`mirrored_tile_set` mirrors any set left to right (one they name partly wrong);
 - :func:`load_tile_set` reads a directory of face images, either named by
   notation (``1m.png`` .. ``5mr.png``, ``E.png`` ..) or with the FluffyStuff
   file names (``Man1.png``, ``Pin5-Dora.png``, ``Ton.png`` ...), whose RGBA
@@ -47,10 +50,12 @@ __all__ = [
     "FLUFFY_NAMES",
     "TILE_NAMES",
     "TileSet",
+    "digits_tile_set",
     "draw_back",
     "draw_face",
     "drawn_tile_set",
     "load_tile_set",
+    "mirrored_tile_set",
 ]
 
 log = logging.getLogger(__name__)
@@ -230,6 +235,34 @@ def _drawn() -> TileSet:
 def drawn_tile_set() -> TileSet:
     """The project's own 37 faces and back (cached: drawing them takes a few ms)."""
     return _drawn()
+
+
+SUIT_INK = {"m": (30, 30, 160), "p": (140, 60, 20), "s": (40, 120, 30)}
+
+
+@lru_cache(maxsize=1)
+def digits_tile_set() -> TileSet:
+    """37 faces that show a numeral in the suit's colour and the suit's letter (honours: their letter, red fives
+    in red), nothing of the Japanese designs: for what must hold of a set the packaged readers cannot name."""
+    w, h = FACE_SIZE
+    faces = {}
+    for t in TILE_NAMES:
+        face = np.full((h, w, 3), IVORY, np.uint8)
+        cv2.rectangle(face, (0, 0), (w - 1, h - 1), EDGE, 4)
+        big, small, ink = (t[0], t[1], SUIT_INK[t[1]]) if t[0].isdigit() else (t, "", BLACK)
+        ink = RED if t.endswith("r") else ink
+        cv2.putText(face, big, (w // 5, int(h * 0.62)), cv2.FONT_HERSHEY_SIMPLEX, w / 40, ink, w // 12, cv2.LINE_AA)
+        cv2.putText(face, small, (int(w * 0.55), int(h * 0.9)), cv2.FONT_HERSHEY_SIMPLEX, w / 90, ink, w // 25,
+                    cv2.LINE_AA)
+        faces[t] = face
+    return TileSet("digits", faces, draw_back())
+
+
+def mirrored_tile_set(tiles: TileSet) -> TileSet:
+    """``tiles`` mirrored left to right: still 37 distinct faces, which a reader of the usual designs names partly
+    wrong (a mirrored 2m looks like its 3m, a mirrored S like an E)."""
+    return TileSet(f"{tiles.name}-mirrored", {t: np.ascontiguousarray(f[:, ::-1]) for t, f in tiles.faces.items()},
+                   tiles.back)
 
 
 def _composite_rgba(rgba: np.ndarray, base: np.ndarray | None = None) -> np.ndarray:

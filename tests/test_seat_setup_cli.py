@@ -8,9 +8,9 @@ import cv2
 import numpy as np
 import pytest
 
-from hardware_sims.hand_render import HandEffects, HandView, SeatPose, render_cards, render_hand
+from hardware_sims.hand_render import STRIP_W, HandEffects, HandView, SeatPose, render_cards, render_hand
 from hardware_sims.seat_cams import enrollment_frames
-from hardware_sims.tile_art import drawn_tile_set
+from hardware_sims.tile_art import digits_tile_set, drawn_tile_set
 from tablesvc.cli import main
 from vision.naming.classifier import TileClassifier
 from vision.seat.calibration import CARD_IDS, SeatCalibration
@@ -62,6 +62,8 @@ def test_corners_given_by_hand_and_a_frame_without_cards(tmp_path, capsys):
 
 
 def test_the_set_is_enrolled_from_the_seat_camera_and_the_configuration_checked(tmp_path, capsys):
+    """Enrolled from the three rows in order; the same frames given with two rows swapped are refused, saying
+    which frame looks like which row, and nothing is written."""
     tiles = drawn_tile_set()
     cv2.imwrite(str(tmp_path / "cards.png"), render_cards(POSE, tiles, HandEffects(noise_sigma=2)))
     assert main(["vision", "seat-calibrate", "--camera", str(tmp_path / "cards.png"),
@@ -80,6 +82,13 @@ def test_the_set_is_enrolled_from_the_seat_camera_and_the_configuration_checked(
     assert sum(t.tile is None for t in seen.row) <= 1 and seen.drawn is not None and seen.drawn.tile == "4p"
     assert main(["vision", "seat-enroll", *rows[4:6], "--calibration", str(tmp_path / "seat.json"),
                  "--out", str(tmp_path / "bad.npz")]) == 1  # the third row (11 tiles) given first
+    capsys.readouterr()
+    assert main(["vision", "seat-enroll", *rows[2:4], *rows[0:2], *rows[4:6], "--calibration",
+                 str(tmp_path / "seat.json"), "--out", str(tmp_path / "swapped.npz")]) == 1  # rows 1 and 2 swapped
+    err = capsys.readouterr().err
+    assert "enrollment frame 1 is given as row 1 (1m..4p) but looks like row 2 (5p..8s)" in err
+    assert "enrollment frame 2 is given as row 2 (5p..8s) but looks like row 1 (1m..4p)" in err
+    assert "Nothing was enrolled" in err and not (tmp_path / "swapped.npz").exists()
     (tmp_path / "table.toml").write_text(
         '[table]\nsite = "club"\nid = "t1"\n[mqtt]\nurl = "mqtt://127.0.0.1"\n'
         '[[camera]]\nkind = "hand"\nseat = "S"\nsource = 0\ncalibration = "seat.json"\nmodel = "seat.npz"\n')
@@ -89,3 +98,18 @@ def test_the_set_is_enrolled_from_the_seat_camera_and_the_configuration_checked(
     (tmp_path / "seat.npz").write_bytes(b"not a model")
     assert main(["run", "--config", str(tmp_path / "table.toml"), "--check"]) == 2
     assert "seat camera seat-S: cannot read its tile set" in capsys.readouterr().err
+
+
+def test_a_set_the_packaged_sets_cannot_name_enrolls_with_a_warning_per_row(tmp_path, capsys):
+    SeatCalibration.of(POSE.strip_quad(), STRIP_W, POSE.image_size).save(tmp_path / "seat.json")
+    rows = []
+    frames = enrollment_frames(digits_tile_set(), POSE, HandEffects(noise_sigma=3, jpeg_quality=85))
+    for n, (image, _) in enumerate(frames):
+        cv2.imwrite(str(tmp_path / f"row{n}.png"), image)
+        rows += ["--camera", str(tmp_path / f"row{n}.png")]
+    assert main(["vision", "seat-enroll", *rows, "--calibration", str(tmp_path / "seat.json"),
+                 "--out", str(tmp_path / "seat.npz")]) == 0
+    out = capsys.readouterr()
+    assert "37 kinds enrolled from 3 frame(s)" in out.out and (tmp_path / "seat.npz").exists()
+    warned = [line for line in out.err.splitlines() if line.startswith("tablesvc vision seat-enroll: warning: ")]
+    assert len(warned) == 3 and "enrollment frame 3: the packaged tile sets name only" in warned[2]

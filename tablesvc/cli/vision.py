@@ -115,7 +115,10 @@ def _seat_parsers(vsub: argparse._SubParsersAction) -> None:
                           "1s..8s; then 9s E S W N P F C 5mr 5pr 5sr (without red fives: --no-red, the third row "
                           "ends at C). Give one --camera frame per row, in that order; more frames (the rows again, "
                           "tilted back a little, the light moved) make the set surer. The model goes to "
-                          "[[camera]] model.")
+                          "[[camera]] model. Each frame is checked against the packaged tile sets: a frame that "
+                          "clearly shows another row (rows swapped, a row right to left or one place on) is "
+                          "refused, saying which; one they can confirm too little of (a set unlike the common "
+                          "Japanese ones) is enrolled with a warning.")
     enr.add_argument("--camera", required=True, metavar="SOURCE", action="append",
                      help="one frame per row, in the rows' order (repeat the three rows for more looks): an "
                      "image file, a video file, a device index or a URL")
@@ -212,7 +215,8 @@ def run_seat_enroll(args: argparse.Namespace) -> int:
     try:
         calibration = SeatCalibration.load(args.calibration)
         classifier = EmbeddingClassifier(half_turn=False)  # a standing tile is never upside down
-        got = enroll_from_rows(classifier, calibration, frames)
+        got = enroll_from_rows(classifier, calibration, frames,
+                               warn=lambda m: print(f"tablesvc vision seat-enroll: warning: {m}", file=sys.stderr))
         classifier.save(args.out)
     except (SeatCalibrationError, OSError, ValueError) as exc:
         print(f"tablesvc vision seat-enroll: {exc}", file=sys.stderr)

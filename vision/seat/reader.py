@@ -7,8 +7,10 @@ Per frame:
    never touched);
 2. **the finder**: a tile's body is bright and colourless against felt, rack, skin and shadow, so
    the columns where a good share of pixels are such are occupied (a face's glyph never covers its
-   whole height; felt, rack and a gap cover all of it); a short stretch of columns with a little body
-   only is a glyph reaching the face's edges, not a gap. A single tile standing apart at the right end
+   whole height; felt, rack and a gap cover all of it); a stretch of columns with a little body only,
+   narrower than a face's artwork (0.7 of a tile), is a glyph reaching the face's edges, not a gap: a dense
+   face (FluffyStuff's 8p) leaves only its ivory margins, a few pixels of each column (none in some), over
+   16 mm. A single tile standing apart at the right end
    is the drawn one; the rest is one row, cut into as many tiles as its length holds (26 mm each). A
    row whose length is no whole number of tiles, or with a gap of half a tile or more (a hand over
    the row, a tile lifted), makes the frame not *whole*: its tiles are read but the consensus does
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Protocol
@@ -101,12 +103,15 @@ class SeatReader:
     frame's tiles, and no tile of another name is within twice that, keeps that tile's name, if it was
     read with at least ``keep_above``; ``sure_above``: a
     name the reader gives below this confidence is unknown. ``occupied``: the share of a column's pixels
-    that must be tile body.
+    that must be tile body. ``glyph_w``: a stretch of columns with a little body (a fifth of ``occupied``,
+    within ``faint_reach`` mm) narrower than this share of a tile is a glyph across a face, not a gap: the
+    widest such glyph (a FluffyStuff 8p's pins) is 0.62 of a tile, and a real gap (felt, rack, skin) has no
+    body at all, the drawn tile's (at least 6 mm) included.
     """
 
     def __init__(self, namer: Namer, calibration: SeatCalibration, px_per_mm: float = 2.0,
                  match_below: float = 0.15, keep_above: float = 0.9, sure_above: float = 0.0,
-                 occupied: float = 0.15) -> None:
+                 occupied: float = 0.15, glyph_w: float = 0.7, faint_reach: float = 1.0) -> None:
         self.namer = namer
         self.calibration = calibration
         self.px_per_mm = px_per_mm
@@ -114,6 +119,8 @@ class SeatReader:
         self.sure_above = sure_above
         self.keep_above = keep_above
         self.occupied = occupied
+        self.glyph_w = glyph_w
+        self.faint_reach = faint_reach
         self._size = (round(calibration.strip_mm * px_per_mm), round(TILE_H_MM * px_per_mm))
         self._warp: tuple[tuple[int, int], np.ndarray] | None = None
         self._last: list[tuple[np.ndarray, str | None, float]] = []
@@ -148,17 +155,21 @@ class SeatReader:
         body = (hsv[..., 1] < 80) & (v > 0.6 * bright)
         col = body.mean(axis=0)
         occupied = col >= self.occupied
-        # a glyph that reaches the face's edges (an honour's strokes, a red five's sticks) leaves only a little
-        # body in its columns; felt, rack and the gap before the drawn tile leave none at all
+        # a glyph that reaches the face's edges (an honour's strokes, a red five's sticks, a dense face's pins)
+        # leaves only a little body in its columns; felt, rack and the gap before the drawn tile leave none at all
         faint = col >= self.occupied / 5
+        if self.faint_reach:  # a column of a dense face may show its margins in a pixel or two, or none
+            r = max(1, round(self.faint_reach * self.px_per_mm))
+            faint = np.convolve(faint, np.ones(2 * r + 1), "same") > 0
         tile_px = TILE_W_MM * self.px_per_mm
-        # close gaps narrower than 3 mm (a dark glyph spanning a column), and faint ones narrower than a third of
+        # close gaps narrower than 3 mm (a dark glyph spanning a column), and faint ones narrower than glyph_w of
         # a tile (a glyph across the face's height); drop runs under half a tile
         gap = max(1, round(3 * self.px_per_mm))
         idx = np.flatnonzero(occupied)
         out: list[list[int]] = []
         for i in idx:
-            if out and (i - out[-1][1] <= gap or (i - out[-1][1] < tile_px / 3 and faint[out[-1][1]:i].all())):
+            if out and (i - out[-1][1] <= gap or (i - out[-1][1] < self.glyph_w * tile_px
+                                                  and faint[out[-1][1]:i].all())):
                 out[-1][1] = int(i) + 1
             else:
                 out.append([int(i), int(i) + 1])
@@ -250,17 +261,38 @@ class SeatReader:
         return [cv2.resize(strip[:, a:b], (52, 70), interpolation=cv2.INTER_LINEAR) for a, b in places]
 
 def enroll_from_rows(namer: object, calibration: SeatCalibration, rows: Sequence[tuple[np.ndarray, Sequence[str]]],
-                     ) -> dict[str, int]:
+                     check: bool = True, warn: Callable[[str], None] | None = None) -> dict[str, int]:
     """Enroll ``namer`` from the seat camera itself: frames of rows whose tiles are known (left to right,
-    e.g. each kind shown once over three rows). Returns the crops enrolled per kind; a frame whose row
-    does not hold as many tiles as named is refused with a message saying so."""
+    e.g. each kind shown once over three rows). Returns the crops enrolled per kind.
+
+    Nothing is enrolled when a frame's row does not hold as many tiles as named (ValueError), or, with
+    ``check``, when the packaged tile sets see clearly that a frame shows another row than it is given as
+    (:class:`~vision.seat.enrollment.RowOrderError`, :mod:`vision.seat.enrollment`): the messages say which
+    frame and what to do. A frame the packaged sets can confirm too little of is enrolled, and ``warn``
+    (default: the log) is told what to check."""
+    from vision.seat.enrollment import RowOrderError, check_rows
+
     reader = SeatReader(namer, calibration)  # type: ignore[arg-type]
-    found: dict[str, list[np.ndarray]] = {}
+    crops_of: list[list[np.ndarray]] = []
     for n, (frame, names) in enumerate(rows):
         crops = reader.crops(frame, drawn_apart=False)
         if len(crops) != len(names):
             raise ValueError(f"enrollment frame {n + 1}: {len(crops)} tiles stand in the row but {len(names)} are "
                              "named; stand the named tiles in a row, apart from nothing else, and try again")
+        crops_of.append(crops)
+    if check:
+        checks = check_rows(crops_of, [list(names) for _, names in rows])
+        refused = [c.message for c in checks if c.refused]
+        if refused:
+            given = list(dict.fromkeys(tuple(names) for _, names in rows))
+            order = ", ".join(f"row {r + 1}: {' '.join(row)}" for r, row in enumerate(given))
+            raise RowOrderError("; ".join(refused) + ". Nothing was enrolled: give one frame per row in this "
+                                f"order ({order}), each row standing left to right as the camera sees it, and "
+                                "try again")
+        for c in checks:
+            (warn or log.warning)(c.message)
+    found: dict[str, list[np.ndarray]] = {}
+    for crops, (_, names) in zip(crops_of, rows, strict=True):
         for name, crop in zip(names, crops, strict=True):
             found.setdefault(name, []).append(crop)
     namer.enroll(found)  # type: ignore[attr-defined]
