@@ -30,20 +30,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from vision.seat.kinds import kind_of
+
 if TYPE_CHECKING:  # only named in annotations: the consensus is pure and loads no OpenCV
     from vision.seat.reader import SeatFrame, SeenTile
 
 __all__ = ["HandConsensus", "HandReading", "SeatKnowledge", "kind_of", "readings_equal"]
-
-SUIT_INDEX = {"m": 0, "p": 9, "s": 18}
-HONOURS = ("E", "S", "W", "N", "P", "F", "C")
-
-
-def kind_of(tile: str) -> int:
-    """0..33 for a tile name as the readers write it ('5pr' is a 5p)."""
-    if tile in HONOURS:
-        return 27 + HONOURS.index(tile)
-    return SUIT_INDEX[tile[1]] + int(tile[0]) - 1
 
 
 @dataclass(frozen=True)

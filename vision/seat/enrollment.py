@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.seat.consensus import kind_of
+from vision.seat.kinds import kind_of
 
 __all__ = ["RowCheck", "RowOrderError", "check_rows", "packaged_namer"]
 
