@@ -260,3 +260,39 @@ def test_a_small_halls_bound_is_the_fewest_a_second_round_can_have(tables):
     assert repeat_lower_bound(len(players), 2) == fewest
     seatings = plan(list(range(1, len(players) + 1)), 3, seed=1)
     assert quality(seatings).repeat_meetings >= repeat_lower_bound(len(players), 3) == 2 * fewest
+
+
+@pytest.mark.parametrize(("tables", "rounds", "played"), [(7, 9, 3), (8, 9, 4), (6, 7, 1)])
+def test_the_rest_of_a_plan_after_its_first_rounds_were_played_keeps_it_without_a_repeat(tables, rounds, played):
+    """Seated round by round (or --all before the day) and then --all after some rounds: the later rounds
+    are the same plan's, so a hall whose construction has no repeat keeps none, however the played rounds'
+    tables were numbered and their seats turned."""
+    players = list(range(1, 4 * tables + 1))
+    whole = plan(players, rounds, seed=5)
+    assert quality(whole).repeat_meetings == 0
+    rng = random.Random(1)
+    history = []
+    for s in whole[:played]:  # the same fours, as the hall numbered and seated them
+        fours = [list(four) for four in s.tables]
+        rng.shuffle(fours)
+        for four in fours:
+            rng.shuffle(four)
+        history.append(Seating(tuple(tuple(f) for f in fours)))
+    rest = plan(players, rounds - played, history, seed=5)
+    assert [{frozenset(t) for t in s.tables} for s in rest] == [{frozenset(t) for t in s.tables}
+                                                              for s in whole[played:]]
+    assert quality([*history, *rest]).repeat_meetings == 0
+
+
+def test_rounds_played_otherwise_are_searched_against_not_taken_for_the_plans():
+    players = list(range(1, 29))
+    other = plan(players, 2, seed=11)  # another plan's first rounds: a different hall of fours
+    ours = plan(players, 9, seed=5)
+    assert {frozenset(t) for t in other[0].tables} != {frozenset(t) for t in ours[0].tables}
+    rest = plan(players, 7, other, seed=5, attempts=1, passes=2)
+    assert len(rest) == 7
+    for s in rest:
+        assert sorted(s.players()) == players
+    assert [{frozenset(t) for t in s.tables} for s in rest] != [{frozenset(t) for t in s.tables} for s in ours[2:]]
+    q = quality([*other, *rest])
+    assert q.repeat_meetings >= q.repeat_bound

@@ -262,13 +262,22 @@ def plan(players: Sequence[int], rounds: int, history: Sequence[Seating] = (), *
     """Every remaining round at once. Before the tournament (no ``history``): the rounds of the longest
     construction without a repeat for this hall (:func:`tablesvc.tournament.designs.zero_repeat_rounds`),
     its players placed to keep clubs apart, and the rounds beyond it found by a min-conflicts tabu search
-    (:func:`_extend`). After rounds were played: each round shuffled against all before it, then each
+    (:func:`_extend`). After rounds that are that plan's first (the same fours): the plan's later rounds.
+    After other rounds: each round shuffled against all before it, then each
     re-seated against all the others for up to ``passes`` sweeps while that removes repeats; all that again
     from other random starts (up to ``attempts``) until a plan reaches the fewest repeats possible."""
     best: list[Seating] | None = None
     best_key = None
     bound = repeat_lower_bound(len(players), len(history) + rounds)
     tables = _check_count(players)
+    if history and tables >= 2 and rounds >= 1:
+        # the rounds so far may be the first of the whole tournament's plan (seated round by round, or
+        # --all before the first round): the plan's later rounds then still fit them, and a construction's
+        # rounds beat any search from the played ones
+        full = plan(players, len(history) + rounds, clubs=clubs, seed=seed, iterations=iterations,
+                    passes=passes, attempts=attempts)
+        if _begins_with(full, history):
+            return full[len(history):]
     if not history and tables >= 2 and rounds >= 1:
         # a construction first: the rounds it gives have no repeat at all, its players placed so that club
         # mates meet as little as the construction lets them
@@ -306,10 +315,15 @@ def next_of_plan(players: Sequence[int], rounds: int, history: Sequence[Seating]
     if len(history) >= rounds:
         return None
     full = plan(players, rounds, clubs=clubs, seed=seed)
-    for played, planned in zip(history, full, strict=False):
-        if {frozenset(t) for t in played.tables} != {frozenset(t) for t in planned.tables}:
-            return None
-    return full[len(history)]
+    return full[len(history)] if _begins_with(full, history) else None
+
+
+def _begins_with(full: Sequence[Seating], history: Sequence[Seating]) -> bool:
+    """Whether the rounds of ``history`` seat the same fours as the first rounds of ``full`` (winds and
+    table numbers aside: a meeting is all the plan's later rounds depend on)."""
+    return len(history) <= len(full) and all(
+        {frozenset(t) for t in played.tables} == {frozenset(t) for t in planned.tables}
+        for played, planned in zip(history, full, strict=False))
 
 
 def _built(players: Sequence[int], rounds: int, clubs: Mapping[int, str] | None,
