@@ -21,7 +21,7 @@ pytest.importorskip("sqlalchemy", reason="the records extra is not installed (pi
 from tablesvc.cli import main
 from tablesvc.engine.clock import parse_deadline
 from tablesvc.records.records_db import RecordsStore
-from tablesvc.tournament.model import PlayerStatus, RoundStatus
+from tablesvc.tournament.model import PenaltyKind, PlayerStatus, RoundStatus
 from tablesvc.tournament.tournament_db import TournamentStore
 from tests import web_support
 from tests.web_support import REFEREE_PASSWORD, LiveTable, shot, start_web, viewport, wait_js
@@ -246,6 +246,31 @@ def test_every_referee_action_asks_first(broker, browser, tmp_path):
             assert any(sub.number in seats for seats in store.round(tid, number).seating.tables)
         assert any(victim.number in seats for seats in store.round(tid, 1).seating.tables)  # round 1 as played
         shot(browser, "tournament-referee-page")
+    finally:
+        web.stop()
+        store.records.close()
+
+
+def test_a_referee_typing_keeps_the_box_and_every_key_while_the_hall_updates(broker, browser, tmp_path):
+    """Every change of the tournament (a result, a penalty, another referee's action) re-draws the referee's
+    page; the forms stay where they are, so the box being typed in keeps the focus and the keys still to come."""
+    db, tid = make_tournament(tmp_path, 4)
+    store = TournamentStore(RecordsStore(db))
+    web = start_web(broker.url, records_db=db)
+    try:
+        viewport(browser, 1280, 1000)
+        sign_in(browser, web, "/tournament/referee")
+        wait_js(browser, "!!document.getElementById('substitute-form') && document.body.dataset.penalties === '0'",
+                20, "(the referee's forms)")
+        box = browser.find_element(By.CSS_SELECTOR, "#substitute-form input[name=name]")
+        box.click()
+        box.send_keys("Sam")
+        store.add_penalty(tid, store.players(tid)[3].number, points=0, reason="phone at the table",
+                          kind=PenaltyKind.WARNING)  # as the console or the command line gives it
+        wait_js(browser, "document.body.dataset.penalties === '1'", 20, "(the page re-drawn with the warning)")
+        assert browser.execute_script("return document.activeElement === arguments[0]", box)
+        browser.switch_to.active_element.send_keys(" Stand-In")  # where the referee's next keys go
+        assert box.get_attribute("value") == "Sam Stand-In"
     finally:
         web.stop()
         store.records.close()

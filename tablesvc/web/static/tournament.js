@@ -403,7 +403,15 @@ const VIEWS = { seating: seatingView, standings: standingsView, player: playerVi
 
 function render(data) {
   if (!data) return;
-  main.replaceChildren(...VIEWS[view](data));
+  const nodes = VIEWS[view](data);
+  if (nodes[0] && nodes[0] === main.firstChild) {
+    // the referee's panel stays where it is: taken out and put back on every update of the hall, it would
+    // take the focus, and the keys being typed, from the box the referee is filling in
+    while (nodes[0].nextSibling) nodes[0].nextSibling.remove();
+    nodes[0].after(...nodes.slice(1));
+  } else {
+    main.replaceChildren(...nodes);
+  }
   if (view === "seating") { fitHall(); pageIndex(); }
   document.body.dataset.games = String(data.tables.filter((t) => t.status === "finished").length);
   document.body.dataset.penalties = String(data.penalties.length);
