@@ -80,9 +80,11 @@ def test_demo_at_full_speed_publishes_every_state(mosquitto):
                            "--web", "off", "--broker", mosquitto.url, "--site", "club", "--table", "t1"],
                           capture_output=True, text=True, timeout=240)
     assert proc.returncode == 0, proc.stderr[-2000:]
+    # the second hand's result is the demo's last message: once it is here, every earlier one is (one publisher,
+    # one subscription, in order); the demo has exited, but its last messages may still be on their way
+    sub.wait_for(lambda: sum(r["type"] == "hand_result" for r in sub.of("results")) == 2, what="both hands' results")
     events = sub.of("events")
     last = events[-1]["seq"]
-    # the last result, published after the last event's state, proves every earlier message has come
     assert [r["seq"] for r in sub.of("results")][-1] == last
     seqs = [e["seq"] for e in events]
     assert seqs == list(range(1, last + 1)) and last > 100
