@@ -120,7 +120,8 @@ def start_web(broker_url: str, *, idle_alert: float = 600.0, clock: Any = None, 
     server = WebServer(BrokerURL.parse(broker_url), listen=("127.0.0.1", 0), idle_alert=idle_alert,
                        settings=WebSettings(**options), **({"clock": clock} if clock is not None else {}))
     server.start()
-    assert server.link.wait_connected(10)
+    # subscribed, not only connected: a message published between the CONNACK and the SUBACK never reaches it
+    assert server.link.wait_ready(10), "the web server's subscriptions were not acknowledged"
     return server
 
 
