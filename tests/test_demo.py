@@ -58,6 +58,8 @@ def test_demo_plays_a_recorded_game_file(mosquitto):
                            "--broker", mosquitto.url, "--site", "club", "--table", "t1"],
                           capture_output=True, text=True, timeout=240)
     assert proc.returncode == 0, proc.stderr[-2000:]
+    # the game's result is its last message: the demo may exit before the subscriber has everything
+    sub.wait_for(lambda: any(r["type"] == "game_result" for r in sub.of("results")), what="the game's result")
     double = [r for r in sub.of("results") if r["type"] == "hand_result" and len(r["wins"]) == 2]
     assert double and all(w["name"] == double[0]["players"][w["seat"]] and w["win_tile"] in w["hand"]
                           for w in double[0]["wins"])
