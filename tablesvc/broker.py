@@ -49,8 +49,7 @@ class EmbeddedBroker:
         for name in ("amqtt", "transitions"):  # a demo broker: its own chatter is not the user's concern
             logging.getLogger(name).setLevel(logging.CRITICAL)
         config = {"listeners": {"default": {"type": "tcp", "bind": f"{self.host}:{self.port}"}}}
-        self._broker = Broker(config, loop=self._loop)
-        self._thread = threading.Thread(target=self._run, name="embedded-broker", daemon=True)
+        self._thread = threading.Thread(target=self._run, args=(Broker, config), name="embedded-broker", daemon=True)
         self._thread.start()
         if not self._ready.wait(timeout) or self._error is not None:
             raise RuntimeError(f"the embedded broker did not start on {self.host}:{self.port}: {self._error}")
@@ -62,10 +61,14 @@ class EmbeddedBroker:
         mid-packet) is amqtt's own chatter: one debug line, not a traceback on the user's terminal."""
         log.debug("embedded broker: %s (%r)", context.get("message"), context.get("exception"))
 
-    def _run(self) -> None:
+    def _run(self, broker: type, config: dict) -> None:
         asyncio.set_event_loop(self._loop)
         try:
-            self._loop.run_until_complete(self._broker.start())  # type: ignore[union-attr]
+            # made on its own thread, where its loop is the current one: amqtt binds the future that ends its
+            # broadcast loop to the loop current when it is made; bound to another thread's loop it would never
+            # wake, and each stop would wait out amqtt's 5 s broadcast timeout
+            self._broker = broker(config, loop=self._loop)
+            self._loop.run_until_complete(self._broker.start())
         except BaseException as exc:
             self._error = exc
             self._ready.set()
