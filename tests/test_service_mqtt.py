@@ -132,7 +132,7 @@ def play(svc: TableService, sub: Subscriber, record, *, stop_after: int | None =
 
 def test_a_whole_game_arrives_complete_and_in_order(service, mosquitto):
     sub = Subscriber(mosquitto.port)
-    record = generate_game(21)
+    record = generate_game(13)  # a short whole game: 9 hands to South 4, 823 events
     play(service, sub, record)
     last = service.journal.last_seq
     assert sub.wait_for(lambda: len(sub.of("events")) >= last)
@@ -282,7 +282,7 @@ def test_killed_service_resumes_with_no_event_lost_or_applied_twice(mosquitto, t
     path = tmp_path / "table.toml"
     data = tmp_path / "data"
     path.write_text(config_text(mosquitto.url, data))
-    record = generate_game(24)
+    record = generate_game(13)  # a short whole game: 9 hands, 823 events
     events = [to_dict(e) for e in record.events]
     sub = Subscriber(mosquitto.port)
 
@@ -291,7 +291,7 @@ def test_killed_service_resumes_with_no_event_lost_or_applied_twice(mosquitto, t
         assert sub.wait_for(lambda: sub.of("status") and sub.of("status")[-1]["status"] == "online", 30)
         for i in range(start, stop):
             send_command(sub, {"command": "event", "event": events[i], "transaction": i})
-        # about 1,400 commands after the restart: a minute and more on a busy machine
+        # about 670 commands after the restart: half a minute and more on a busy machine
         assert sub.wait_for(lambda: any(r["transaction"] == stop - 1 for r in sub.of("cmd/reply")), 120,
                             what=f"the reply to command {stop - 1}")
         return proc
