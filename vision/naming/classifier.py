@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .features import CameraAugmenter, normalise, tile_features
+from .features import CameraAugmenter, normalise, tile_features, to_bgr
 from .model_file import EMBED_FORMAT, LDA_FORMAT, read_model
 from .tile_set import DEFAULT_GRID, FLUFFY_NAMES, TILES, GridLayout, read_tile_directory
 from .tile_set import rotate as _rotate
@@ -101,10 +101,11 @@ class TileClassifier:
                 raise ValueError(f"unknown tile name {tile!r}: expected mjai notation such as '1m', '5mr', 'E'")
             seq = [imgs] if isinstance(imgs, np.ndarray) else list(imgs)
             for img in seq:
-                new_feats.append(self._describe(normalise(img)))
+                bgr = to_bgr(img)  # once: artwork is large BGRA, and composited anew by every copy else
+                new_feats.append(self._describe(normalise(bgr)))
                 new_labels.append(tile)
                 for _ in range(self.augment_per_image):
-                    new_feats.append(self._describe(normalise(aug(img))))
+                    new_feats.append(self._describe(normalise(aug(bgr))))
                     new_labels.append(tile)
         if not new_feats:
             return
