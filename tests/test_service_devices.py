@@ -22,7 +22,7 @@ def test_noise_and_an_unplugged_panel_are_survived(mosquitto, tmp_path, pty_devi
     sub = Subscriber(mosquitto.port)
     try:
         assert service.link.wait_connected(15)
-        record = generate_game(31)
+        record = generate_game(38)  # a short whole game: 9 hands, 825 events
         outputs = DeviceOutputs(table_dev, panel_dev, service.observe)
         discards = 0
         unplugged = threading.Event()
