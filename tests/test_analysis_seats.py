@@ -50,7 +50,7 @@ def test_a_kind_the_seat_holds_all_four_of_is_no_wait():
 def test_ukeire_is_every_kind_the_packages_shanten_says_improves():
     package = Shanten()
     checked = 0
-    for path in FILES[:3]:
+    for path in FILES[:2]:
         engine = Engine()
         for event in load_record(path).events:
             engine.apply(event)
@@ -75,6 +75,15 @@ def test_ukeire_is_every_kind_the_packages_shanten_says_improves():
     assert checked > 200
 
 
+def _ron_before_next_discard(events: list, start: int) -> bool:
+    for event in events[start:]:
+        if isinstance(event, Ron):
+            return True
+        if isinstance(event, Discard):
+            return False
+    return False
+
+
 @pytest.mark.skipif(not FILES, reason="../shared/data/tenhou-mjlog not found beside the checkout")
 def test_deal_in_names_each_recorded_ron_with_its_points():
     """Before every discard that was won on, the discarder's deal-in tiles hold it, with each winner; where
@@ -84,10 +93,13 @@ def test_deal_in_names_each_recorded_ron_with_its_points():
     for path in FILES[:40]:
         engine, analyst = Engine(), Analyst()
         before = None
-        for event in load_record(path).events:
+        events = load_record(path).events
+        for index, event in enumerate(events):
             state = engine.state
             if isinstance(event, Discard) and state.hand is not None and state.hand.step is Step.DISCARD:
-                before = (event.tile, analyst.analyse(state), state.hand.sticks)
+                # analysed only where a ron comes before the next discard: the rest would never be read
+                ron_next = _ron_before_next_discard(events, index + 1)
+                before = (event.tile, analyst.analyse(state), state.hand.sticks) if ron_next else None
             outputs = engine.apply(event)
             result = next((o for o in outputs if isinstance(o, HandResult)), None)
             if not isinstance(event, Ron) or result is None or result.kind != "win" or before is None:
