@@ -175,8 +175,8 @@ def test_save_load_gives_identical_answers(fluffy_emb: EmbeddingClassifier, fluf
         a, b = fluffy_emb.scores(c), back.scores(c)
         assert a[0] == b[0] and abs(a[1] - b[1]) < 2e-3
     assert abs(back.min_margin - fluffy_emb.min_margin) < 2e-3
-    lda = TileClassifier(augment_per_image=2)
-    lda.enroll({"1m": fluffy_faces["1m"], "2m": fluffy_faces["2m"]})
+    lda = TileClassifier(augment_per_image=2)  # an LDA model file as any: its method's features and labels
+    lda.enroll({"1m": fluffy_faces["1m"]})  # one kind: no metric fitted (a file keeps none; its load refits)
     lda.save(tmp_path / "lda.npz")
     with pytest.raises(ValueError, match="LDA"):
         EmbeddingClassifier.load(tmp_path / "lda.npz")
