@@ -67,7 +67,7 @@ class HallTable:
         self.table = table
         self.data_dir = data_dir
         self.config = parse_config(f'[table]\nsite = "hall"\nid = "{table}"\ndata_dir = "{data_dir}"\n'
-                                   f'[mqtt]\nurl = "{broker_url}"\n')
+                                   f'journal_sync = "normal"\n[mqtt]\nurl = "{broker_url}"\n')
         self.service: TableService | None = None
 
     def start(self) -> None:
