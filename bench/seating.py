@@ -6,7 +6,7 @@ constructed schedule plays without a repeat meeting at that size, and
 ``min(15, C)`` where the counting bound ``C = (players - 1) // 3`` is more
 (no schedule without a repeat is known there, none is ruled out), and then
 some halls past both; ``plan`` builds the rounds a construction gives (a
-transversal design or a stored starting round, see
+transversal design, a paired design or a stored starting round, see
 ``tablesvc/tournament/designs.py``) and finds the rest by a min-conflicts
 tabu search. Per hall it prints the repeat meetings against the fewest any
 seating can have (``bound``: the counting bound, a player meets 3 a round
