@@ -7,14 +7,16 @@ was and ``apply(state, event)`` stays a pure function.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import TypeVar
 
 from tablesvc.engine.clock import Clock
 from tablesvc.tiles import Tile
 
 __all__ = ["GameState", "HandState", "MeldState", "Phase", "PondTile", "SeatState", "Step"]
+
+_T = TypeVar("_T")
 
 
 class Phase(Enum):
@@ -135,7 +137,7 @@ class GameState:
 
     def clone(self) -> GameState:
         """A copy that shares only immutable parts (tiles, finished results)."""
-        new = copy.copy(self)
+        new = _shallow(self)
         new.scores = list(self.scores)
         new.penalties = list(self.penalties)
         new.results = list(self.results)
@@ -144,8 +146,16 @@ class GameState:
         return new
 
 
+def _shallow(obj: _T) -> _T:
+    """``copy.copy`` of a plain dataclass (a new instance sharing its attributes' values) without the
+    pickling protocol it goes through: a table copies its state before every event it journals."""
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__)
+    return new
+
+
 def _clone_hand(h: HandState) -> HandState:
-    new = copy.copy(h)
+    new = _shallow(h)
     new.seats = [_clone_seat(s) for s in h.seats]
     new.dora = list(h.dora)
     new.kans = list(h.kans)
@@ -157,7 +167,7 @@ def _clone_hand(h: HandState) -> HandState:
 
 
 def _clone_seat(s: SeatState) -> SeatState:
-    new = copy.copy(s)
+    new = _shallow(s)
     new.hand = list(s.hand) if s.hand is not None else None
     new.melds = [MeldState(m.kind, list(m.tiles), m.called, m.from_seat, m.after_riichi) for m in s.melds]
     new.pond = [PondTile(p.tile, p.riichi, p.tsumogiri, p.called) for p in s.pond]
