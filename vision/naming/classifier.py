@@ -103,8 +103,8 @@ class TileClassifier:
             for img in seq:
                 new_feats.append(self._describe(normalise(img)))
                 new_labels.append(tile)
-                for _ in range(self.augment_per_image):
-                    new_feats.append(self._describe(normalise(aug(img))))
+                for copy in aug.copies(img, self.augment_per_image):
+                    new_feats.append(self._describe(normalise(copy)))
                     new_labels.append(tile)
         if not new_feats:
             return

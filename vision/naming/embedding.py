@@ -169,7 +169,7 @@ class EmbeddingClassifier:
             if tile not in TILES:
                 raise ValueError(f"unknown tile name {tile!r}: expected mjai notation such as '1m', '5mr', 'E'")
             for img in [imgs] if isinstance(imgs, np.ndarray) else list(imgs):
-                batch = [to_bgr(img)] + [aug(img) for _ in range(self.augment_per_image)]
+                batch = [to_bgr(img), *aug.copies(img, self.augment_per_image)]
                 embs.append(self._embed(batch))
                 labels += [tile] * len(batch)
                 ids += [next_id] * len(batch)
