@@ -1,11 +1,12 @@
 """A tournament hall under load: `python bench/hall.py [--quick]`
 
-    python bench/hall.py [--tables 32] [--pages 100] [--annex 8] [--cut 30] [--quick]
+    python bench/hall.py [--tables 32] [--pages 100] [--annex 8] [--cut 30] [--records-db URL] [--quick]
 
 Hall A: ``--tables`` simulated tables (table services fed by the table
 simulator, a generated game each), one Mosquitto, the records collector
 (``tablesvc records``, its own process) writing into PostgreSQL (the test
-suite's throwaway server; SQLite where PostgreSQL is not installed), and the
+suite's throwaway server, or the empty database ``--records-db`` names;
+SQLite where PostgreSQL is not installed), and the
 web server (``tablesvc web --records-db``, its own process) with ``--pages``
 open tournament pages (Server-Sent Events streams read as a browser reads
 them). A tournament seats every player, ``start-round`` starts every table,
@@ -22,7 +23,8 @@ publishing its final result to the standings page showing it (p50, p99,
 max over every page and table of hall A; the target is p99 under 1 s), hall
 B's games after the cut (none lost, none doubled), and how often the web
 server read the database for all its pages. ``--quick``: 4 tables, 10
-pages, 2 annex tables, a 3 s cut, at 60 times a table's pace.
+pages, 2 annex tables, a 3 s cut, at 120 times a table's pace (the longest
+game about 7 s of play, so the cut still falls mid-round).
 """
 
 from __future__ import annotations
@@ -144,14 +146,16 @@ def main() -> int:
     parser.add_argument("--cut", type=float, default=30.0, help="seconds the bridge is cut mid-round")
     parser.add_argument("--speed", type=float, default=10.0, help="times a real table's pace (1: a discard a "
                         "second; default 10: a hanchan in about a minute, every table at once)")
+    parser.add_argument("--records-db", help="the records in this empty database (a PostgreSQL URL, as a test "
+                        "session's own server gives) instead of a throwaway PostgreSQL server started for the bench")
     parser.add_argument("--quick", action="store_true", help="4 tables, 10 pages, 2 annex tables, a 3 s cut, "
-                        "60x a table's pace")
+                        "120x a table's pace")
     args = parser.parse_args()
     if args.quick:
-        args.tables, args.pages, args.annex, args.cut, args.speed = 4, 10, 2, 3.0, 60.0
+        args.tables, args.pages, args.annex, args.cut, args.speed = 4, 10, 2, 3.0, 120.0
     work = Path(tempfile.mkdtemp(prefix="bench-hall-"))
     procs: list[subprocess.Popen] = []
-    pg, db = postgres()
+    pg, db = (None, args.records_db) if args.records_db else postgres()
     tables: list[Table] = []
     link = None
     try:
@@ -279,8 +283,9 @@ def main() -> int:
         lat = sorted(1000 * (p.seen[k] - published[k]) for p in pages for k in a_tables
                      if k in p.seen and k in published)
         seen_all = sum(1 for p in pages for k in keys if k in p.seen)
+        kind = "postgresql" if db.startswith("postgresql") else "sqlite"
         print(f"hall                     {args.tables} tables, {args.pages} pages, 1 collector into "
-              f"{'postgresql' if pg else 'sqlite'}, round played in {played:.1f} s at {args.speed:g}x a table's pace")
+              f"{kind}, round played in {played:.1f} s at {args.speed:g}x a table's pace")
         print(f"games in the standings   {sum(1 for k in a_tables if per_table.get(k) == 1)}/{len(a_tables)} hall A, "
               f"{sum(1 for k in b_tables if per_table.get(k) == 1)}/{len(b_tables)} hall B; doubled "
               f"{sum(max(0, c - 1) for c in per_table.values())}; every player's games once: {once}; final rankings "

@@ -6,7 +6,7 @@ constructed schedule plays without a repeat meeting at that size, and
 ``min(15, C)`` where the counting bound ``C = (players - 1) // 3`` is more
 (no schedule without a repeat is known there, none is ruled out), and then
 some halls past both; ``plan`` builds the rounds a construction gives (a
-transversal design or a stored starting round, see
+transversal design, a paired design or a stored starting round, see
 ``tablesvc/tournament/designs.py``) and finds the rest by a min-conflicts
 tabu search. Per hall it prints the repeat meetings against the fewest any
 seating can have (``bound``: the counting bound, a player meets 3 a round
@@ -37,7 +37,7 @@ PAST = [(4, 6), (5, 6), (6, 8), (8, 11), (11, 15)]  # past the most rounds witho
 # every hall at the most rounds known without a repeat, and at the counting bound's most where that is more
 FULL = sorted({(t, min(15, most_rounds_without_repeats(t) or 1)) for t in range(4, 44)}
               | {(t, min(15, (4 * t - 1) // 3)) for t in range(4, 44)} | {(60, 15)} | set(PAST))
-QUICK = [(4, 5), (6, 7), (7, 9), (8, 8), (10, 13), (16, 8), (43, 15), (60, 15)]
+QUICK = [(4, 5), (6, 7), (7, 9), (8, 10), (10, 13), (16, 8), (43, 15), (60, 15)]
 
 
 def random_plan(players: list[int], rounds: int, seed: int) -> list[Seating]:

@@ -4,8 +4,8 @@
 has n - 1 others to meet); where it is 0 a seating without a single repeat
 exists for these sizes (resolvable designs: the affine plane of order 4 for
 16 players in 5 rounds, 28 players in 9 and 40 in 13, 24 players in 7 and
-36 in 11 from stored starting rounds, the known social-golfer solutions for 32 players in
-up to 10 rounds, and many more for the larger halls), so the plan must find
+36 in 11 from stored starting rounds, 32 players in 10 from a stored paired design (the
+social golfer problem's 8-4-10), and many more for the larger halls), so the plan must find
 none where it has a construction, and elsewhere reach the bound or come close.
 """
 
@@ -18,11 +18,13 @@ import pytest
 
 from tablesvc.tournament.designs import (
     GROUP_DESIGNS,
+    PAIRED_DESIGNS,
     STARTERS,
     affine_rounds,
     developed_rounds,
     group_design_rounds,
     known_most_rounds,
+    paired_rounds,
 )
 from tablesvc.tournament.model import Seating, TournamentError
 from tablesvc.tournament.seating import interval, plan, quality, repeat_lower_bound, shuffled, swiss
@@ -47,7 +49,7 @@ def _random_plan(players: list[int], rounds: int, seed: int) -> list[Seating]:
     (12, 13, 0),  # 48 players: a transversal design over Z2 x Z2 x Z3, then a round within its rows
     (16, 21, 0),  # 64 players: the lines of AG(3, 4)
     (8, 7, 0),  # the transversal design over GF(8): 8 rounds without a repeat
-    (8, 10, 16),  # zero exists (social golfer 8-4-10); the design's 8 and a search for 2 more leave 16
+    (8, 10, 0),  # 32 players: the paired design (social golfer 8-4-10)
     (16, 8, 0),
     (40, 10, 0),
     (60, 10, 0),
@@ -181,8 +183,36 @@ def test_every_stored_group_design_meets_each_pair_of_two_rows_once_and_no_pair_
     assert max(met.values()) == 1 and len(met) == 6 * tables * tables  # every pair of two rows, once
 
 
+@pytest.mark.parametrize("tables", sorted(PAIRED_DESIGNS))
+def test_every_stored_paired_design_meets_every_pair_of_two_pairs_once(tables):
+    rounds = paired_rounds(tables)
+    n = 4 * tables
+    assert len(rounds) == (n - 1) // 3 == known_most_rounds(tables)  # the counting bound
+    met: dict[frozenset[int], int] = {}
+    for r in rounds:
+        assert sorted(p for four in r for p in four) == list(range(n))  # everyone once a round
+        for four in r:
+            for a, b in itertools.combinations(four, 2):
+                met[frozenset((a, b))] = met.get(frozenset((a, b)), 0) + 1
+    assert max(met.values()) == 1
+    never = [pair for pair in itertools.combinations(range(n), 2) if frozenset(pair) not in met]
+    assert never == [(p, p + 1) for p in range(0, n, 2)]  # all the others meet, each pair once
+
+
+def test_thirty_two_players_keep_the_rows_design_while_it_gives_the_rounds():
+    """Up to 8 rounds the transversal design seats 32 players (its rows keep clubs of up to 8 apart); 9 or 10
+    take the paired design, still without a repeat."""
+    players = list(range(1, 33))
+    clubs = {p: f"club {(p - 1) // 8}" for p in players}  # four clubs of eight: one per row
+    q = quality(plan(players, 8, clubs=clubs, seed=5), clubs)
+    assert q.repeat_meetings == 0 and q.club_meetings == 0
+    for rounds in (9, 10):
+        assert quality(plan(players, rounds, seed=5)).repeat_meetings == 0
+
+
 def test_the_warning_says_whether_a_known_schedule_does_better():
-    under = quality(plan(list(range(1, 33)), 10, seed=1)).lines()  # 8-4-10: published without a repeat
+    # 52 players: a resolvable 2-(52, 4, 1) design plays 17 rounds without a repeat, the stored starting round 15
+    under = quality(plan(list(range(1, 53)), 16, seed=1)).lines()
     assert any(line.startswith("WARNING") and "a published schedule of this size has none" in line
                for line in under), under
     past = quality(plan(list(range(1, 21)), 6, seed=1)).lines()  # 20 players: 5 rounds known, 6 asked

@@ -50,6 +50,21 @@ rounds, 36 players 11, 44 players 13, 52 and 56 players 15, 60 players
 rounds were found by a search (constraint programming) and each is checked
 by a test that counts every meeting of its ``w`` rounds
 (``tests/test_tournament_seating.py``).
+
+For 32 players, where the transversal design over GF(8) gives 8 rounds and
+the counting bound 10, :data:`PAIRED_DESIGNS` gives the 10: the players
+form 16 pairs (``2y`` and ``2y + 1`` for ``y`` in GF(2)^4) that never
+meet, and each round is a plane ``U`` of GF(2)^4 (two of its vectors
+stored) with a sign per pair (a 16-bit mask ``f``): every coset ``C`` of
+``U`` seats two tables, ``{2y + f(y)}`` and ``{2y + 1 - f(y)}`` for ``y``
+in ``C``. The pairs ``y`` and ``z`` share a coset exactly in the rounds
+whose plane holds ``y + z``; the ten planes are two disjoint
+spreads of GF(2)^4, so every ``y + z`` lies in exactly two of them, and the
+signs make the two rounds seat different players of the two pairs together
+(``f(y) + f(z)`` differs between them: a system of linear equations over
+GF(2), solved off line). Every pair of players of two pairs then meets
+exactly once: a resolvable 4-GDD of type 2^16, the social golfer problem's
+8-4-10. It is checked by a test that counts every meeting.
 """
 
 from __future__ import annotations
@@ -58,19 +73,20 @@ import itertools
 from collections.abc import Sequence
 from functools import cache
 
-__all__ = ["GROUP_DESIGNS", "KNOWN_MOST_ROUNDS", "STARTERS", "affine_rounds", "design_rounds", "developed_rounds",
-           "group_design_rounds", "known_most_rounds", "most_rounds_without_repeats", "rounds_in_design",
-           "zero_repeat_rounds"]
+__all__ = ["GROUP_DESIGNS", "KNOWN_MOST_ROUNDS", "PAIRED_DESIGNS", "STARTERS", "affine_rounds", "design_rounds",
+           "developed_rounds", "group_design_rounds", "known_most_rounds", "most_rounds_without_repeats",
+           "paired_rounds", "rounds_in_design", "zero_repeat_rounds"]
 
 # tables -> the most rounds without a repeat meeting that a published or constructed schedule reaches (social
 # golfer problem, groups of four). 16 players 5: the affine plane of order 4 (6 forces a repeat by counting);
 # 20 players 5: the transversal design over GF(5) (6 rounds, the counting bound, are not known here);
 # 24 players 7: the starting round stored here; 28, 40 and 52 players 9, 13 and 17: resolvable 2-(v, 4, 1)
 # designs, which exist for every v = 4 mod 12 (Hanani, Ray-Chaudhuri and Wilson 1972; 28 and 40 are stored
-# here); 32 players 10: Aguado's schedule of 2004 (https://www.metalevel.at/sgp/); 64 players 21: the lines of
-# the affine space AG(3, 4); 36 players 11: the starting round stored here. The counting bound is reached in
-# each. Below it, what this module builds: 44 players 13, 56 players 15, 60 players 16 (stored starting rounds;
-# 52 players 15 too) and 48 players 13 (the group design's 12 and a round within its rows, found by the search).
+# here); 32 players 10: Aguado's schedule of 2004 (https://www.metalevel.at/sgp/) and the paired design stored
+# here; 64 players 21: the lines of the affine space AG(3, 4); 36 players 11: the starting round stored here.
+# The counting bound is reached in each. Below it, what this module builds: 44 players 13, 56 players 15, 60
+# players 16 (stored starting rounds; 52 players 15 too) and 48 players 13 (the group design's 12 and a round
+# within its rows, found by the search).
 KNOWN_MOST_ROUNDS: dict[int, int] = {4: 5, 5: 5, 6: 7, 7: 9, 8: 10, 9: 11, 10: 13, 11: 13, 12: 13, 13: 17, 14: 15,
                                      15: 16, 16: 21}
 
@@ -279,6 +295,38 @@ def group_design_rounds(tables: int) -> list[tuple[tuple[int, int, int, int], ..
     return out
 
 
+# tables -> one (u, v, f) per round: the plane {0, u, v, u ^ v} of GF(2)^4 (vectors as 4-bit integers, addition
+# XOR) whose cosets seat the round's tables in pairs, and f, bit y the sign of the pair y (players 2y, 2y + 1);
+# the first five planes are one spread of GF(2)^4, the last five another with no plane in common.
+PAIRED_DESIGNS: dict[int, tuple[tuple[int, int, int], ...]] = {
+    8: ((1, 2, 0x0000), (4, 8, 0x0000), (5, 10, 0x0ff0), (6, 11, 0x93a0), (7, 9, 0x6ac0),
+        (1, 4, 0x5a5a), (2, 8, 0x33cc), (3, 13, 0xa5cc), (6, 9, 0xf550), (7, 11, 0xfc30)),
+}
+
+
+def paired_rounds(tables: int) -> list[tuple[tuple[int, int, int, int], ...]]:
+    """The rounds of :data:`PAIRED_DESIGNS` for ``tables`` tables (players ``0 .. 4 * tables - 1``; ``2y``
+    and ``2y + 1`` never meet); [] where none is stored."""
+    if tables not in PAIRED_DESIGNS:
+        return []
+    out = []
+    for u, v, f in PAIRED_DESIGNS[tables]:
+        plane = (0, u, v, u ^ v)
+        seen: set[int] = set()
+        seats: list[tuple[int, int, int, int]] = []
+        for x in range(2 * tables):
+            if x in seen:
+                continue
+            coset = sorted(x ^ d for d in plane)
+            seen.update(coset)
+            signs = [(f >> y) & 1 for y in coset]
+            first = [2 * y + s for y, s in zip(coset, signs, strict=True)]
+            second = [2 * y + 1 - s for y, s in zip(coset, signs, strict=True)]
+            seats += [(first[0], first[1], first[2], first[3]), (second[0], second[1], second[2], second[3])]
+        out.append(tuple(seats))
+    return out
+
+
 def developed_rounds(tables: int) -> list[tuple[tuple[int, int, int, int], ...]]:
     """The ``w`` rounds of :data:`STARTERS` for ``tables`` tables, players numbered ``0 .. 4 * tables - 1``;
     [] where none is stored."""
@@ -327,10 +375,22 @@ def affine_rounds(tables: int) -> list[tuple[tuple[int, int, int, int], ...]]:
     return out
 
 
-def zero_repeat_rounds(tables: int) -> tuple[list[tuple[tuple[int, int, int, int], ...]], bool]:
+def zero_repeat_rounds(tables: int, rounds: int | None = None) -> tuple[list[tuple[tuple[int, int, int, int], ...]],
+                                                                         bool]:
     """The most rounds without a repeat meeting that this module builds for ``tables`` tables (players
     ``0 .. 4 * tables - 1``), and whether they are the transversal design's (whose rows ``t, t + tables,
-    t + 2 * tables, ...`` are four groups that never meet: where clubs can go)."""
+    t + 2 * tables, ...`` are four groups that never meet: where clubs can go). A longer paired design
+    (:data:`PAIRED_DESIGNS`) is taken only where the others give fewer than ``rounds`` (or ``rounds`` is None):
+    its groups that never meet are pairs, too small to keep a club apart."""
+    built = _zero_repeat_unpaired(tables)
+    paired = paired_rounds(tables)
+    if len(paired) > len(built[0]) and (rounds is None or rounds > len(built[0])):
+        return paired, False
+    return built
+
+
+def _zero_repeat_unpaired(tables: int) -> tuple[list[tuple[tuple[int, int, int, int], ...]], bool]:
+    """The longest of the transversal design, the affine space, the starting rounds and the group designs."""
     starter = developed_rounds(tables)
     grouped = group_design_rounds(tables)
     affine = affine_rounds(tables)

@@ -328,12 +328,13 @@ def _begins_with(full: Sequence[Seating], history: Sequence[Seating]) -> bool:
 
 def _built(players: Sequence[int], rounds: int, clubs: Mapping[int, str] | None,
            rng: random.Random) -> list[Seating]:
-    """Up to ``rounds`` rounds of the construction for this hall (:func:`zero_repeat_rounds`), taken at
+    """Up to ``rounds`` rounds of the construction for this hall (:func:`zero_repeat_rounds`: the one with
+    rows while it gives the rounds asked, where a longer one has none), taken at
     random among those it has, its points given to the players: a transversal design's rows to whole clubs
     (:func:`_rows`), then, where clubs are kept apart, players exchanged while that lowers the club meetings
     (:func:`_part_labels`); any exchange of players keeps a seating without repeats."""
     tables = len(players) // 4
-    design, by_rows = zero_repeat_rounds(tables)
+    design, by_rows = zero_repeat_rounds(tables, rounds)
     chosen = rng.sample(design, min(rounds, len(design)))
     if by_rows:
         rows = _rows(players, clubs, rng)
