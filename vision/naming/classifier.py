@@ -101,11 +101,11 @@ class TileClassifier:
                 raise ValueError(f"unknown tile name {tile!r}: expected mjai notation such as '1m', '5mr', 'E'")
             seq = [imgs] if isinstance(imgs, np.ndarray) else list(imgs)
             for img in seq:
-                bgr = to_bgr(img)  # once: artwork is large BGRA, and composited anew by every copy else
+                bgr = to_bgr(img)  # once: artwork is large BGRA, and its copies are made from it
                 new_feats.append(self._describe(normalise(bgr)))
                 new_labels.append(tile)
-                for _ in range(self.augment_per_image):
-                    new_feats.append(self._describe(normalise(aug(bgr))))
+                for copy in aug.copies(bgr, self.augment_per_image):
+                    new_feats.append(self._describe(normalise(copy)))
                     new_labels.append(tile)
         if not new_feats:
             return

@@ -169,8 +169,8 @@ class EmbeddingClassifier:
             if tile not in TILES:
                 raise ValueError(f"unknown tile name {tile!r}: expected mjai notation such as '1m', '5mr', 'E'")
             for img in [imgs] if isinstance(imgs, np.ndarray) else list(imgs):
-                bgr = to_bgr(img)  # once: artwork is large BGRA, and composited anew by every copy else
-                batch = [bgr] + [aug(bgr) for _ in range(self.augment_per_image)]
+                bgr = to_bgr(img)  # once: artwork is large BGRA, and its copies are made from it
+                batch = [bgr, *aug.copies(bgr, self.augment_per_image)]
                 embs.append(self._embed(batch))
                 labels += [tile] * len(batch)
                 ids += [next_id] * len(batch)

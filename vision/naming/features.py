@@ -224,9 +224,20 @@ class CameraAugmenter:
         self._rng = np.random.default_rng(self.seed)
 
     def __call__(self, image: np.ndarray) -> np.ndarray:
-        rng = self._rng
+        return self.copies(image, 1)[0]
+
+    def copies(self, image: np.ndarray, n: int) -> list[np.ndarray]:
+        """``n`` copies of ``image``, as ``n`` calls would make them (the same draws, in order): the source is
+        brought to table space once, not once per copy (artwork of a few hundred px is shrunk for each)."""
         src = to_bgr(image)
         low_res = src.shape[0] <= self.low_res_h
+        if not low_res:
+            src = cv2.resize(src, (52, 70), interpolation=cv2.INTER_AREA)  # table space, 2 px per mm
+        return [self._copy(src, low_res) for _ in range(n)]
+
+    def _copy(self, src: np.ndarray, low_res: bool) -> np.ndarray:
+        """One copy of ``src``: a low-resolution crop as it is, else the face in table space (52 x 70)."""
+        rng = self._rng
         if low_res:
             face_h = rng.uniform(*self.low_res_scale) * src.shape[0]
             blur = rng.uniform(-self.sharpen, self.low_res_blur)
@@ -237,7 +248,6 @@ class CameraAugmenter:
             blur = rng.uniform(*self.blur_sigma)
             gain, glare = rng.uniform(*self.gain), rng.uniform(0.0, self.glare)
             noise, keystone, misalign = rng.uniform(*self.noise_sigma), self.keystone, self.misalign_px
-            src = cv2.resize(src, (52, 70), interpolation=cv2.INTER_AREA)  # table space, 2 px per mm
         h0, w0 = src.shape[:2]
         face_w = face_h * w0 / h0
         quad = np.array([[-face_w / 2, -face_h / 2], [face_w / 2, -face_h / 2],
