@@ -105,3 +105,52 @@ def test_a_server_started_mid_game_knows_the_last_hand_from_the_retained_state()
     _, _, snapshot = _subscribe(store, ("club", "t1"))
     assert [r["seq"] for r in snapshot["results"]] == [39]
     assert snapshot["state"]["discard_seqs"] is None  # no events seen: the console cannot number discards
+
+
+def _journal_fold(entries: dict[int, dict]) -> list[tuple[int, dict]] | None:
+    """The game as the table folds its journal, written out here: None unless entries 1..n are all there."""
+    if not entries or sorted(entries) != list(range(1, max(entries) + 1)):
+        return None
+    game: list[tuple[int, dict]] = []
+    for seq in sorted(entries):
+        kind, body = entries[seq]["kind"], entries[seq]["event"]
+        if kind == "undo":
+            game = game[:len(game) - body["count"]]
+        elif kind == "amend":
+            game = [(s, body["event"] if s == body["seq"] else e) for s, e in game]
+        else:
+            game.append((seq, body))
+    return game
+
+
+def test_the_game_the_pages_get_follows_every_undo_amend_gap_and_redelivery():
+    """The store folds entries as they come; whatever order they come in, it answers as a fold from the start."""
+    store = Store()
+    base = "tablesvc/club/t1"
+    discard = {"type": "discard", "seat": 0, "tile": "5m"}
+    sent: dict[int, dict] = {}
+    arrivals = [
+        (1, "start_game", {"type": "start_game", "players": ["Ann", "Bob", "Cy", "Di"]}),
+        (2, "hand_start", {"type": "hand_start"}),
+        (3, "discard", discard),
+        (4, "discard", {**discard, "seat": 1, "tile": "7p"}),
+        (5, "amend", {"seq": 3, "event": {**discard, "tile": "6m"}}),
+        (6, "undo", {"count": 1}),
+        (8, "discard", {**discard, "seat": 2}),  # 7 is late: a gap until it comes
+        (7, "discard", {**discard, "seat": 1, "tile": "9s"}),
+        (7, "discard", {**discard, "seat": 1, "tile": "1s"}),  # a redelivery that differs: folded again
+        (9, "undo", {"count": 2}),
+        (10, "amend", {"seq": 2, "event": {"type": "hand_start", "dice": [3, 4]}}),
+    ]
+    for seq, kind, body in arrivals:
+        entry = {"seq": seq, "ts": "2026-11-23T23:12:11.042Z", "source": "test", "kind": kind, "event": body}
+        sent[seq] = entry
+        store.feed(f"{base}/events", json.dumps(entry).encode())
+        store.feed(f"{base}/state", _state(seq))
+        got = store.table("club", "t1").effective_events()
+        assert got == _journal_fold(sent), (seq, kind)
+    assert [s for s, _ in got] == [1, 2, 3]  # after both undos: the start, the amended deal, the amended discard
+    assert got[1][1] == {"type": "hand_start", "dice": [3, 4]} and got[2][1]["tile"] == "6m"
+    # a new game starts the fold anew
+    store.feed(f"{base}/events", _event(1, "start_game", {"players": ["Ann", "Bob", "Cy", "Di"]}))
+    assert [s for s, _ in store.table("club", "t1").effective_events()] == [1]

@@ -107,6 +107,24 @@ def _mjai(tiles: Any) -> list[str]:
     return []
 
 
+def _fold_entry(effective: list[tuple[int, dict[str, Any]]], seq: int,
+                entry: dict[str, Any]) -> list[tuple[int, dict[str, Any]]] | None:
+    """``effective`` with journal entry ``seq`` folded in (an undo drops events, an amend replaces one), or
+    None where the entry cannot be read. ``effective`` itself may be changed."""
+    kind, body = entry.get("kind"), entry.get("event") or {}
+    try:
+        if kind == "undo":
+            del effective[len(effective) - int(body["count"]):]
+        elif kind == "amend":
+            target = int(body["seq"])
+            effective = [(s, body["event"] if s == target else e) for s, e in effective]
+        else:
+            effective.append((seq, body))
+    except (KeyError, TypeError, ValueError):
+        return None
+    return effective
+
+
 @dataclass
 class TableFeed:
     """One table as the feed shows it."""
@@ -127,6 +145,10 @@ class TableFeed:
     last_event_ts: float | None = None  # wall clock of the latest journal entry (its ts)
     game_started_ts: float | None = None  # the ts of the game's first journal entry, where the server saw it
     game_ended_ts: float | None = None  # the ts of the state that said the game is over
+    # the fold of entries 1.._folded (see effective_events), kept as entries arrive: every state pushed to the
+    # pages asks for it, and folding the whole game again each time grows with the square of the game's length
+    _fold: list[tuple[int, dict[str, Any]]] = field(default_factory=list, repr=False)
+    _folded: int = 0
 
     @property
     def key(self) -> tuple[str, str]:
@@ -172,27 +194,41 @@ class TableFeed:
 
     def effective_events(self) -> list[tuple[int, dict[str, Any]]] | None:
         """The game's events after undo/amend (as the table folds its journal); None when entries are
-        missing (the server joined mid-game or lost some)."""
+        missing (the server joined mid-game or lost some). Entries that arrive in order are folded once
+        (:meth:`add_entry`); anything else is folded from the start."""
         if not self.entries:
             return None
+        while self._folded + 1 in self.entries:
+            folded = _fold_entry(self._fold, self._folded + 1, self.entries[self._folded + 1])
+            if folded is None:
+                break
+            self._fold, self._folded = folded, self._folded + 1
+        if self._folded == len(self.entries):  # exactly entries 1..n, all folded
+            return list(self._fold)
+        return self._fold_all()
+
+    def add_entry(self, seq: int, entry: dict[str, Any]) -> None:
+        """Keep a journal entry; one that replaces an entry already folded folds the game again."""
+        if seq <= self._folded:
+            self._fold, self._folded = [], 0
+        self.entries[seq] = entry
+
+    def clear_entries(self) -> None:
+        self.entries.clear()
+        self._fold, self._folded = [], 0
+
+    def _fold_all(self) -> list[tuple[int, dict[str, Any]]] | None:
         last = max(self.entries)
         if any(s not in self.entries for s in range(1, last + 1)):
             return None
         effective: list[tuple[int, dict[str, Any]]] = []
         for seq in range(1, last + 1):
-            entry = self.entries[seq]
-            kind, body = entry.get("kind"), entry.get("event") or {}
-            try:
-                if kind == "undo":
-                    del effective[len(effective) - int(body["count"]):]
-                elif kind == "amend":
-                    target = int(body["seq"])
-                    effective = [(s, body["event"] if s == target else e) for s, e in effective]
-                else:
-                    effective.append((seq, body))
-            except (KeyError, TypeError, ValueError):
-                log.warning("%s/%s: journal entry %d (%s) cannot be read", self.site, self.table, seq, kind)
+            folded = _fold_entry(effective, seq, self.entries[seq])
+            if folded is None:
+                log.warning("%s/%s: journal entry %d (%s) cannot be read", self.site, self.table, seq,
+                            self.entries[seq].get("kind"))
                 return None
+            effective = folded
         return effective
 
     def view_state(self) -> dict[str, Any] | None:
@@ -421,9 +457,9 @@ class Store:
         elif kind == "events":
             seq = int(data["seq"])
             if seq == 1 or (t.entries and seq < min(t.entries)):
-                t.entries.clear()  # a new game: the table starts a new journal
+                t.clear_entries()  # a new game: the table starts a new journal
                 self._new_game(t, out)
-            t.entries[seq] = data
+            t.add_entry(seq, data)
             ts = _epoch(data.get("ts"))
             t.last_event_ts = ts if ts is not None else now
             if seq == 1:
