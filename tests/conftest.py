@@ -57,6 +57,17 @@ def mjlog_files() -> list[Path]:
     return sorted(MJLOG_DIR.glob("*.mjlog")) if MJLOG_DIR.is_dir() else []
 
 
+def comes_before(events: list, start: int, wanted: type, stops: tuple[type, ...]) -> bool:
+    """Whether, from ``events[start]`` on, a ``wanted`` event comes before any ``stops`` one: the tests that
+    replay recorded games keep a costly look at a state only where a later event will read it."""
+    for event in events[start:]:
+        if isinstance(event, wanted):
+            return True
+        if isinstance(event, stops):
+            return False
+    return False
+
+
 @pytest.fixture
 def mjlog_dir() -> Path:
     if not MJLOG_DIR.is_dir():

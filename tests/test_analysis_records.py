@@ -15,7 +15,7 @@ from tablesvc.engine.engine import Engine, implied_draw
 from tablesvc.engine.events import AddedKan, ConcealedKan, Discard, Draw, ExhaustiveDraw, Ron, Tsumo
 from tablesvc.engine.state import GameState
 from tablesvc.replay import load_record
-from tests.conftest import mjlog_files
+from tests.conftest import comes_before, mjlog_files
 
 FILES = mjlog_files()
 NAMES = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p", "2p", "3p", "4p", "5p", "6p", "7p", "8p", "9p",
@@ -58,16 +58,6 @@ def brute_waits(state: GameState, seat: int, without=None) -> dict[str, dict[str
     return waits
 
 
-def _comes_before(events: list, start: int, wanted: type, stops: tuple[type, ...]) -> bool:
-    """Whether, from ``events[start]`` on, a ``wanted`` event comes before any ``stops`` one."""
-    for event in events[start:]:
-        if isinstance(event, wanted):
-            return True
-        if isinstance(event, stops):
-            return False
-    return False
-
-
 def expected(record) -> tuple[list[dict], list[dict]]:
     """Each win's and each exhaustive draw's waits, from states kept at the moment before the tile came
     (kept only where a win may read them: a copy of every state costs more than the rest of the count)."""
@@ -82,10 +72,10 @@ def expected(record) -> tuple[list[dict], list[dict]]:
         drawer = event.seat if isinstance(event, Draw) else implied_draw(state, event)
         if drawer is not None:
             last_draw[drawer] = index
-            if _comes_before(events, index, Tsumo, (Discard,)):
+            if comes_before(events, index, Tsumo, (Discard,)):
                 before_draw[drawer] = (index, state.clone())
         if isinstance(event, Discard | AddedKan | ConcealedKan):
-            ron_next = _comes_before(events, index + 1, Ron, (Discard, AddedKan, ConcealedKan))
+            ron_next = comes_before(events, index + 1, Ron, (Discard, AddedKan, ConcealedKan))
             before_claimable = state.clone() if ron_next else None
         win = None
         if isinstance(event, Tsumo):

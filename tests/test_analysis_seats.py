@@ -14,7 +14,7 @@ from tablesvc.engine.results import HandResult
 from tablesvc.engine.state import Step
 from tablesvc.replay import load_record
 from tablesvc.tiles import parse_tiles, tiles_to_34
-from tests.conftest import mjlog_files
+from tests.conftest import comes_before, mjlog_files
 
 FILES = mjlog_files()
 
@@ -75,15 +75,6 @@ def test_ukeire_is_every_kind_the_packages_shanten_says_improves():
     assert checked > 200
 
 
-def _ron_before_next_discard(events: list, start: int) -> bool:
-    for event in events[start:]:
-        if isinstance(event, Ron):
-            return True
-        if isinstance(event, Discard):
-            return False
-    return False
-
-
 @pytest.mark.skipif(not FILES, reason="../shared/data/tenhou-mjlog not found beside the checkout")
 def test_deal_in_names_each_recorded_ron_with_its_points():
     """Before every discard that was won on, the discarder's deal-in tiles hold it, with each winner; where
@@ -98,7 +89,7 @@ def test_deal_in_names_each_recorded_ron_with_its_points():
             state = engine.state
             if isinstance(event, Discard) and state.hand is not None and state.hand.step is Step.DISCARD:
                 # analysed only where a ron comes before the next discard: the rest would never be read
-                ron_next = _ron_before_next_discard(events, index + 1)
+                ron_next = comes_before(events, index + 1, Ron, (Discard,))
                 before = (event.tile, analyst.analyse(state), state.hand.sticks) if ron_next else None
             outputs = engine.apply(event)
             result = next((o for o in outputs if isinstance(o, HandResult)), None)
