@@ -8,6 +8,7 @@ Screenshots for docs/tournament.md."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
 from datetime import UTC, datetime, timedelta
@@ -151,19 +152,24 @@ def test_the_big_screen_fills_the_hall_screen(broker, browser, tmp_path, tables,
         assert folded == sorted(folded), folded[:10]
         pages = browser.execute_script("return Number(document.getElementById('index-rows').dataset.pages)")
         shot(browser, f"tournament-hall-{tables}")
-        # one page at a time, each the next stretch of the A to Z list, turning by itself (?rotate=2: every 2 s)
-        seen = set()
-        for _ in range(min(pages, 3)):
+        # one page at a time, each the next stretch of the A to Z list, turning by itself (?rotate=2: every 2 s);
+        # every turn is recorded in the page as it happens, so a poll that comes late cannot miss one
+        browser.execute_script(
+            "const l = document.getElementById('index-rows'); window.turns = [Number(l.dataset.page)];"
+            "new MutationObserver(() => { const p = Number(l.dataset.page);"
+            " if (p !== window.turns[window.turns.length - 1]) window.turns.push(p); })"
+            ".observe(l, {attributes: true, attributeFilter: ['data-page']});")
+        for turn in range(min(pages, 3)):
             page, per, shown = browser.execute_script(
                 "const l = document.getElementById('index-rows'); return [Number(l.dataset.page), "
                 "Number(l.dataset.per), [...l.children].filter(e => !e.hidden).map(e => e.dataset.name)]")
             assert shown == [e[0] for e in entries][(page - 1) * per:page * per], (page, shown)
-            seen.add(page)
             if pages > 1:
                 # the page's own 2 s timer turns it; a renderer starved of CPU under four workers fires it late
-                wait_js(browser, f"document.getElementById('index-rows').dataset.page === '{page % pages + 1}'", 15,
-                        "(the index turns)")
-        assert len(seen) == min(pages, 3)
+                wait_js(browser, f"window.turns.length > {turn + 1}", 15, "(the index turns)")
+        turns = browser.execute_script("return window.turns")
+        assert all(b == a % pages + 1 for a, b in itertools.pairwise(turns)), (turns, pages)  # each the next page
+        assert len(set(turns)) >= min(pages, 3), turns
         # no referee action on the big screen, though a referee is signed in in this browser
         assert browser.execute_script("return document.querySelectorAll('form, button, #referee-panel').length") == 0
     finally:
