@@ -71,15 +71,20 @@ def eventually(predicate: Callable[[], Any], timeout: float = 20.0, *, what: str
                interval: float = 0.02) -> Any:
     """Wait until ``predicate()`` is true and return its value; fail the test (``AssertionError``) with ``what``
     if it is not within ``timeout`` seconds. For a state only polling can see (a file, a database, a
-    process); where something calls back, a :class:`Recorder` or an event wakes the test instead."""
+    process); where something calls back, a :class:`Recorder` or an event wakes the test instead.
+
+    Polled every ``interval`` seconds at first, then less often, up to ten times a second: a wait that lasts
+    (a whole game played) leaves the CPU to what it waits for."""
     deadline = time.monotonic() + timeout
+    period, slowest = interval, max(interval, 0.1)
     while True:
         value = predicate()
         if value:
             return value
         if time.monotonic() >= deadline:
             raise AssertionError(f"not within {timeout:g} s: {what or getattr(predicate, '__qualname__', predicate)}")
-        time.sleep(interval)  # the poll's period, the only pause a waiting test makes
+        time.sleep(period)  # the poll's period, the only pause a waiting test makes
+        period = min(slowest, period * 1.5)
 
 
 class Recorder(list):
