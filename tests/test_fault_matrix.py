@@ -44,18 +44,19 @@ from tests.test_service_mqtt import _RUN, BASE, Subscriber, config_text, send_co
 
 
 class FeedSubscriber(Subscriber):
-    """A persistent consumer of the topics a fault-matrix test reads (``status``, ``state``, ``cmd/reply``,
+    """A consumer of the topics a fault-matrix test reads (by default ``status``, ``state``, ``cmd/reply``,
     ``events``, ``results``), each payload checked against its schema as :class:`Subscriber` does; the rest of
     the table's tree (the mjai stream, ``broadcast/hands``, the commands the test sends itself) is left to the
-    tests of those topics: it is half of the messages a command makes, and none of it is asserted here. A
+    tests of those topics: it is half of the messages a move makes, and none of it is asserted here. A
     message wakes :meth:`wait_message` at once."""
 
     TOPICS = ("status", "state", "cmd/reply", "events", "results")
 
-    def __init__(self, port: int, client_id: str) -> None:
+    def __init__(self, port: int, client_id: str = "", *, topics: tuple[str, ...] = TOPICS,
+                 persistent: bool = True) -> None:
         self.arrived = threading.Condition()
-        super().__init__(port, client_id, persistent=True)
-        topics = [(f"{BASE}/{leaf}", 1) for leaf in self.TOPICS]
+        super().__init__(port, client_id, persistent=persistent)
+        topics = [(f"{BASE}/{leaf}", 1) for leaf in topics]
         self.client.on_connect = lambda c, _u, _f, _r, _p: c.subscribe(topics)  # again after a broker restart
         for topic, qos in topics:
             subscribe(self.client, topic, qos)
@@ -229,7 +230,7 @@ def test_unplug_storms_and_clock_jumps_keep_the_game_exact(mosquitto, pty_device
     clock = JumpingClock(rng)
     service = TableService(config, wall_clock=clock)
     service.start()
-    sub = Subscriber(mosquitto.port)
+    sub = FeedSubscriber(mosquitto.port, topics=("events",), persistent=False)
     done = threading.Event()
     unplugs = 0
 
@@ -254,7 +255,7 @@ def test_unplug_storms_and_clock_jumps_keep_the_game_exact(mosquitto, pty_device
         outputs = DeviceOutputs(table, panel, service.observe, ack_timeout=60)
         storm = threading.Thread(target=storms, daemon=True)
         storm.start()
-        TableSimulator(record, outputs, speed=40, start_game=start).run()  # about 25 moves a second
+        TableSimulator(record, outputs, speed=100, start_game=start).run()  # about 60 moves a second
         done.set()
         storm.join(10)
         assert service.wait_idle(60)
@@ -445,7 +446,7 @@ def test_a_disk_that_fills_up_during_play_keeps_the_game_exact(mosquitto, pty_de
     disk.full = False
     mocker.patch.object(service.journal, "_db", disk)
     service.start()
-    sub = Subscriber(mosquitto.port)
+    sub = FeedSubscriber(mosquitto.port, topics=("errors", "events"), persistent=False)
 
     def journal_errors() -> list[dict]:
         return [e for e in sub.of("errors") if e["detail"] == {"reason": "journal"}]
