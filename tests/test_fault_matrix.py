@@ -220,8 +220,9 @@ def test_unplug_storms_and_clock_jumps_keep_the_game_exact(mosquitto, pty_device
     wall clock jumps: every device event is acknowledged once, the game's results are exact, every event
     published under its seq."""
     rng = random.Random(5)
-    table = pty_device("table", "TBL1", max_resends=400)  # firmware that keeps repeating while unplugged
-    panel = pty_device("panel", "PNL1", max_resends=400)
+    # firmware that keeps repeating while unplugged, five times a second
+    table = pty_device("table", "TBL1", resend_interval=0.2, max_resends=400)
+    panel = pty_device("panel", "PNL1", resend_interval=0.2, max_resends=400)
     config = parse_config(config_text(mosquitto.url, tmp_path / "data")
                           + f'[[serial]]\nname = "table"\nurl = "{table.link_path}"\nkind = "table"\nids = ["TBL1"]\n'
                           + f'[[serial]]\nname = "panel"\nurl = "{panel.link_path}"\nkind = "panel"\nids = ["PNL1"]\n')
