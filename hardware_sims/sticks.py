@@ -98,7 +98,8 @@ class StickTray(PtyDevice):
     # -- faults ----------------------------------------------------------------------------------
 
     def flutter(self, seconds: float) -> None:
-        """For ``seconds`` from now, send a different reading every 0.1 s, never settled (a loose contact)."""
+        """For ``seconds`` from now, send a different reading every tenth of the settling time (0.1 s at the
+        protocol's second), never settled (a loose contact)."""
         with self._lock:
             self._flutter_until = self._clock() + seconds
 
@@ -122,7 +123,7 @@ class StickTray(PtyDevice):
             self._changed_at = now
         if now < self._flutter_until:
             if now >= self._flutter_next and not self._queue:
-                self._flutter_next = now + 0.1
+                self._flutter_next = now + self.settle / 10
                 jitter = list(self._trays)
                 seat = self._rng.randrange(4)
                 jitter[seat] = max(0, jitter[seat] + self._rng.choice((-1, 1)) * 100 * self._rng.randint(1, 50))

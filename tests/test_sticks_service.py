@@ -7,9 +7,39 @@ from __future__ import annotations
 import json
 import uuid
 
+import pytest
+
+from hardware_sims.pytest_plugin import SimulatedTable
 from hardware_sims.sticks import Mispayment
 from tablesvc.mqtt.link import IncomingMessage
+from tablesvc.service import TableService
 from tests.feed_schemas import validate
+
+# The trays here settle in a fifth of the protocol's second, and each service compares them on that time scale:
+# the reconciler's settling time and flutter window scaled alike, its grace ten settling times (a payment's
+# reading comes one settling time after the payment, well within it). A game pays in the same readings, in the
+# same order, in a fifth of the time; the reconciler at the protocol's own times is tests/test_sticks.py's.
+SETTLE = 0.2
+
+
+def _on_test_time(service: TableService) -> TableService:
+    """``service`` comparing its trays on the time scale of :data:`SETTLE`."""
+    reconciler = service.sticks.reconciler
+    reconciler.settle = SETTLE
+    reconciler.flutter_window = 2 * SETTLE
+    reconciler.grace = 10 * SETTLE
+    return service
+
+
+@pytest.fixture
+def stick_table(mosquitto, tmp_path, pty_device, stick_tray):
+    """The plugin's ``stick_table``, its tray and service on the time scale of :data:`SETTLE`."""
+    table = SimulatedTable(mosquitto, tmp_path, pty_device,
+                           make_tray=lambda device_id: stick_tray(device_id, settle=SETTLE))
+    _on_test_time(table.service)
+    table.start()
+    yield table
+    table.stop()
 
 
 def _command(table, **command) -> dict:
@@ -31,7 +61,7 @@ def _valid(messages: list[dict]) -> None:
 def test_a_game_paid_right_raises_nothing_and_its_riichi_sticks_are_accounted_for(stick_table):
     sticks = stick_table.messages("sticks")
     # a short whole game (8 hands, 5 riichi): each payment and riichi stick is a tray reading that settles for
-    # the protocol's second
+    # its settling time
     stick_table.play(seed=6)
     stick_table.service.wait_idle(20)
     state = stick_table.service.table.state
@@ -120,7 +150,7 @@ def test_a_flaky_tray_is_a_device_fault_never_a_score_alert(stick_table):
     tray.set_trays((30000,) * 4)
     assert tray.wait_reported()
     assert stick_table.wait_for(lambda: sticks and sticks[-1]["status"] == "ok", 20)
-    tray.flutter(3.0)
+    tray.flutter(1.5)  # a reading every 20 ms, five in the 0.4 s window are a fault
     assert stick_table.wait_for(lambda: sticks[-1]["status"] == "fault", 20)
     assert "never settle" in sticks[-1]["fault"]
     # a fault is no witness: a game cannot start from it
@@ -198,15 +228,14 @@ def test_commands_take_the_scores_from_the_trays_and_refuse_without_a_reading():
 
 
 def test_start_scores_from_the_sticks_in_the_configuration(mosquitto, tmp_path, pty_device, stick_tray):
-    import pytest
-
-    from hardware_sims.pytest_plugin import SimulatedTable
     from tablesvc.config import ConfigError, parse_config
 
     with pytest.raises(ConfigError, match=r'\[start\] scores: "sticks" takes the scores from the stick tray reader'):
         parse_config('[table]\nsite = "s"\nid = "t"\n[mqtt]\nurl = "mqtt://127.0.0.1:1"\n[start]\nscores = "sticks"\n')
-    table = SimulatedTable(mosquitto, tmp_path, pty_device, make_tray=stick_tray,
+    table = SimulatedTable(mosquitto, tmp_path, pty_device,
+                           make_tray=lambda device_id: stick_tray(device_id, settle=SETTLE),
                            extra_config='[start]\nround = "S1"\nscores = "sticks"\n')
+    _on_test_time(table.service)
     table.start()
     try:
         table.tray.set_trays((31000, 29000, 32000, 28000))  # 120,000: the table of its rules (ema2012)
@@ -220,8 +249,6 @@ def test_start_scores_from_the_sticks_in_the_configuration(mosquitto, tmp_path, 
 
 
 def test_a_table_has_one_stick_tray_reader():
-    import pytest
-
     from tablesvc.config import ConfigError, parse_config
 
     links = "".join(f'[[serial]]\nname = "s{i}"\nurl = "/dev/null"\nkind = "sticks"\nids = ["S{i}"]\n' for i in (1, 2))
@@ -230,8 +257,6 @@ def test_a_table_has_one_stick_tray_reader():
 
 
 def test_a_restarted_service_compares_the_trays_with_the_game_it_resumes(stick_table):
-    from tablesvc.service import TableService
-
     tray = stick_table.tray
     assert _command(stick_table, command="start_game", players=["Aoi", "Ben", "Chloe", "Dai"])["status"] == "ok"
     tray.set_trays((30000,) * 4)
@@ -240,7 +265,7 @@ def test_a_restarted_service_compares_the_trays_with_the_game_it_resumes(stick_t
     assert stick_table.service.sticks.verdict.status.value == "ok"
     stick_table.service.stop()
     tray.set_trays((31000, 29000, 30000, 30000))  # moved while the service was down
-    stick_table.service = TableService(stick_table.config)  # resumes the game from its journal
+    stick_table.service = _on_test_time(TableService(stick_table.config))  # resumes the game from its journal
     sticks = stick_table.messages("sticks")
     stick_table.start()
     # the reader is asked who it is, says what its trays hold, and the game resumed is compared with them

@@ -75,7 +75,6 @@ def run_demo(args: argparse.Namespace) -> int:
         from tablesvc.cli.hand_cams import run_hand_cams
 
         return run_hand_cams(args)
-    from tablesvc.broker import EmbeddedBroker
     from tablesvc.mqtt.url import BrokerURL
 
     record = None
@@ -97,6 +96,8 @@ def run_demo(args: argparse.Namespace) -> int:
             print(f"tablesvc demo: {exc}", file=sys.stderr)
             return 2
     else:
+        from tablesvc.broker import EmbeddedBroker  # asyncio, for a demo without a broker of its own
+
         broker = EmbeddedBroker()
         try:
             broker.start()

@@ -6,13 +6,16 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tablesvc.archive import ArchivedGame, find_game, game_csv, game_json, iso, list_games, to_record
 from tablesvc.cli.output import fail, write_output
 from tablesvc.cli.replay import _final_text, _hand_line
 from tablesvc.formats.record import RecordError
 from tablesvc.storage.journal import JournalError
 from tablesvc.text import safe_text
+
+if TYPE_CHECKING:
+    from tablesvc.archive import ArchivedGame
 
 NAME = "games"
 
@@ -82,6 +85,8 @@ def _print(text: str) -> None:
 
 
 def _list(args: argparse.Namespace) -> int:
+    from tablesvc.archive import iso, list_games
+
     try:
         games = list_games(_data_dir(args))
     except (JournalError, ValueError) as exc:
@@ -99,6 +104,8 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _summary(g: ArchivedGame) -> str:
+    from tablesvc.archive import iso
+
     if g.final is not None:
         outcome = ", ".join(f"{s.place}. {g.players[s.seat]} {s.result:+d}" for s in g.final.standings)
     else:
@@ -107,6 +114,8 @@ def _summary(g: ArchivedGame) -> str:
 
 
 def _show(args: argparse.Namespace) -> int:
+    from tablesvc.archive import find_game, game_json, iso
+
     try:
         game = find_game(_data_dir(args), args.archive_id)
     except (JournalError, ValueError) as exc:
@@ -128,6 +137,8 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from tablesvc.archive import find_game
+
     try:
         game = find_game(_data_dir(args), args.archive_id)
         text = _render(game, args.format)
@@ -137,6 +148,8 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _render(game: ArchivedGame, fmt: str) -> str:
+    from tablesvc.archive import game_csv, game_json, to_record
+
     if fmt == "json":
         return json.dumps(game_json(game), ensure_ascii=False, indent=1) + "\n"
     if fmt == "csv":

@@ -6,21 +6,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tablesvc.cli.arguments import rules_argument
 from tablesvc.engine.results import GameResult, HandResult, round_name
 from tablesvc.formats.record import RecordedGame, RecordError
-from tablesvc.replay import (
-    Mismatch,
-    Refused,
-    ReplayReport,
-    explain_by_lobby_rules,
-    load_record,
-    replay,
-    replay_results,
-)
 from tablesvc.text import safe_text
+
+if TYPE_CHECKING:
+    from tablesvc.replay import ReplayReport
 
 NAME = "replay"
 
@@ -97,6 +91,8 @@ def _say(text: str, file: Any = None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tablesvc.replay import Mismatch, Refused, load_record, replay, replay_results
+
     if args.analysis and not args.json:
         print("tablesvc replay: --analysis writes JSON lines: give --json too", file=sys.stderr)
         return 2
@@ -164,6 +160,7 @@ def _feed(args: argparse.Namespace) -> int:
     """``--feed``: the record played onto the broker by a table service of its own."""
     from tablesvc.config import ConfigError
     from tablesvc.feed_replay import feed_config, play_onto_feed, temporary_data_dir
+    from tablesvc.replay import Mismatch, load_record, replay
 
     if not args.broker:
         print("tablesvc replay: --feed needs --broker mqtt://host:1883", file=sys.stderr)
@@ -212,6 +209,8 @@ def _print_analysis(items: list) -> None:
 
 def _name_lobby_rule(record: RecordedGame, rules: str) -> None:
     """Say which known lobby rule would make the record replay exactly, when one does."""
+    from tablesvc.replay import explain_by_lobby_rules
+
     found = explain_by_lobby_rules(record, rules)
     if found is not None:
         name, rule = found
