@@ -39,9 +39,8 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
-
-import jsonschema
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from tablesvc.engine.clock import MAX_MINUTES, Clock, ClockError, parse_deadline
 from tablesvc.engine.engine import Rejected
@@ -65,6 +64,9 @@ from tablesvc.mqtt.payloads import iso_time
 from tablesvc.mqtt.topics import SCHEMA_VERSION
 from tablesvc.rules.game_end import MAX_MORE_HANDS, TimeRule
 from tablesvc.text import REFEREE_NAME_PATTERN, find_invalid_text, is_valid_text
+
+if TYPE_CHECKING:
+    import jsonschema
 
 __all__ = ["CLOCK_ACTIONS", "COMMAND_SCHEMA", "MAX_COMMAND_BYTES", "SITUATION",
            "CommandError", "Commands", "Reply"]
@@ -153,7 +155,15 @@ COMMAND_SCHEMA: dict[str, Any] = {
         for name, spec in _COMMANDS.items()
     ],
 }
-_VALIDATOR = jsonschema.Draft202012Validator(COMMAND_SCHEMA)
+
+
+@cache
+def _validator() -> jsonschema.Draft202012Validator:
+    """The command schema's validator, made when the first command comes: loading jsonschema is a tenth of a
+    second that a service refused at its start, and every command-line tool, need not spend."""
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(COMMAND_SCHEMA)
 
 
 class CommandError(ValueError):
@@ -192,7 +202,7 @@ def _echoable(command: dict[str, Any]) -> dict[str, Any]:
     """The command as far as the reply echoes it: a transaction the schema refused is not sent back."""
     ok = {k: v for k, v in command.items() if k in ("command", "transaction")
           and (not isinstance(v, str) or is_valid_text(v))}
-    if not _VALIDATOR.is_valid({"command": "end_game", **({"transaction": ok["transaction"]} if "transaction" in ok
+    if not _validator().is_valid({"command": "end_game", **({"transaction": ok["transaction"]} if "transaction" in ok
                                                            else {})}):
         ok.pop("transaction", None)
     if not isinstance(ok.get("command"), str) or ok["command"] not in _COMMANDS:
@@ -288,7 +298,7 @@ class Commands:
             except CommandError:
                 command = _echoable(command)
                 raise
-            errors = sorted(_VALIDATOR.iter_errors(command), key=lambda e: [str(p) for p in e.absolute_path])
+            errors = sorted(_validator().iter_errors(command), key=lambda e: [str(p) for p in e.absolute_path])
             if errors:
                 command = _echoable(command)
                 raise CommandError(_explain(errors[0]))
