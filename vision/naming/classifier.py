@@ -133,7 +133,8 @@ class TileClassifier:
         eigenvalues of the kinds' Gram matrix ``M S^-1 M^T``: the same space as whitening by a
         Cholesky factor of ``S`` and taking the singular vectors of the whitened means, with one
         solve of ``S`` and no factor. ``S`` is a multiple of the identity plus a rank-``n`` update,
-        so where there are fewer copies than features the solve is an ``n x n`` one (Woodbury)."""
+        so where there are fewer copies than features (and the shrinkage is not near 0) the solve
+        is an ``n x n`` one (Woodbury)."""
         within = x - means[self._class_index]
         n, d = within.shape
         mean_var = float(np.einsum("ij,ij->", within, within)) / max(1, n) / d
@@ -141,7 +142,7 @@ class TileClassifier:
         c = self.shrinkage * mean_var + 1e-9
         origin = means.mean(axis=0)
         centred = means - origin
-        if n < d:
+        if n < d and self.shrinkage >= 0.05:  # the n x n system stays well conditioned (< 1 + 19 d)
             inner = a * (within @ within.T)
             inner[np.diag_indices(n)] += c
             solved = (centred.T - a * within.T @ np.linalg.solve(inner, within @ centred.T)) / c
