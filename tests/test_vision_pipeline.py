@@ -8,16 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from hardware_sims.camera_render import (
-    CameraPose,
-    Discard,
-    Effects,
-    GroundTruth,
-    MeldView,
-    SeatView,
-    TableView,
-    render,
-)
+from hardware_sims.camera_render import CameraPose, Discard, Effects, GroundTruth, MeldView, SeatView, TableView, render
 from hardware_sims.tile_art import drawn_tile_set
 from tests.test_detection import busy_view, decoded
 from vision.naming.classifier import TileClassifier
@@ -35,8 +26,12 @@ def classifier() -> TileClassifier:
     return clf
 
 
+#: a camera -> the busy table's frame as it sees it, and the truth
+BusyFrames = Callable[[CameraPose], tuple[np.ndarray, GroundTruth]]
+
+
 @pytest.fixture(scope="module")
-def busy_frames() -> Callable[[CameraPose], tuple[np.ndarray, GroundTruth]]:
+def busy_frames() -> BusyFrames:
     """The busy table at seed 11 (light noise and blur, JPEG 85) as a camera sees it, and its truth: rendered once
     per camera for the tests that read it (a caller that alters the frame copies it first)."""
     cache: dict[CameraPose, tuple[np.ndarray, GroundTruth]] = {}
@@ -54,7 +49,8 @@ def busy_frames() -> Callable[[CameraPose], tuple[np.ndarray, GroundTruth]]:
 
 
 @pytest.mark.parametrize("camera", [CameraPose.overhead(), CameraPose.oblique(35.0)], ids=["overhead", "oblique"])
-def test_pipeline_names_the_face_up_tiles(classifier: TileClassifier, camera: CameraPose, busy_frames) -> None:
+def test_pipeline_names_the_face_up_tiles(classifier: TileClassifier, camera: CameraPose,
+                                          busy_frames: BusyFrames) -> None:
     frame, truth = busy_frames(camera)
     pipe = FramePipeline(calibrate(frame), None, classifier, confirm_frames=1)
     readings = pipe.process(frame)
@@ -281,7 +277,8 @@ def test_a_riichi_tile_pushed_against_the_row_before_reads_crosswise(classifier:
             assert [(t.tile, t.sideways) for t in readings.seats[s].pond] == [(t.tile, t.sideways) for t in want[s]]
 
 
-def test_only_unsure_tiles_are_read_again_from_shifted_crops(classifier: TileClassifier, mocker, busy_frames) -> None:
+def test_only_unsure_tiles_are_read_again_from_shifted_crops(classifier: TileClassifier, mocker,
+                                                            busy_frames: BusyFrames) -> None:
     """A cold frame's cost was mostly the shifted crops: every tile under 0.95 similarity (most of them) was
     read nine times. Now a tile is searched around only when its similarity is under 0.8 or its lead over the
     runner-up under 0.1 (the gates of FramePipeline, set on the bench's frames): a clean frame searches
