@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from hardware_sims.camera_render import CameraPose, Discard, Effects, MeldView, SeatView, TableView, render
+from hardware_sims.camera_render import CameraPose, Discard, Effects, GroundTruth, MeldView, SeatView, TableView, render
 from hardware_sims.tile_art import drawn_tile_set
 from tests.test_detection import busy_view, decoded
 from vision.naming.classifier import TileClassifier
@@ -25,11 +26,32 @@ def classifier() -> TileClassifier:
     return clf
 
 
+#: a camera -> the busy table's frame as it sees it, and the truth
+BusyFrames = Callable[[CameraPose], tuple[np.ndarray, GroundTruth]]
+
+
+@pytest.fixture(scope="module")
+def busy_frames() -> BusyFrames:
+    """The busy table at seed 11 (light noise and blur, JPEG 85) as a camera sees it, and its truth: rendered once
+    per camera for the tests that read it (a caller that alters the frame copies it first)."""
+    cache: dict[CameraPose, tuple[np.ndarray, GroundTruth]] = {}
+
+    def frame(camera: CameraPose) -> tuple[np.ndarray, GroundTruth]:
+        if camera not in cache:
+            image, truth = render(busy_view(), camera=camera, effects=Effects(noise_sigma=3.0, blur_sigma=0.6),
+                                  rng=np.random.default_rng(11))  # fmt: skip
+            image = decoded(image, 85)
+            image.flags.writeable = False
+            cache[camera] = (image, truth)
+        return cache[camera]
+
+    return frame
+
+
 @pytest.mark.parametrize("camera", [CameraPose.overhead(), CameraPose.oblique(35.0)], ids=["overhead", "oblique"])
-def test_pipeline_names_the_face_up_tiles(classifier: TileClassifier, camera: CameraPose) -> None:
-    frame, truth = render(busy_view(), camera=camera, effects=Effects(noise_sigma=3.0, blur_sigma=0.6),
-                          rng=np.random.default_rng(11))  # fmt: skip
-    frame = decoded(frame, 85)
+def test_pipeline_names_the_face_up_tiles(classifier: TileClassifier, camera: CameraPose,
+                                          busy_frames: BusyFrames) -> None:
+    frame, truth = busy_frames(camera)
     pipe = FramePipeline(calibrate(frame), None, classifier, confirm_frames=1)
     readings = pipe.process(frame)
     names = {(t.zone, t.seat, t.index): t.tile for t in truth.tiles if t.face_up}
@@ -171,7 +193,10 @@ def test_a_still_table_repeats_the_last_reading_and_any_new_tile_is_read(classif
 
 def _with_noise(frame: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Fresh Gaussian sensor noise (sigma 5) and JPEG 85 on the same lit scene: what a still camera streams."""
-    noisy = np.clip(frame + rng.normal(0, 5.0, frame.shape), 0, 255).astype(np.uint8)
+    noise = rng.standard_normal(frame.shape, dtype=np.float32)
+    noise *= 5.0
+    noise += frame
+    noisy = np.clip(noise, 0, 255, out=noise).astype(np.uint8)
     return decoded(noisy, 85)
 
 
@@ -252,14 +277,14 @@ def test_a_riichi_tile_pushed_against_the_row_before_reads_crosswise(classifier:
             assert [(t.tile, t.sideways) for t in readings.seats[s].pond] == [(t.tile, t.sideways) for t in want[s]]
 
 
-def test_only_unsure_tiles_are_read_again_from_shifted_crops(classifier: TileClassifier, mocker) -> None:
+def test_only_unsure_tiles_are_read_again_from_shifted_crops(classifier: TileClassifier, mocker,
+                                                            busy_frames: BusyFrames) -> None:
     """A cold frame's cost was mostly the shifted crops: every tile under 0.95 similarity (most of them) was
     read nine times. Now a tile is searched around only when its similarity is under 0.8 or its lead over the
     runner-up under 0.1 (the gates of FramePipeline, set on the bench's frames): a clean frame searches
     around few tiles, a tile lying off its slot is still searched and read right."""
     view = busy_view()
-    frame, truth = render(view, effects=Effects(noise_sigma=3.0, blur_sigma=0.6), rng=np.random.default_rng(11))
-    frame = decoded(frame, 85)
+    frame, truth = busy_frames(CameraPose.overhead())
     pipe = FramePipeline(calibrate(frame), None, classifier, confirm_frames=1)
     spy = mocker.spy(classifier, "scores_many")
     readings = pipe.process(frame)

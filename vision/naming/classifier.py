@@ -126,22 +126,39 @@ class TileClassifier:
 
     def _fit_metric(self, x: np.ndarray, means: np.ndarray) -> None:
         """LDA: whiten the within-kind scatter (shrunk towards its mean variance), keep the
-        directions along which the kind means spread, and the kind means in that space."""
+        directions along which the kind means spread, and the kind means in that space.
+
+        With ``S`` the shrunk scatter and ``M`` the centred kind means, the projection is
+        ``S^-1 M^T V diag(1/sv)``, ``V`` and ``sv`` the eigenvectors and square roots of the
+        eigenvalues of the kinds' Gram matrix ``M S^-1 M^T``: the same space as whitening by a
+        Cholesky factor of ``S`` and taking the singular vectors of the whitened means, with one
+        solve of ``S`` and no factor. ``S`` is a multiple of the identity plus a rank-``n`` update,
+        so where there are fewer copies than features (and the shrinkage is not near 0) the solve
+        is an ``n x n`` one (Woodbury)."""
         within = x - means[self._class_index]
-        cov = within.T @ within / max(1, len(x))
-        d = cov.shape[0]
-        mean_var = float(np.trace(cov)) / d
-        cov *= 1.0 - self.shrinkage
-        cov[np.diag_indices(d)] += self.shrinkage * mean_var + 1e-9
-        chol = np.linalg.cholesky(cov)
-        spread = np.linalg.solve(chol, (means - means.mean(axis=0)).T)  # whitened kind means, (d, kinds)
-        u, sv, _ = np.linalg.svd(spread, full_matrices=False)
+        n, d = within.shape
+        mean_var = float(np.einsum("ij,ij->", within, within)) / max(1, n) / d
+        a = (1.0 - self.shrinkage) / max(1, n)  # S = a W^T W + c I
+        c = self.shrinkage * mean_var + 1e-9
+        origin = means.mean(axis=0)
+        centred = means - origin
+        if n < d and self.shrinkage >= 0.05:  # the n x n system stays well conditioned (< 1 + 19 d)
+            inner = a * (within @ within.T)
+            inner[np.diag_indices(n)] += c
+            solved = (centred.T - a * within.T @ np.linalg.solve(inner, within @ centred.T)) / c
+        else:
+            cov = a * (within.T @ within)
+            cov[np.diag_indices(d)] += c
+            solved = np.linalg.solve(cov, centred.T)  # S^-1 M^T, (d, kinds)
+        gram = centred @ solved
+        evals, vecs = np.linalg.eigh((gram + gram.T) / 2)
+        sv = np.sqrt(np.clip(evals[::-1], 0.0, None))  # the whitened means' singular values, largest first
+        vecs = vecs[:, ::-1]
         keep = max(1, min(len(self._kinds) - 1, int(np.sum(sv > sv[0] * 1e-6))))
-        # z = L^-1 (x - origin) projected on u: proj = L^-T u
-        proj = np.linalg.solve(chol.T, u[:, :keep])
+        proj = solved @ (vecs[:, :keep] / np.where(sv[:keep] > 0, sv[:keep], 1.0))
         self._proj = proj.astype(np.float32)
-        self._proj_origin = means.mean(axis=0).astype(np.float32)
-        self._kind_means = ((means - means.mean(axis=0)) @ proj).astype(np.float32)
+        self._proj_origin = origin.astype(np.float32)
+        self._kind_means = (centred @ proj).astype(np.float32)
         # the unit of distance: the median, over kinds, of the squared distance to the nearest other kind
         between = ((self._kind_means[:, None, :] - self._kind_means[None, :, :]) ** 2).sum(axis=2)
         np.fill_diagonal(between, np.inf)

@@ -13,6 +13,7 @@ shape of a tile face). 36x48 is close to the 30x40..45x60 px a tile covers in a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -176,6 +177,15 @@ def tile_features(canon: np.ndarray, colour_weight: float = 1.2) -> np.ndarray:
     ).astype(np.float32)
 
 
+@lru_cache(maxsize=64)
+def _unit_grid(size: int) -> np.ndarray:
+    """Row and column coordinates of a ``size`` x ``size`` patch scaled to -0.5 .. 0.5 (float32), made once per
+    size: every copy of a face at that size lights the same grid. Read-only, as it is shared."""
+    grid = np.mgrid[0:size, 0:size].astype(np.float32) / size - 0.5
+    grid.flags.writeable = False
+    return grid
+
+
 # what lies around a tile in a frame: felt, its shadow, the centre panel, a neighbour's ivory, the rim
 _SURROUNDS = ((60, 110, 35), (40, 80, 25), (45, 45, 45), (200, 210, 215), (40, 55, 75))
 
@@ -273,7 +283,7 @@ class CameraAugmenter:
             patch = cv2.warpPerspective(src, m, (size, size), flags=cv2.INTER_LINEAR, borderValue=around)
         f = patch.astype(np.float32)
         d = rng.uniform(0.0, 2 * np.pi)
-        yy, xx = np.mgrid[0:size, 0:size].astype(np.float32) / size - 0.5
+        yy, xx = _unit_grid(size)
         light = gain * (1.0 + rng.uniform(0.0, 0.08) * (xx * np.cos(d) + yy * np.sin(d)))
         spot = glare * (0.5 + 0.5 * (xx * np.cos(d + 1.0) + yy * np.sin(d + 1.0)))
         f = f * light[..., None] + spot[..., None]
