@@ -13,7 +13,8 @@
   its own table.
 
 ``--quick`` runs a small version of every section (``tests/test_bench_hands.py`` runs it): the seat
-cameras read the first 40 hand states of one game's first hand, the drawn set only.
+cameras read the first 40 hand states of one game's first hand, the drawn set only, each state's frames
+until its published hand is sure of every tile (at least three frames, at most the full run's six).
 Everything runs on one thread (a full run niced): the figures are one core's.
 """
 
@@ -51,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true",
                         help="a small version of every section (seconds; seat cameras: the first 40 hand states of "
-                        "one hand, the drawn set)")
+                        "one hand, each read until sure, the drawn set)")
     parser.add_argument("--games", type=int, default=None, help="seat cameras: generated games per tile set")
     parser.add_argument("--seed", type=int, default=1, help="seat cameras: the first game's seed")
     parser.add_argument("--hands", type=int, default=None,
