@@ -11,6 +11,7 @@ configuration and the web server's accounts alike.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -42,6 +43,18 @@ def require_text(text: str, field: str) -> str:
 
 def find_invalid_text(value: Any, path: str = "") -> str | None:
     """The path of the first string in a JSON-like value that is not valid Unicode, else None."""
+    if not path:
+        # nearly every value is valid: one pass in C says so (a lone surrogate does not encode), and only a
+        # value that fails it, or that JSON cannot hold, is walked to name the place
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+            return None
+        except (UnicodeEncodeError, TypeError, ValueError, RecursionError):
+            pass
+    return _walk_invalid_text(value, path)
+
+
+def _walk_invalid_text(value: Any, path: str) -> str | None:
     if isinstance(value, str):
         return None if is_valid_text(value) else (path or "value")
     if isinstance(value, dict):
@@ -49,12 +62,12 @@ def find_invalid_text(value: Any, path: str = "") -> str | None:
             where = f"{path}.{key}" if path else str(key)
             if isinstance(key, str) and not is_valid_text(key):
                 return where
-            found = find_invalid_text(item, where)
+            found = _walk_invalid_text(item, where)
             if found:
                 return found
     if isinstance(value, (list, tuple)):
         for index, item in enumerate(value):
-            found = find_invalid_text(item, f"{path}[{index}]")
+            found = _walk_invalid_text(item, f"{path}[{index}]")
             if found:
                 return found
     return None

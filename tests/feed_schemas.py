@@ -66,6 +66,34 @@ def _inline(node: Any, base: str, registry: Registry, expanding: tuple[str, ...]
             for k, v in node.items() if k != "$defs"}  # every use of a definition is inlined
 
 
+#: keywords that only constrain instances of the schema's own type (and annotations): a schema of one type
+#: made of these alone, or null, is the same schema with ``"type": [its type, "null"]``
+_TYPED_ONLY = frozenset({
+    "type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength",
+    "pattern", "format", "items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains", "minContains",
+    "maxContains", "properties", "required", "additionalProperties", "patternProperties", "minProperties",
+    "maxProperties", "propertyNames", "dependentRequired", "description", "title", "examples"})
+_NULL = {"type": "null"}
+
+
+def _nullable(node: Any) -> Any:
+    """``{"anyOf": [X, {"type": "null"}]}`` as X with null among its types, where that is the same schema (X of
+    one type, of :data:`_TYPED_ONLY` keywords). The compiled check tries an anyOf's branches by raising an
+    exception from each that fails, and the feed's payloads hold dozens of optional fields: merged, a state
+    payload is checked in half the time."""
+    if isinstance(node, list):
+        return [_nullable(x) for x in node]
+    if not isinstance(node, dict):
+        return node
+    node = {k: (v if k in ("const", "enum") else _nullable(v)) for k, v in node.items()}
+    alts = node.get("anyOf")
+    if len(node) == 1 and isinstance(alts, list) and len(alts) == 2 and _NULL in alts:
+        other = alts[1] if alts[0] == _NULL else alts[0]
+        if isinstance(other, dict) and isinstance(other.get("type"), str) and set(other) <= _TYPED_ONLY:
+            return {**other, "type": [other["type"], "null"]}
+    return node
+
+
 @cache
 def _validator(name: str) -> jsonschema.Draft202012Validator:
     """The reference validator (jsonschema, draft 2020-12, the files as written): it says what is wrong."""
@@ -79,7 +107,7 @@ def _compiled(name: str) -> Callable[[Any], Any]:
     for the thousands of payloads one test receives. Only its verdict is used; jsonschema explains."""
     schema = json.loads(schema_file(name).read_text(encoding="utf-8"))
     inlined = _inline({k: v for k, v in schema.items() if k not in ("$schema", "$id")}, schema["$id"], _registry())
-    return fastjsonschema.compile(inlined)
+    return fastjsonschema.compile(_nullable(inlined))
 
 
 def validate(topic: str, payload: Any) -> list[str]:

@@ -32,6 +32,16 @@ def config_text(url: str, data_dir) -> str:
     return f'[table]\nsite = "club"\nid = "t1"\ndata_dir = "{data_dir}"\n[mqtt]\nurl = "{url}"\n'
 
 
+class _Messages(list):
+    """The messages a :class:`Subscriber` received, counting the times a test cleared them."""
+
+    clears = 0
+
+    def clear(self) -> None:
+        super().clear()
+        self.clears += 1
+
+
 class Subscriber:
     """A consumer: every message by topic, in arrival order.
 
@@ -41,7 +51,11 @@ class Subscriber:
     in ``bad_commands``; closing fails if there is one the test did not expect and clear."""
 
     def __init__(self, port: int, client_id: str = "", *, persistent: bool = False) -> None:
-        self.messages: list[tuple[str, dict | None, bool]] = []
+        self.messages = _Messages()  # (topic, JSON payload or None, retained)
+        # the JSON payloads of each topic, of messages[:_indexed]: tests poll of() while they wait, and a game
+        # brings thousands of messages (a test may clear ``messages``: the index is then made again)
+        self._by_topic: dict[str, list[dict]] = {}
+        self._indexed = self._clears = 0
         self.invalid: list[str] = []  # service payloads that do not match their schema
         self.bad_commands: list[str] = []
         self.lock = threading.Lock()
@@ -74,7 +88,13 @@ class Subscriber:
     def of(self, kind: str) -> list[dict]:
         with self.lock:
             assert not self.invalid, self.invalid
-            return [p for t, p, _ in self.messages if t == f"{BASE}/{kind}" and p is not None]
+            if self.messages.clears != self._clears:
+                self._by_topic, self._indexed, self._clears = {}, 0, self.messages.clears
+            for topic, payload, _ in self.messages[self._indexed:]:
+                if payload is not None:
+                    self._by_topic.setdefault(topic, []).append(payload)
+            self._indexed = len(self.messages)
+            return list(self._by_topic.get(f"{BASE}/{kind}", ()))
 
     def wait_for(self, predicate, timeout: float = 20.0, what: str = "") -> bool:
         """``eventually``: true once ``predicate()`` holds; fails the test if it does not within ``timeout``."""

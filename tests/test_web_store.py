@@ -134,21 +134,29 @@ def test_the_game_the_pages_get_follows_every_undo_amend_gap_and_redelivery():
         (2, "hand_start", {"type": "hand_start"}),
         (3, "discard", discard),
         (4, "discard", {**discard, "seat": 1, "tile": "7p"}),
-        (5, "amend", {"seq": 3, "event": {**discard, "tile": "6m"}}),
-        (6, "undo", {"count": 1}),
+        (5, "amend", {"seq": 3, "event": {**discard, "tile": "6m"}}, "referee:Ann"),
+        (6, "undo", {"count": 1}, "referee"),
         (8, "discard", {**discard, "seat": 2}),  # 7 is late: a gap until it comes
-        (7, "discard", {**discard, "seat": 1, "tile": "9s"}),
+        (7, "discard", {**discard, "seat": 1, "tile": "9s"}, "referee:Bob"),
         (7, "discard", {**discard, "seat": 1, "tile": "1s"}),  # a redelivery that differs: folded again
         (9, "undo", {"count": 2}),
-        (10, "amend", {"seq": 2, "event": {"type": "hand_start", "dice": [3, 4]}}),
+        (10, "amend", {"seq": 2, "event": {"type": "hand_start", "dice": [3, 4]}}, "referee:Cy"),
     ]
-    for seq, kind, body in arrivals:
-        entry = {"seq": seq, "ts": "2026-11-23T23:12:11.042Z", "source": "test", "kind": kind, "event": body}
+    for seq, kind, body, *source in arrivals:
+        entry = {"seq": seq, "ts": "2026-11-23T23:12:11.042Z", "source": source[0] if source else "test",
+                 "kind": kind, "event": body}
         sent[seq] = entry
         store.feed(f"{base}/events", json.dumps(entry).encode())
         store.feed(f"{base}/state", _state(seq))
         got = store.table("club", "t1").effective_events()
         assert got == _journal_fold(sent), (seq, kind)
+        # the referee's rulings as the table page lists them: every referee entry held now, a redelivery by
+        # someone else no longer one
+        rulings = [(r["seq"], r["kind"], r["by"], r["target"]) for r in store.table("club", "t1").rulings()]
+        assert rulings == [(s, e["kind"], e["source"].partition(":")[2] or None,
+                            e["event"]["seq"] if e["kind"] == "amend" else None)
+                           for s, e in sorted(sent.items()) if e["source"].startswith("referee")], seq
+    assert [r["seq"] for r in store.table("club", "t1").rulings()] == [5, 6, 10]
     assert [s for s, _ in got] == [1, 2, 3]  # after both undos: the start, the amended deal, the amended discard
     assert got[1][1] == {"type": "hand_start", "dice": [3, 4]} and got[2][1]["tile"] == "6m"
     # a new game starts the fold anew

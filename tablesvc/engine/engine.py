@@ -567,7 +567,8 @@ class Engine:
         s.passed.clear()
         out = self._pass_claims(h)
         d = h.seats[discarder]
-        d.pond[-1].called = True
+        called = d.pond[-1]  # frozen: copies of the state share their pond tiles
+        d.pond[-1] = PondTile(called.tile, called.riichi, called.tsumogiri, True)
         d.nagashi = False
         if s.hand is not None:
             for t in own:

@@ -47,9 +47,10 @@ class MeldState:
     after_riichi: bool = False  # a concealed kan declared in riichi: checked on the hand shown at a win (3.4.6)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, frozen=True)
 class PondTile:
-    """One discard. Slotted: one is made at every discard of every hand."""
+    """One discard. Slotted: one is made at every discard of every hand. Frozen (a call replaces it), so
+    that copies of a state share their pond tiles."""
 
     tile: Tile
     riichi: bool = False  # laid sideways
@@ -170,7 +171,7 @@ def _clone_seat(s: SeatState) -> SeatState:
     new = _shallow(s)
     new.hand = list(s.hand) if s.hand is not None else None
     new.melds = [MeldState(m.kind, list(m.tiles), m.called, m.from_seat, m.after_riichi) for m in s.melds]
-    new.pond = [PondTile(p.tile, p.riichi, p.tsumogiri, p.called) for p in s.pond]
+    new.pond = list(s.pond)  # pond tiles are frozen: shared
     new.passed = list(s.passed)
     new.riichi_passed = list(s.riichi_passed)
     return new

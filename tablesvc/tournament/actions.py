@@ -16,7 +16,16 @@ from sqlalchemy.exc import SQLAlchemyError
 from tablesvc.records.schema import RecordsError, tournament_rounds
 from tablesvc.rules.ruleset import get_ruleset
 from tablesvc.tournament import seating as seats
-from tablesvc.tournament.model import PlayerStatus, Round, RoundStatus, Seating, SeatingMethod, TournamentError
+from tablesvc.tournament.model import (
+    HallTable,
+    Player,
+    PlayerStatus,
+    Round,
+    RoundStatus,
+    Seating,
+    SeatingMethod,
+    TournamentError,
+)
 from tablesvc.tournament.seating import SeatingQuality
 from tablesvc.tournament.standings import Standings, standings
 from tablesvc.tournament.tournament_db import TournamentStore
@@ -30,9 +39,15 @@ _starting_lock = threading.Lock()
 _starting: dict[tuple[str, int, int], threading.Lock] = {}
 
 
-def current_standings(store: TournamentStore, tid: int) -> Standings:
+def current_standings(store: TournamentStore, tid: int, *, players: list[Player] | None = None,
+                      hall: list[HallTable] | None = None, rounds: list[Round] | None = None) -> Standings:
+    """The standings as the database holds them now. ``players``, ``hall`` and ``rounds``: those of ``tid`` where
+    the caller has just read them (the web server's pages read them too, several times a second)."""
     t = store.tournament(tid)
-    return standings(t, store.players(tid), store.tables(tid), store.rounds(tid), store.hall_games(tid),
+    players = store.players(tid) if players is None else players
+    hall = store.tables(tid) if hall is None else hall
+    rounds = store.rounds(tid) if rounds is None else rounds
+    return standings(t, players, hall, rounds, store.hall_games(tid, hall=hall, rounds=rounds),
                      store.penalties(tid), start_points=get_ruleset(t.rules).start_points)
 
 

@@ -608,10 +608,12 @@ class TournamentStore:
 
     # ------------------------------------------------------------ the games of the hall
 
-    def hall_games(self, tid: int) -> list[GameRow]:
-        """Every game the collector wrote for the hall's tables (the standings pick the tournament's)."""
-        hall = self.tables(tid)
-        starts = [r.started_at for r in self.rounds(tid) if r.started_at]
+    def hall_games(self, tid: int, *, hall: list[HallTable] | None = None,
+                   rounds: list[Round] | None = None) -> list[GameRow]:
+        """Every game the collector wrote for the hall's tables (the standings pick the tournament's). ``hall``
+        and ``rounds``: the tournament's, where the caller has them already."""
+        hall = self.tables(tid) if hall is None else hall
+        starts = [r.started_at for r in (self.rounds(tid) if rounds is None else rounds) if r.started_at]
         if not hall or not starts:
             return []
         # only games begun since the first round (a club's years of games at these tables stay unread)

@@ -125,6 +125,17 @@ def _fold_entry(effective: list[tuple[int, dict[str, Any]]], seq: int,
     return effective
 
 
+def _ruling(seq: int, entry: dict[str, Any]) -> dict[str, Any] | None:
+    """Journal entry ``seq`` as the table page's "Referee" panel lists it, or None where no referee made it."""
+    source = entry.get("source")
+    if not isinstance(source, str) or not (source == "referee" or source.startswith("referee:")):
+        return None
+    body = entry.get("event") if isinstance(entry.get("event"), dict) else {}
+    target = body.get("seq") if entry.get("kind") == "amend" else None
+    return {"seq": seq, "kind": entry.get("kind"), "by": source.partition(":")[2] or None,
+            "ts": _epoch(entry.get("ts")), "target": target if isinstance(target, int) else None}
+
+
 @dataclass
 class TableFeed:
     """One table as the feed shows it."""
@@ -149,6 +160,8 @@ class TableFeed:
     # pages asks for it, and folding the whole game again each time grows with the square of the game's length
     _fold: list[tuple[int, dict[str, Any]]] = field(default_factory=list, repr=False)
     _folded: int = 0
+    # the referees' entries among ``entries`` (seq -> ruling, see rulings), kept as entries arrive for the same reason
+    _rulings: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -180,7 +193,9 @@ class TableFeed:
         events = events if events is not None else self.effective_events()
         if events is None:
             return None
-        start = max((i for i, (_, e) in enumerate(events) if e.get("type") == "hand_start"), default=None)
+        # the hand in play's start, looked for from the end: a state is pushed for every event, and the whole
+        # game need not be read each time
+        start = next((i for i in range(len(events) - 1, -1, -1) if events[i][1].get("type") == "hand_start"), None)
         if start is None:
             return None
         seqs: list[list[int | None]] = [[], [], [], []]
@@ -212,10 +227,16 @@ class TableFeed:
         if seq <= self._folded:
             self._fold, self._folded = [], 0
         self.entries[seq] = entry
+        ruling = _ruling(seq, entry)
+        if ruling is not None:
+            self._rulings[seq] = ruling
+        else:
+            self._rulings.pop(seq, None)
 
     def clear_entries(self) -> None:
         self.entries.clear()
         self._fold, self._folded = [], 0
+        self._rulings.clear()
 
     def _fold_all(self) -> list[tuple[int, dict[str, Any]]] | None:
         last = max(self.entries)
@@ -245,17 +266,7 @@ class TableFeed:
     def rulings(self) -> list[dict[str, Any]]:
         """The referees' entries of the game this server saw (commands: source ``referee`` or ``referee:NAME``),
         oldest first, the last ``RULINGS_SHOWN``: the table page's "Referee" panel ("amended by Ann, 21:04")."""
-        found: list[dict[str, Any]] = []
-        for seq in sorted(self.entries):
-            entry = self.entries[seq]
-            source = entry.get("source")
-            if not isinstance(source, str) or not (source == "referee" or source.startswith("referee:")):
-                continue
-            body = entry.get("event") if isinstance(entry.get("event"), dict) else {}
-            target = body.get("seq") if entry.get("kind") == "amend" else None
-            found.append({"seq": seq, "kind": entry.get("kind"), "by": source.partition(":")[2] or None,
-                          "ts": _epoch(entry.get("ts")), "target": target if isinstance(target, int) else None})
-        return found[-RULINGS_SHOWN:]
+        return [self._rulings[seq] for seq in sorted(self._rulings)[-RULINGS_SHOWN:]]
 
     def hands_played(self) -> int:
         hand_id = (self.state or {}).get("hand_id")

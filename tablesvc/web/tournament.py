@@ -85,10 +85,9 @@ class TournamentFeed:
         try:
             store = self.store()
             tid = self.tid()
-            st = current_standings(store, tid)
-            rounds = store.rounds(tid)
-            hall = store.tables(tid)
-            names = {p.number: (p.first_name, p.last_name) for p in store.players(tid)}
+            players, rounds, hall = store.players(tid), store.rounds(tid), store.tables(tid)
+            st = current_standings(store, tid, players=players, hall=hall, rounds=rounds)
+            names = {p.number: (p.first_name, p.last_name) for p in players}
         except (RecordsError, TournamentError) as exc:
             raise RuntimeError(str(exc)) from None
         data = st.to_dict()
