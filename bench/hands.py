@@ -9,11 +9,12 @@
   consensus, tiles published wrong (target 0), tiles still unknown, and ms per frame for five
   cameras (four seats + the table camera in play) on one core.
 - **photos** (leave-one-set-out, clutter, ``mahjong-detector`` beside it): the photo reader's
-  sections, listed in ``PHOTO_SECTIONS`` below; each is a function ``(args) -> None`` that prints
+  sections, listed by ``photo_sections`` below; each is a function ``(args) -> None`` that prints
   its own table.
 
 ``--quick`` runs a small version of every section (``tests/test_bench_hands.py`` runs it): the seat
-cameras read the first 40 hand states of one game's first hand, the drawn set only.
+cameras read the first 40 hand states of one game's first hand, the drawn set only, each state's frames
+until its published hand is sure of every tile (at least three frames, at most the full run's six).
 Everything runs on one thread (a full run niced): the figures are one core's.
 """
 
@@ -29,15 +30,13 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-#: the photo reader's sections (leave-one-set-out per held-out set and view, false boxes on clutter
-#: photos, mahjong-detector where installed): each prints its table; run after the seat cameras'.
-def _photo_sections() -> list[Callable[[argparse.Namespace], None]]:
+def photo_sections() -> list[Callable[[argparse.Namespace], None]]:
+    """The photo reader's sections (leave-one-set-out per held-out set and view, false boxes on clutter photos,
+    mahjong-detector where installed): each prints its table; run after the seat cameras'. Imported only when
+    they run: the photo reader's modules are no part of a run of the seat cameras alone."""
     from bench.hands_photos import SECTIONS
 
     return SECTIONS
-
-
-PHOTO_SECTIONS: list[Callable[[argparse.Namespace], None]] = _photo_sections()
 
 
 def seat_cameras(args: argparse.Namespace) -> None:
@@ -51,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true",
                         help="a small version of every section (seconds; seat cameras: the first 40 hand states of "
-                        "one hand, the drawn set)")
+                        "one hand, each read until sure, the drawn set)")
     parser.add_argument("--games", type=int, default=None, help="seat cameras: generated games per tile set")
     parser.add_argument("--seed", type=int, default=1, help="seat cameras: the first game's seed")
     parser.add_argument("--hands", type=int, default=None,
@@ -80,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.only in (None, "seats"):
         seat_cameras(args)
     if args.only in (None, "photos"):
-        for section in PHOTO_SECTIONS:
+        for section in photo_sections():
             section(args)
     return 0
 

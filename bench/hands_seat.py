@@ -27,6 +27,9 @@ FLUFFY = DATA / "tiles-fluffystuff"
 #: --quick reads the first hand states of one hand only (the four cameras, each enrolled from itself, all seen):
 #: enough to show every state exact and no wrong tile, in the seconds a test has
 QUICK_STATES = 40
+#: --quick reads a state's frames until its published hand is sure of every tile, after at least as many frames
+#: as the consensus needs to agree on a tile (``HandConsensus.agree``), at most ``frames_per_state``
+QUICK_SURE_AFTER = 3
 
 
 def table_camera_ms(frames: int) -> float:
@@ -70,7 +73,8 @@ def run_seat_bench(args: argparse.Namespace) -> dict[str, dict[str, float]]:
         sets["fluffy"] = load_tile_set(FLUFFY)
     hd_from = getattr(args, "hd_from", None)
     sizes = "640x480" if hd_from is None or hd_from > 90 else f"640x480, 1280x720 from {hd_from:g} degrees up"
-    scope = f"{max_hands or 'all'} hand(s) each" + (f", the first {max_states} hand states" if max_states else "")
+    scope = f"{max_hands or 'all'} hand(s) each" + (f", the first {max_states} hand states, each read until "
+                                                   f"sure (at least {QUICK_SURE_AFTER} frames)" if max_states else "")
     print(f"seat cameras: rendered games ({scope}), four seats ({sizes}; two squeezed to a square stream), "
           "20-70 degrees up")
     print(f"{'set':8} {'game':>4} {'states':>6} {'exact':>7} {'wrong':>5} {'unknown/state':>13} "
@@ -82,7 +86,8 @@ def run_seat_bench(args: argparse.Namespace) -> dict[str, dict[str, float]]:
         for g in range(games):
             seed = args.seed + g
             try:
-                cams = SeatCams(tiles, seed=seed, squeeze=True, hd_from_deg=hd_from)
+                cams = SeatCams(tiles, seed=seed, squeeze=True, hd_from_deg=hd_from,
+                                sure_after=QUICK_SURE_AFTER if quick else None)
             except ValueError as exc:  # a seat camera could not enroll this set from itself
                 print(f"{name:8} {seed:>4} enrollment refused: {exc}")
                 continue

@@ -20,6 +20,7 @@ reader is calibrated with (``vision.seat.SeatCalibration``).
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -177,19 +178,23 @@ def _poly(frame: np.ndarray, pts: np.ndarray, colour: tuple[int, int, int]) -> N
     cv2.fillConvexPoly(frame, np.round(pts * 16).astype(np.int32), colour, cv2.LINE_AA, shift=4)
 
 
-def render_hand(view: HandView, tiles: TileSet, pose: SeatPose | None = None, effects: HandEffects | None = None,
-                rng: np.random.Generator | None = None) -> tuple[np.ndarray, HandFrameTruth]:
-    """One seat camera frame of ``view`` drawn with ``tiles``' artwork, and what it shows."""
-    pose = pose or SeatPose()
-    e = effects or HandEffects()
-    rng = rng or np.random.default_rng(0)
+#: per thread: the last scene drawn (its key, the frame before the hand and the light, the tiles' face corners):
+#: a seat camera shows one row for several frames, and only the hand and the light differ between them
+_last_scene = threading.local()
+
+
+def _scene(view: HandView, tiles: TileSet, pose: SeatPose, felt: tuple[int, int, int], lean_deg: float,
+           near: float) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The table, the rack and the row as ``pose`` sees them, before any hand or light: a fresh frame and the
+    tiles' face corners (TL, TR, BR, BL pixels, left to right, the drawn one last)."""
+    key = (view, pose, felt, lean_deg)
+    cached = getattr(_last_scene, "entry", None)
+    if cached is not None and cached[0] == key and cached[1] is tiles:
+        return cached[2].copy(), [q.copy() for q in cached[3]]
     w, h = pose.image_size
     frame = np.empty((h, w, 3), np.uint8)
     frame[:] = ROOM
-    felt = FELTS.get(e.felt, FELTS["green"])
     # the table: from its far edge (600 mm behind the row) to just in front of the camera
-    _, _, centre = pose.camera()
-    near = max(-300.0, centre[1] + 40.0)
     _poly(frame, pose.project(np.array([[-900, near, 0], [900, near, 0], [900, 600, 0], [-900, 600, 0]])), felt)
     # the rack behind the row
     rack = np.array([[-STRIP_W / 2 - 20, TILE_D + 4, 18], [STRIP_W / 2 + 20, TILE_D + 4, 18],
@@ -198,14 +203,14 @@ def render_hand(view: HandView, tiles: TileSet, pose: SeatPose | None = None, ef
     rack_top = np.vstack([rack_top + np.array([0, 30, 0]), rack_top[::-1]])
     _poly(frame, pose.project(rack_top), tuple(int(c * 0.8) for c in RACK))
     _poly(frame, pose.project(rack), RACK)
-    lean = math.radians(e.lean_deg)
+    lean = math.radians(lean_deg)
     top_dy, top_dz = TILE_H * math.sin(lean), TILE_H * math.cos(lean)
     x_left = -STRIP_W / 2 + view.start_mm
     names = list(view.tiles) + ([view.drawn] if view.drawn else [])
     xs = [x_left + i * TILE_W for i in range(len(view.tiles))]
     if view.drawn:
         xs.append(x_left + len(view.tiles) * TILE_W + DRAWN_GAP)
-    back = tiles.back
+    back = cv2.resize(tiles.back, (8, 8))
     corners: list[np.ndarray] = []
     for name, x in zip(names, xs, strict=True):
         # the top: ivory body towards the player, the back's colour behind it
@@ -215,12 +220,27 @@ def render_hand(view: HandView, tiles: TileSet, pose: SeatPose | None = None, ef
         _poly(frame, tq, IVORY)
         back_part = top.copy()
         back_part[2:, 1] = top_dy + TILE_D * 0.45
-        _paste(frame, cv2.resize(back, (8, 8)), pose.project(back_part))
+        _paste(frame, back, pose.project(back_part))
         face = np.array([[x, top_dy, top_dz], [x + TILE_W, top_dy, top_dz], [x + TILE_W, 0, 0], [x, 0, 0]])
         fq = pose.project(face)
         _paste(frame, tiles.face(name), fq)
         cv2.polylines(frame, [np.round(fq * 16).astype(np.int32)], True, (150, 160, 166), 1, cv2.LINE_AA, shift=4)
         corners.append(fq)
+    _last_scene.entry = (key, tiles, frame.copy(), tuple(corners))
+    return frame, corners
+
+
+def render_hand(view: HandView, tiles: TileSet, pose: SeatPose | None = None, effects: HandEffects | None = None,
+                rng: np.random.Generator | None = None) -> tuple[np.ndarray, HandFrameTruth]:
+    """One seat camera frame of ``view`` drawn with ``tiles``' artwork, and what it shows."""
+    pose = pose or SeatPose()
+    e = effects or HandEffects()
+    rng = rng or np.random.default_rng(0)
+    w, h = pose.image_size
+    _, _, centre = pose.camera()
+    near = max(-300.0, centre[1] + 40.0)
+    frame, corners = _scene(view, tiles, pose, FELTS.get(e.felt, FELTS["green"]), e.lean_deg, near)
+    names = list(view.tiles) + ([view.drawn] if view.drawn else [])
     covered = [False] * len(names)
     if e.hand_over is not None:
         # a palm over the row and the arm back towards the player, in the row's plane and in front of it
@@ -264,9 +284,28 @@ def _light(frame: np.ndarray, e: HandEffects, rng: np.random.Generator) -> None:
     if e.blur_sigma:
         cv2.GaussianBlur(frame, (0, 0), e.blur_sigma, dst=frame)
     if e.noise_sigma:
-        noise = rng.normal(0.0, e.noise_sigma, frame.shape).astype(np.int16)
-        np.clip(frame.astype(np.int16) + noise, 0, 255, out=noise)
-        frame[:] = noise.astype(np.uint8)
+        # ``rng.normal(0, sigma)`` draws sigma times the standard normal, the same numbers in the same order: drawn
+        # here into buffers kept per thread and frame size (a 720p frame's noise is 22 MB of doubles)
+        z, noise = _noise_buffers(frame.shape)
+        rng.standard_normal(out=z)
+        z *= e.noise_sigma
+        np.copyto(noise, z, casting="unsafe")  # towards zero
+        noise += frame
+        np.clip(noise, 0, 255, out=noise)
+        np.copyto(frame, noise, casting="unsafe")
+
+
+_buffers = threading.local()
+
+
+def _noise_buffers(shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """This thread's float64 and int16 buffers of ``shape``, for a frame's noise."""
+    kept = getattr(_buffers, "by_shape", None)
+    if kept is None:
+        kept = _buffers.by_shape = {}
+    if shape not in kept:
+        kept[shape] = (np.empty(shape, np.float64), np.empty(shape, np.int16))
+    return kept[shape]
 
 
 def render_cards(pose: SeatPose, tiles: TileSet, effects: HandEffects | None = None,

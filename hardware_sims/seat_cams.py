@@ -119,10 +119,14 @@ class SeatCams:
     """Four seat cameras on one table, each with its reader (enrolled from itself) and its consensus."""
 
     def __init__(self, tiles: TileSet, seed: int = 0, frames_per_state: int = 6, hand_rate: float = 0.15,
-                 felt: str | None = None, squeeze: bool = False, hd_from_deg: float | None = HD_FROM_DEG) -> None:
+                 felt: str | None = None, squeeze: bool = False, hd_from_deg: float | None = HD_FROM_DEG,
+                 sure_after: int | None = None) -> None:
         self.tiles = tiles
         self.rng = np.random.default_rng(seed)
         self.frames_per_state = frames_per_state
+        #: with a number, a state's frames stop once the published hand is sure of every tile and at least this
+        #: many frames were read (a quick run's); None: every state is shown ``frames_per_state`` frames
+        self.sure_after = sure_after
         self.hand_rate = hand_rate
         self.felt = felt or str(self.rng.choice(list(FELTS)))
         u = self.rng.uniform
@@ -161,7 +165,8 @@ class SeatCams:
         return render_hand(view, self.tiles, self.poses[seat], self.effects(seat, hand), self.rng)
 
     def show(self, seat: int, truth: SeatState, state: GameState, hand_id: str) -> StateResult:
-        """Render ``frames_per_state`` frames of the seat's row, read and fold them; the reading at the end."""
+        """Render ``frames_per_state`` frames of the seat's row (fewer with ``sure_after``), read and fold them;
+        the reading at the end."""
         know = knowledge_of(state, seat, hand_id)
         cons = self.consensus[seat]
         cons.feed(None, know)
@@ -178,6 +183,8 @@ class SeatCams:
             st.read_crops += seen.read
             st.ms.append((time.process_time() - t0) * 1000)
             n += 1
+            if self.sure_after is not None and n >= self.sure_after and reading.complete:
+                break
         reading = cons.reading
         truth_all = Counter(truth.tiles) + (Counter([truth.drawn]) if truth.drawn else Counter())
         published = Counter(reading.tiles) + (Counter([reading.drawn]) if reading.drawn else Counter())

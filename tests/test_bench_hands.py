@@ -40,7 +40,9 @@ def test_the_seat_camera_bench_prints_states_exact_wrong_and_the_frame_cost():
 
 
 def test_demo_hand_cams_prints_each_seat_read_beside_the_truth():
-    proc = subprocess.run([sys.executable, "-m", "tablesvc", "demo", "--hand-cams", "--hands", "1", "--seed", "4"],
+    # seed 43: a first hand of 31 seat states, the cameras 22-43 degrees up at 640x480 (the bench above reads the
+    # steep 1280x720 ones)
+    proc = subprocess.run([sys.executable, "-m", "tablesvc", "demo", "--hand-cams", "--hands", "1", "--seed", "43"],
                           cwd=ROOT, capture_output=True, text=True, timeout=900)  # fmt: skip
     out = proc.stdout
     assert proc.returncode == 0, out + proc.stderr

@@ -34,7 +34,8 @@ def run_hand_cams(args: argparse.Namespace) -> int:
           "37 kinds stood in three rows...", flush=True)
     cams = SeatCams(drawn_tile_set(), seed=seed, squeeze=True)
     for seat, pose in enumerate(cams.poses):
-        size = "640x640 (squeezed)" if cams.squeeze[seat] else "640x480"
+        squeezed = cams.squeeze[seat]
+        size = f"{squeezed[0]}x{squeezed[1]} (squeezed)" if squeezed else "x".join(map(str, pose.image_size))
         print(f"  seat {'ESWN'[seat]}: camera {pose.elevation_deg:.0f} degrees up, {pose.distance_mm:.0f} mm, {size}")
     last: dict[int, object] = {}
     totals = Counter()
