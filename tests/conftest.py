@@ -31,15 +31,18 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 # they are collected first, longest first, the rest after them in their usual order. A rough order is enough:
 # refresh it when a file grows much slower or faster.
 SLOW_FILES: dict[str, float] = {
-    "test_bench_hands.py": 250, "test_fault_matrix.py": 190, "test_bench_vision.py": 165, "test_benches.py": 145,
-    "test_classifier.py": 125, "test_camera_feed.py": 120, "test_cli_vision.py": 105, "test_demo.py": 95,
-    "test_tournament_day.py": 95, "test_analysis_records.py": 75, "test_bench_hall.py": 70,
-    "test_sticks_service.py": 65, "test_seat_camera.py": 60, "test_web_photo_load.py": 60,
-    "test_service_mqtt.py": 50, "test_service_devices.py": 45, "test_tournament_rehearsal.py": 45,
-    "test_bench_hands_photos.py": 45, "test_camera_snapshots.py": 45, "test_play_table.py": 40,
-    "test_cli_photo.py": 35, "test_bench_web.py": 30, "test_embedding.py": 30, "test_config.py": 30,
-    "test_finder.py": 25, "test_sticks.py": 25, "test_journal_trust.py": 25, "test_vision_pipeline.py": 25,
-    "test_analysis_seats.py": 25, "test_records_collector.py": 25, "test_tenhou6_readings.py": 20,
+    "test_benches.py": 95, "test_bench_hands.py": 85, "test_cli_vision.py": 75, "test_tournament_day.py": 65,
+    "test_demo.py": 65, "test_bench_vision.py": 60, "test_classifier.py": 55, "test_fault_matrix.py": 55,
+    "test_tournament_pages.py": 50, "test_embedding.py": 50, "test_failures_speak.py": 45,
+    "test_web_broadcast.py": 40, "test_sticks_service.py": 35, "test_service_devices.py": 30,
+    "test_journal_trust.py": 30, "test_web_guard.py": 30, "test_web_referee.py": 30, "test_service_mqtt.py": 30,
+    "test_bench_web.py": 30, "test_vision_pipeline.py": 30, "test_play_table.py": 30, "test_web_photo_load.py": 25,
+    "test_service_start_holes.py": 25, "test_bench_hall.py": 25, "test_formats_roundtrip.py": 25,
+    "test_web_overlay.py": 20, "test_service_holes.py": 20, "test_photo_sure.py": 20, "test_camera_snapshots.py": 20,
+    "test_camera_feed.py": 20, "test_web_sticks.py": 20, "test_finder.py": 20, "test_tournament_rehearsal.py": 15,
+    "test_seat_camera.py": 15, "test_web_accounts.py": 15, "test_pytest_plugin.py": 15,
+    "test_bench_photo_reader.py": 15, "test_web_dashboard.py": 15, "test_deploy_acl.py": 15, "test_web_config.py": 15,
+    "test_fuzz_inputs.py": 15, "test_analysis_seats.py": 15,
 }
 
 
