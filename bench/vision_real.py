@@ -32,16 +32,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, 
 
 from vision.naming.classifier import TILES, TileClassifier
 from vision.naming.embedding import EmbeddingClassifier
-from vision.photos.data import CAMERASH, ROBOFLOW, PhotoCrop, camerash_photos, camerash_split, roboflow_crops
+from vision.photos.data import CAMERASH, ROBOFLOW, PhotoCrop, camerash_photos, camerash_split, roboflow_labellings
 
 Factory = Callable[[], "TileClassifier | EmbeddingClassifier"]
 METHODS: dict[str, Factory] = {"embedding": EmbeddingClassifier, "lda": TileClassifier}
 
 
 @cache
+def _roboflow_labellings(split: str) -> tuple[list[PhotoCrop], list[PhotoCrop]]:
+    return roboflow_labellings(split)
+
+
 def _roboflow(split: str, corrected: bool = True) -> list[PhotoCrop]:
-    """The roboflow crops of ``split``, decoded once per run: (f) and (h) read the same photos."""
-    return roboflow_crops(split, corrected=corrected)
+    """The roboflow crops of ``split``, decoded once per run: (f) and (h) read the same photos, (f) the ``valid``
+    ones with labels as corrected and as published."""
+    return _roboflow_labellings(split)[0 if corrected else 1]
 
 
 @lru_cache(maxsize=1)

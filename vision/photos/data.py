@@ -33,7 +33,7 @@ import numpy as np
 from vision.naming.features import photo_label_to_tile
 
 __all__ = ["CAMERASH_ERRATA", "DATA", "ROBOFLOW_ERRATA", "ROBOFLOW_UNLABELLED", "PhotoCrop", "camerash_photos",
-           "camerash_split", "one_label_photos", "roboflow_crops", "roboflow_names"]
+           "camerash_split", "one_label_photos", "roboflow_crops", "roboflow_labellings", "roboflow_names"]
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 ROBOFLOW = DATA / "tiles-photos-roboflow"
@@ -144,11 +144,26 @@ def roboflow_crops(split: str, root: Path = ROBOFLOW, margin: float = 0.06, min_
     unknown: the recogniser is trained to read a tile upside down as well). Boxes under
     ``min_side`` px are skipped (a few specks in the labels).
     """
+    return _roboflow_cut(split, root, margin, min_side, (corrected,))[0]
+
+
+def roboflow_labellings(split: str, root: Path = ROBOFLOW, margin: float = 0.06, min_side: int = 12,
+                        ) -> tuple[list[PhotoCrop], list[PhotoCrop]]:  # fmt: skip
+    """:func:`roboflow_crops` of ``split`` corrected and as published, from one decoding of its photos: the
+    crops of a box are one array in both lists (a caller that reads both labellings decodes each photo once)."""
+    corrected, published = _roboflow_cut(split, root, margin, min_side, (True, False))
+    return corrected, published
+
+
+def _roboflow_cut(split: str, root: Path, margin: float, min_side: int, labellings: tuple[bool, ...],
+                  ) -> list[list[PhotoCrop]]:  # fmt: skip
+    """The crops of ``split`` in each of ``labellings`` (True: corrected, False: as published)."""
     if split not in ("train", "valid"):
         raise ValueError(f"split must be 'train' or 'valid', not {split!r}")
     names = roboflow_names(root)
-    errata = {(photo, line): (published, seen) for photo, line, published, seen in ROBOFLOW_ERRATA} if corrected else {}
-    out: list[PhotoCrop] = []
+    errata = {(photo, line): (published, seen) for photo, line, published, seen in ROBOFLOW_ERRATA} \
+        if any(labellings) else {}  # fmt: skip
+    outs: list[list[PhotoCrop]] = [[] for _ in labellings]
     for img_path in sorted((root / "images" / split).iterdir()):
         label_path = root / "labels" / split / (img_path.stem + ".txt")
         if not label_path.is_file():
@@ -162,9 +177,9 @@ def roboflow_crops(split: str, root: Path = ROBOFLOW, margin: float = 0.06, min_
             if len(parts) != 5:
                 continue
             cls = int(parts[0])
-            tile = names[cls]
+            tile = seen_tile = names[cls]
             if (img_path.name, number) in errata:
-                published, tile = errata[img_path.name, number]
+                published, seen_tile = errata[img_path.name, number]
                 if published != names[cls]:
                     raise ValueError(f"{label_path}:{number + 1}: the erratum expects {published}, the file says "
                                      f"{names[cls]}: not the data this project measured")  # fmt: skip
@@ -180,14 +195,17 @@ def roboflow_crops(split: str, root: Path = ROBOFLOW, margin: float = 0.06, min_
                 continue
             if bw_px > 1.25 * bh_px:
                 crop = cv2.rotate(crop, cv2.ROTATE_90_CLOCKWISE)
-            out.append(PhotoCrop(tile, np.ascontiguousarray(crop), img_path.name))
-    if corrected:
-        labels: dict[str, list[str | None]] = {}
-        for c in out:
-            labels.setdefault(c.photo, []).append(c.tile)
-        failed = one_label_photos(labels)
-        out = [c for c in out if c.photo not in failed]
-    return out
+            crop = np.ascontiguousarray(crop)
+            for out, corrected in zip(outs, labellings, strict=True):
+                out.append(PhotoCrop(seen_tile if corrected else tile, crop, img_path.name))
+    for k, corrected in enumerate(labellings):
+        if corrected:
+            labels: dict[str, list[str | None]] = {}
+            for c in outs[k]:
+                labels.setdefault(c.photo, []).append(c.tile)
+            failed = one_label_photos(labels)
+            outs[k] = [c for c in outs[k] if c.photo not in failed]
+    return outs
 
 
 def camerash_photos(root: Path = CAMERASH, corrected: bool = True) -> list[PhotoCrop]:
