@@ -8,7 +8,10 @@ from __future__ import annotations
 from selenium.webdriver.common.by import By
 
 from hardware_sims.sticks import Mispayment
-from tests.web_support import REFEREE_PASSWORD, chromium, shot, start_web, viewport, wait_js
+from tests import web_support
+from tests.web_support import REFEREE_PASSWORD, shot, start_web, viewport, wait_js
+
+browser = web_support.browser
 
 
 def _sign_in(browser, web, path: str) -> None:
@@ -25,10 +28,9 @@ def _click(browser, css: str) -> None:
     browser.execute_script(f"document.querySelector({css!r}).click()")
 
 
-def test_a_mispayment_is_seen_on_the_dashboard_the_table_page_and_the_console(stick_table):
+def test_a_mispayment_is_seen_on_the_dashboard_the_table_page_and_the_console(stick_table, browser):
     sticks = stick_table.messages("sticks")
     web = start_web(stick_table.broker.url)
-    browser = chromium()
     try:
         stick_table.play(seed=3, mispay=Mispayment(hand=2),
                          until=lambda: any(m["status"] == "mismatch" for m in sticks))
@@ -77,5 +79,4 @@ def test_a_mispayment_is_seen_on_the_dashboard_the_table_page_and_the_console(st
         browser.get(f"{web.url}/")
         wait_js(browser, "document.body.dataset.tables === '1' && !document.querySelector('.alerts li.sticks')", 20)
     finally:
-        browser.quit()
         web.stop()

@@ -2,13 +2,16 @@
 
 Everything is real: a Mosquitto the tests start, the table service fed by the
 table simulator (observations as the drivers produce them), the web server on
-a free port, and Debian's Chromium driven by Selenium. One browser per test
-module (the machine is small): the module-scoped fixtures ``broker``, ``web`` and
-``browser`` below, which a web test module imports by name.
+a free port, and Debian's Chromium driven by Selenium: the module-scoped
+fixtures ``broker``, ``web`` and ``browser`` below, which a web test module
+imports by name. One Chromium per test process (its start costs more CPU than
+most of a module's tests), each module given it as a new one: a tab of its own,
+no cookies, storage or cache of any earlier module's pages.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
@@ -159,12 +162,62 @@ def web(broker):
     server.stop()
 
 
+_SHARED: list[Any] = []  # the test process's Chromium, started by the first module that asks for one
+
+
+def _quit_shared() -> None:
+    while _SHARED:
+        _SHARED.pop().quit()
+
+
+def _alive(driver: Any) -> bool:
+    try:
+        driver.window_handles  # noqa: B018 - a command to the browser
+    except Exception:  # a browser that crashed or was quit: the next module starts another
+        return False
+    return True
+
+
+def _as_new(driver: Any) -> None:
+    """The browser as a new one for the next module: one new tab (every other closed, with what a test left
+    open in it: an alert, a viewport of its own), and no cookies, storage or cache of any origin."""
+    from selenium.common.exceptions import NoAlertPresentException
+
+    with contextlib.suppress(NoAlertPresentException):
+        driver.switch_to.alert.dismiss()
+    old = driver.window_handles
+    driver.switch_to.new_window("tab")
+    fresh = driver.current_window_handle
+    for handle in old:
+        driver.switch_to.window(handle)
+        driver.close()
+    driver.switch_to.window(fresh)
+    driver.execute_cdp_cmd("Storage.clearDataForOrigin", {"origin": "*", "storageTypes": "all"})
+    driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
+    driver.execute_cdp_cmd("Network.clearBrowserCache", {})
+
+
 @pytest.fixture(scope="module")
-def browser():
-    """One headless Chromium for the module (the machine is small)."""
-    driver = chromium()
+def browser(request):
+    """The test process's headless Chromium for the module, as a new one (see :func:`_as_new`); started by the
+    first module that asks and quit at the end of the session, or where it cannot be made new again."""
+    if not (_SHARED and _alive(_SHARED[0])):
+        _quit_shared_quietly()
+        _SHARED.append(chromium())
+        request.config.add_cleanup(_quit_shared)
+    driver = _SHARED[0]
     yield driver
-    driver.quit()
+    try:
+        _as_new(driver)
+    except Exception:  # whatever the module left that a new tab does not clear: the next module starts another
+        _quit_shared_quietly()
+
+
+def _quit_shared_quietly() -> None:
+    try:
+        _quit_shared()
+    except Exception:  # a browser already gone
+        _SHARED.clear()
 
 
 def viewport(driver, width: int, height: int) -> None:
