@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,7 @@ from tablesvc.config import parse_config
 from tablesvc.mqtt.link import MqttLink
 from tablesvc.mqtt.url import BrokerURL
 from tablesvc.service import TableService
-from tests.conftest import Mosquitto, _free_port
+from tests.conftest import Mosquitto
 from tests.test_service_mqtt import Subscriber, config_text
 
 CLI = [sys.executable, "-m", "tablesvc"]
@@ -35,8 +36,17 @@ CLI = [sys.executable, "-m", "tablesvc"]
 # ---------------------------------------------------------------- an unreachable broker
 
 
-def test_watch_once_keeps_its_deadline_and_says_why():
-    port = _free_port()  # nothing listens there
+@pytest.fixture
+def refusing_port() -> Iterator[int]:
+    """A loopback port held for the whole test, bound and never listening: every connection is refused, and no
+    other test's server can take the port between the choice and the connection (a freed port can be)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:
+        held.bind(("127.0.0.1", 0))
+        yield held.getsockname()[1]
+
+
+def test_watch_once_keeps_its_deadline_and_says_why(refusing_port):
+    port = refusing_port
     start = time.monotonic()
     proc = subprocess.run([*CLI, "watch", "--broker", f"mqtt://127.0.0.1:{port}", "--once", "3"],
                           capture_output=True, text=True, timeout=30)
@@ -49,8 +59,8 @@ def test_watch_once_keeps_its_deadline_and_says_why():
     assert elapsed < 3 + 12, elapsed
 
 
-def test_demo_with_an_unreachable_broker_exits_saying_why():
-    port = _free_port()
+def test_demo_with_an_unreachable_broker_exits_saying_why(refusing_port):
+    port = refusing_port
     start = time.monotonic()
     proc = subprocess.run([*CLI, "demo", "--broker", f"mqtt://127.0.0.1:{port}", "--seed", "1"],
                           capture_output=True, text=True, timeout=60)
@@ -91,11 +101,11 @@ def test_run_says_why_and_keeps_retrying_until_the_broker_comes(tmp_path):
 
 
 @pytest.mark.parametrize("waited", [False, True])
-def test_links_to_one_unreachable_broker_say_it_once_as_what_follows(caplog, waited):
+def test_links_to_one_unreachable_broker_say_it_once_as_what_follows(caplog, waited, refusing_port):
     """Two links of one process fail alike (the demo's service and viewer; tablesvc run's service and web
     server): one warning, worded as what happens next: a caller waiting with a deadline gives up, else paho
     keeps retrying."""
-    url = BrokerURL.parse(f"mqtt://127.0.0.1:{_free_port()}")  # nothing listens there
+    url = BrokerURL.parse(f"mqtt://127.0.0.1:{refusing_port}")  # nothing listens there
     links = [MqttLink(url, client_id=f"said-once-{n}-{time.monotonic_ns()}", on_connected=lambda: None)
              for n in range(2)]
     with caplog.at_level(logging.DEBUG, logger="tablesvc.mqtt.link"):

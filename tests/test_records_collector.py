@@ -250,6 +250,8 @@ def test_a_result_the_database_refused_is_retried_and_never_acknowledged_before_
         assert wait_for(lambda: [(g.finished, len(g.hands)) for g in store.games(finished_only=False)]
                         == [(True, 1)], 15)
         assert figures(store)["Eve"] == (1, (1, 0, 0, 0), 38000, 1, 1, 0, 1, 8000)
+        # the count follows the write, so it is read once it has caught up: both results written, none twice
+        assert wait_for(lambda: second.written >= 2, 15)
         assert second.written == 2
     finally:
         second.stop()
