@@ -2,6 +2,8 @@
 
 import os
 import signal
+import socket
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -193,3 +195,12 @@ def postgres_server():
 def postgres_url(postgres_server) -> str:
     """The URL of a fresh database on the session's own PostgreSQL."""
     return postgres_server.new_database()
+
+
+@pytest.fixture
+def refusing_port() -> Iterator[int]:
+    """A loopback port held for the whole test, bound and never listening: every connection is refused, and no
+    other test's server can take the port between the choice and the connection (a freed port can be)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:
+        held.bind(("127.0.0.1", 0))
+        yield held.getsockname()[1]

@@ -61,10 +61,8 @@ def test_bytes_pass_until_a_cut_and_again_after_a_restore(echo):
         proxy.close()
 
 
-def test_a_connection_with_nothing_behind_the_proxy_is_closed_not_left_hanging():
-    with socket.create_server(("127.0.0.1", 0)) as gone:
-        port = gone.getsockname()[1]
-    proxy = CuttableProxy(port)  # nothing listens there any more
+def test_a_connection_with_nothing_behind_the_proxy_is_closed_not_left_hanging(refusing_port):
+    proxy = CuttableProxy(refusing_port)  # nothing listens there
     try:
         with socket.create_connection(("127.0.0.1", proxy.port), timeout=5) as sock:
             assert sock.recv(4096) == b""

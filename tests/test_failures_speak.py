@@ -13,7 +13,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -34,15 +33,6 @@ CLI = [sys.executable, "-m", "tablesvc"]
 
 
 # ---------------------------------------------------------------- an unreachable broker
-
-
-@pytest.fixture
-def refusing_port() -> Iterator[int]:
-    """A loopback port held for the whole test, bound and never listening: every connection is refused, and no
-    other test's server can take the port between the choice and the connection (a freed port can be)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:
-        held.bind(("127.0.0.1", 0))
-        yield held.getsockname()[1]
 
 
 def test_watch_once_keeps_its_deadline_and_says_why(refusing_port):
