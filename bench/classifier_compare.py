@@ -131,6 +131,7 @@ class TemplateMatcher:
     _tiles: list[str] = field(default_factory=list)
     _grey: list[np.ndarray] = field(default_factory=list)
     _colour: list[np.ndarray] = field(default_factory=list)
+    _colour_norm: list[np.floating] = field(default_factory=list)  # each template's colour block's norm
 
     def enroll(self, images: dict[str, np.ndarray]) -> None:
         for tile, img in images.items():
@@ -138,16 +139,19 @@ class TemplateMatcher:
             self._tiles.append(tile)
             self._grey.append(cv2.cvtColor(canon, cv2.COLOR_BGR2GRAY))
             self._colour.append(colour_features(canon))
+            self._colour_norm.append(np.linalg.norm(self._colour[-1]))
 
     def scores(self, image: np.ndarray) -> tuple[str, float, float]:
-        big = cv2.resize(normalise(image), (CANON_W + 2 * self.pad, CANON_H + 2 * self.pad))
+        canon = normalise(image)
+        big = cv2.resize(canon, (CANON_W + 2 * self.pad, CANON_H + 2 * self.pad))
         grey = cv2.cvtColor(big, cv2.COLOR_BGR2GRAY)
-        col = colour_features(normalise(image))
+        col = colour_features(canon)
+        col_norm = np.linalg.norm(col)
         s = np.array(
             [
                 (1 - self.colour_blend) * float(cv2.matchTemplate(grey, t, cv2.TM_CCOEFF_NORMED).max())
-                + self.colour_blend * float(c @ col) / (float(np.linalg.norm(c) * np.linalg.norm(col)) + 1e-6)
-                for t, c in zip(self._grey, self._colour, strict=True)
+                + self.colour_blend * float(c @ col) / (float(c_norm * col_norm) + 1e-6)
+                for t, c, c_norm in zip(self._grey, self._colour, self._colour_norm, strict=True)
             ]
         )
         order = np.argsort(-s)

@@ -158,6 +158,14 @@ def test_save_load_gives_identical_answers(drawn_clf: TileClassifier, tmp_path: 
     probes += [rng.integers(0, 256, (48, 36, 3), dtype=np.uint8)]
     for p in probes:
         assert again.classify(p) == drawn_clf.classify(p)
+    # the fitted metric is read from the file; a file of features, labels and parameters only is fitted again
+    with np.load(path) as z:
+        assert {"proj", "proj_origin", "kind_means", "scale"} <= set(z.files)
+        features_only = {k: z[k] for k in ("format", "feats", "labels", "params")}
+    np.savez_compressed(tmp_path / "features-only.npz", **features_only)
+    refitted = TileClassifier.load(tmp_path / "features-only.npz")
+    for p in probes:
+        assert refitted.scores(p) == again.scores(p) == drawn_clf.scores(p)
 
 
 def test_classify_before_enrollment_is_an_error() -> None:

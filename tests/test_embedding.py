@@ -132,9 +132,9 @@ def test_backs_noise_and_felt_are_unknown(fluffy_emb: EmbeddingClassifier) -> No
 @pytest.fixture(scope="module")
 def camerash() -> list:
     _need(PHOTOS)
-    from vision.photos.data import camerash_photos, camerash_split
+    from vision.photos.data import camerash_photos
 
-    return camerash_split(camerash_photos())[1]  # the half never trained on
+    return camerash_photos(half=1)  # the half never trained on
 
 
 def test_flowers_and_seasons_are_unknown(camerash: list) -> None:

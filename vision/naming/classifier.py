@@ -115,14 +115,18 @@ class TileClassifier:
         self._reindex()
 
     def _reindex(self) -> None:
-        order = {t: i for i, t in enumerate(TILES)}
-        self._kinds = sorted(set(self._labels), key=lambda t: order.get(t, len(order)))
-        pos = {t: i for i, t in enumerate(self._kinds)}
-        self._class_index = np.array([pos[t] for t in self._labels], np.int32)
+        self._index_kinds()
         x = self._raw.astype(np.float64)
         means = np.stack([x[self._class_index == i].mean(axis=0) for i in range(len(self._kinds))])
         if len(self._kinds) >= 2:
             self._fit_metric(x, means)
+
+    def _index_kinds(self) -> None:
+        """The kinds enrolled (in TILES order) and each copy's kind."""
+        order = {t: i for i, t in enumerate(TILES)}
+        self._kinds = sorted(set(self._labels), key=lambda t: order.get(t, len(order)))
+        pos = {t: i for i, t in enumerate(self._kinds)}
+        self._class_index = np.array([pos[t] for t in self._labels], np.int32)
 
     def _fit_metric(self, x: np.ndarray, means: np.ndarray) -> None:
         """LDA: whiten the within-kind scatter (shrunk towards its mean variance), keep the
@@ -261,15 +265,19 @@ class TileClassifier:
         """Write the enrolled model to ``path`` (.npz: features, labels and parameters as JSON).
 
         The features of every enrolled copy are kept (not only the fitted metric), so that
-        :meth:`enroll` can add to a loaded model; ``load`` refits the metric from them.
+        :meth:`enroll` can add to a loaded model; the fitted metric is kept too (where two kinds or more
+        are enrolled), so that ``load`` reads it rather than fitting it again from the features.
         """
         params = {f.name: getattr(self, f.name) for f in fields(self) if not f.name.startswith("_")}
+        metric = {"proj": self._proj, "proj_origin": self._proj_origin, "kind_means": self._kind_means,
+                  "scale": np.array(self._scale, np.float64)} if self._proj.size else {}  # fmt: skip
         np.savez_compressed(
             Path(path),
             format=np.array(MODEL_FORMAT),
             feats=self._raw,
             labels=np.array(json.dumps(self._labels)),
             params=np.array(json.dumps(params)),
+            **metric,
         )
 
     @classmethod
@@ -305,10 +313,14 @@ class TileClassifier:
             clf = cls(**json.loads(str(z["params"])))
             clf._raw = z["feats"].astype(np.float32)
             clf._labels = list(json.loads(str(z["labels"])))
+            clf._index_kinds()
+            if "proj" in z.files and len(clf._kinds) >= 2:  # the metric as fitted when saved
+                clf._proj = z["proj"].astype(np.float32)
+                clf._proj_origin = z["proj_origin"].astype(np.float32)
+                clf._kind_means = z["kind_means"].astype(np.float32)
+                clf._scale = float(z["scale"])
+            else:  # a file without it: fitted again from the features
+                clf._reindex()
             return clf
 
-        clf = read_model(path, {EMBED_FORMAT: EmbeddingClassifier.from_npz, MODEL_FORMAT: lda})
-        if isinstance(clf, EmbeddingClassifier):
-            return clf  # type: ignore[return-value]
-        clf._reindex()
-        return clf
+        return read_model(path, {EMBED_FORMAT: EmbeddingClassifier.from_npz, MODEL_FORMAT: lda})  # type: ignore[return-value]

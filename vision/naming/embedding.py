@@ -139,6 +139,9 @@ class EmbeddingClassifier:
     _kinds: list[str] = field(default_factory=list, repr=False)
     _protos: np.ndarray = field(default_factory=lambda: np.zeros((0, 128), np.float32), repr=False)
     _proto_kind: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32), repr=False)
+    #: the prototypes in kind order, where each kind's run starts, and those kinds (for :meth:`_kind_sims`)
+    _by_kind: tuple[np.ndarray, np.ndarray, np.ndarray] = field(
+        default_factory=lambda: (np.zeros(0, np.intp), np.zeros(0, np.intp), np.zeros(0, np.intp)), repr=False)
     report: dict[str, dict[str, float]] = field(default_factory=dict, repr=False)
 
     @property
@@ -155,7 +158,13 @@ class EmbeddingClassifier:
             return self.embedder(images)
         n = len(images)  # both looks in one network pass
         z = self.embedder([*images, *(cv2.rotate(to_bgr(i), cv2.ROTATE_180) for i in images)])
-        z = z[:n] + z[n:]
+        return self.both_ways_of(z[:n], z[n:])
+
+    @staticmethod
+    def both_ways_of(upright: np.ndarray, turned: np.ndarray) -> np.ndarray:
+        """The ``half_turn`` embeddings (n, 128) of crops whose two looks, as they lie and turned half round,
+        were embedded apart (rows of :class:`TileEmbedder` output): what :meth:`embed_many` gives for them."""
+        z = upright + turned
         return z / (np.linalg.norm(z, axis=1, keepdims=True) + 1e-9)
 
     # ------------------------------------------------------------------ enrollment
@@ -209,16 +218,20 @@ class EmbeddingClassifier:
             kinds.append(pos[self._labels[int(np.flatnonzero(sel)[0])]])
         self._protos = np.stack(protos).astype(np.float32)
         self._proto_kind = np.array(kinds, np.int32)
+        order = np.argsort(self._proto_kind, kind="stable")
+        present, starts = np.unique(self._proto_kind[order], return_index=True)
+        self._by_kind = (order, starts, present)
         if self.calibrated and len(self._kinds) >= 2:
             self.calibrate()
 
     def _kind_sims(self, sims: np.ndarray) -> np.ndarray:
-        """(n, prototypes) similarities -> (n, kinds): each kind's best prototype."""
+        """(n, prototypes) similarities -> (n, kinds): each kind's best prototype (-2 for a kind without one).
+
+        The columns are taken in kind order (:attr:`_by_kind`) and each kind's run is reduced at once."""
         out = np.full((sims.shape[0], len(self._kinds)), -2.0, np.float32)
-        for k in range(len(self._kinds)):
-            cols = self._proto_kind == k
-            if cols.any():
-                out[:, k] = sims[:, cols].max(axis=1)
+        order, starts, present = self._by_kind
+        if len(order) and sims.shape[0]:
+            out[:, present] = np.maximum.reduceat(sims[:, order], starts, axis=1)
         return out
 
     def calibrate(self) -> dict[str, dict[str, float]]:
@@ -348,7 +361,13 @@ class EmbeddingClassifier:
         With ``half_turn`` a turn and its opposite are read as one (their embeddings averaged, as every
         crop is), and of the two the one nearer to the kind's prototypes is reported as the turn."""
         self._check()
-        single = self.embedder([rotate(image, r) for r in rotations])
+        return self.any_orientation_of(self.embedder([rotate(image, r) for r in rotations]), rotations)
+
+    def any_orientation_of(self, single: np.ndarray, rotations: Sequence[int] = (0, 180, 90, 270),
+                           ) -> tuple[str | None, float, int]:  # fmt: skip
+        """:meth:`classify_any_orientation` of a crop whose turns by each of ``rotations`` were embedded already,
+        one look each (``single``: one :class:`TileEmbedder` row per turn, in the order of ``rotations``)."""
+        self._check()
         if not self.half_turn:
             got = self.scores_of(single)
             i = max(range(len(got)), key=lambda j: got[j][1])

@@ -286,14 +286,15 @@ class CameraAugmenter:
         yy, xx = _unit_grid(size)
         light = gain * (1.0 + rng.uniform(0.0, 0.08) * (xx * np.cos(d) + yy * np.sin(d)))
         spot = glare * (0.5 + 0.5 * (xx * np.cos(d + 1.0) + yy * np.sin(d + 1.0)))
-        f = f * light[..., None] + spot[..., None]
+        f = f * light[..., None]
+        f += spot[..., None]
         f *= (1.0 + rng.uniform(-0.03, 0.03, 3)).astype(np.float32)
         if blur > 0.25:
             f = cv2.GaussianBlur(f, (0, 0), blur)
         elif blur < 0:
             f += -blur * (f - cv2.GaussianBlur(f, (0, 0), 1.0))
         f += rng.normal(0.0, noise, f.shape).astype(np.float32)
-        patch = np.clip(f, 0, 255).astype(np.uint8)
+        patch = np.clip(f, 0, 255, out=f).astype(np.uint8)
         q = int(rng.integers(self.jpeg_quality[0], self.jpeg_quality[1] + 1))
         ok, buf = cv2.imencode(".jpg", patch, [cv2.IMWRITE_JPEG_QUALITY, q])
         if ok:

@@ -208,12 +208,15 @@ def _roboflow_cut(split: str, root: Path, margin: float, min_side: int, labellin
     return outs
 
 
-def camerash_photos(root: Path = CAMERASH, corrected: bool = True) -> list[PhotoCrop]:
+def camerash_photos(root: Path = CAMERASH, corrected: bool = True, half: int | None = None) -> list[PhotoCrop]:
     """Every Camerash photo (one tile each), labelled in notation (flowers/seasons None); ``corrected``:
-    with :data:`CAMERASH_ERRATA` applied."""
+    with :data:`CAMERASH_ERRATA` applied. ``half``: only the photos of that half of :func:`camerash_split`
+    (0 the training half, 1 the measuring half), in the same order; the others are not decoded."""
     out: list[PhotoCrop] = []
     with (root / "data.csv").open() as f:
         for row in csv.DictReader(f):
+            if half is not None and _half(row["image-name"]) != half:
+                continue
             img = cv2.imread(str(root / "tiles-resized" / row["image-name"]), cv2.IMREAD_COLOR)
             if img is not None:
                 tile = photo_label_to_tile(row["label-name"])
@@ -225,6 +228,11 @@ def camerash_photos(root: Path = CAMERASH, corrected: bool = True) -> list[Photo
 
 def camerash_split(photos: list[PhotoCrop]) -> tuple[list[PhotoCrop], list[PhotoCrop]]:
     """(train half, measure half) by a CRC of the file name: fixed, the same on every machine."""
-    train = [p for p in photos if zlib.crc32(p.photo.encode()) % 2 == 0]
-    test = [p for p in photos if zlib.crc32(p.photo.encode()) % 2 == 1]
+    train = [p for p in photos if _half(p.photo) == 0]
+    test = [p for p in photos if _half(p.photo) == 1]
     return train, test
+
+
+def _half(name: str) -> int:
+    """Which half of :func:`camerash_split` the photo ``name`` is in (0 training, 1 measuring)."""
+    return zlib.crc32(name.encode()) % 2
