@@ -315,9 +315,7 @@ def test_run_with_mqtt_to_a_tls_port_says_so_within_seconds(tls_broker, tmp_path
         eventually(lambda: "answered with TLS" in log.read_text(), 8, what="'answered with TLS' in the log")
         assert "mqtts://" in log.read_text()
     finally:
-        # killed: a SIGTERM would wait out the start's question to the broker (up to 10 s, the journal being
-        # empty), and how the service stops is not what this test is about
-        proc.kill()
+        proc.terminate()
         proc.wait(15)
 
 
