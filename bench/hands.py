@@ -14,7 +14,9 @@
 
 ``--quick`` runs a small version of every section (``tests/test_bench_hands.py`` runs it): the seat
 cameras read the first 40 hand states of one game's first hand, the drawn set only, each state's frames
-until its published hand is sure of every tile (at least three frames, at most the full run's six).
+until its published hand is sure of every tile (at least three frames, at most the full run's six); their
+enrollment rows, rendered as named, are enrolled without the packaged sets' check of their order (a full run
+checks them; ``tests/test_seat_camera.py`` tests the check).
 Everything runs on one thread (a full run niced): the figures are one core's.
 """
 

@@ -68,7 +68,7 @@ __all__ = ["Mosquitto", "Recorder", "SimulatedTable", "eventually", "free_port",
 
 
 def eventually(predicate: Callable[[], Any], timeout: float = 20.0, *, what: str = "",
-               interval: float = 0.02) -> Any:
+               interval: float = 0.005) -> Any:
     """Wait until ``predicate()`` is true and return its value; fail the test (``AssertionError``) with ``what``
     if it is not within ``timeout`` seconds. For a state only polling can see (a file, a database, a
     process); where something calls back, a :class:`Recorder` or an event wakes the test instead.

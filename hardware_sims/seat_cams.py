@@ -120,13 +120,17 @@ class SeatCams:
 
     def __init__(self, tiles: TileSet, seed: int = 0, frames_per_state: int = 6, hand_rate: float = 0.15,
                  felt: str | None = None, squeeze: bool = False, hd_from_deg: float | None = HD_FROM_DEG,
-                 sure_after: int | None = None) -> None:
+                 sure_after: int | None = None, check_enrollment: bool = True) -> None:
         self.tiles = tiles
         self.rng = np.random.default_rng(seed)
         self.frames_per_state = frames_per_state
         #: with a number, a state's frames stop once the published hand is sure of every tile and at least this
         #: many frames were read (a quick run's); None: every state is shown ``frames_per_state`` frames
         self.sure_after = sure_after
+        #: each camera's enrollment frames are checked by the packaged tile sets for rows swapped, reversed or
+        #: shifted (:func:`vision.seat.check_rows`), as ``tablesvc vision seat-enroll`` checks a club's; without,
+        #: the rows are enrolled as rendered (they are the named rows by construction)
+        self.check_enrollment = check_enrollment
         self.hand_rate = hand_rate
         self.felt = felt or str(self.rng.choice(list(FELTS)))
         u = self.rng.uniform
@@ -148,7 +152,7 @@ class SeatCams:
             for lean in ENROLL_LEANS:  # each row stood up, then tilted back a little, as players hold them
                 self._lean[seat] = lean
                 rows += [(self.frame(seat, HandView(tuple(r)), hand=False)[0], list(r)) for r in ENROLL_ROWS]
-            enroll_from_rows(namer, cal, rows)
+            enroll_from_rows(namer, cal, rows, check=check_enrollment)
             self.readers.append(SeatReader(namer, cal))
 
     def effects(self, seat: int, hand: bool) -> HandEffects:

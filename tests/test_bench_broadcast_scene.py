@@ -6,14 +6,14 @@ import sys
 from pathlib import Path
 
 from tests.conftest import Mosquitto
-from tests.web_support import chromium
+from tests.web_support import require_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_broadcast_scene_bench_quick(tmp_path):
     Mosquitto(tmp_path)  # skips where mosquitto is not installed
-    chromium().quit()  # skips where Chromium is not installed
+    require_chromium()  # skips where Chromium is not installed
     proc = subprocess.run([sys.executable, str(ROOT / "bench" / "broadcast_scene.py"), "--quick"],
                           capture_output=True, text=True, timeout=240, cwd=ROOT)
     assert proc.returncode == 0, proc.stdout + proc.stderr[-2000:]

@@ -103,6 +103,7 @@ class Account:
         self.payloads: Counter[tuple[str, bytes]] = Counter()  # how many times each (topic, payload) arrived
         self.acks: dict[int, int] = {}
         self.lock = threading.Lock()
+        self.acked = threading.Condition(self.lock)  # a PUBACK wakes the publish waiting for it
         self.connected = threading.Event()
         self.connect_reason: int | None = None
         self.client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
@@ -127,8 +128,9 @@ class Account:
             self.payloads[msg.topic, msg.payload] += 1
 
     def _published(self, _c, _u, mid, reason, _p) -> None:
-        with self.lock:
+        with self.acked:
             self.acks[mid] = reason.value
+            self.acked.notify_all()
 
     def subscribe(self, topic: str) -> None:
         """Subscribe, returning once the broker has acknowledged it."""
@@ -140,13 +142,8 @@ class Account:
     def publish(self, topic: str, payload: str | None = None) -> int:
         """The broker's PUBACK reason code for one QoS 1 message (0 or 16: accepted, 135: not authorised)."""
         info = self.client.publish(topic, payload if payload is not None else f"from {self.name}", qos=1)
-
-        def acked() -> bool:
-            with self.lock:
-                return info.mid in self.acks
-
-        eventually(acked, 5, what=f"a PUBACK for {topic} from {self.name}")
-        with self.lock:
+        with self.acked:
+            assert self.acked.wait_for(lambda: info.mid in self.acks, 5), f"no PUBACK for {topic} from {self.name}"
             return self.acks[info.mid]
 
     def close(self) -> None:

@@ -90,6 +90,29 @@ def test_run_says_why_and_keeps_retrying_until_the_broker_comes(tmp_path):
         broker.stop()
 
 
+def test_run_told_to_stop_while_it_waits_for_its_broker_stops_then(tmp_path, refusing_port):
+    """An empty journal makes ``tablesvc run`` ask the broker first whether it still shows the table's game; a
+    service stopped (SIGTERM, as systemd stops it) while that question waits for an unreachable broker stops at
+    once, saying the broker was never asked, instead of at the end of the question's 10 s."""
+    config = tmp_path / "table.toml"
+    config.write_text(config_text(f"mqtt://127.0.0.1:{refusing_port}", tmp_path / "data"))
+    log = tmp_path / "run.log"
+    with open(log, "w") as err:
+        proc = subprocess.Popen([*CLI, "run", "--config", str(config)], stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        eventually(lambda: f"connection refused at 127.0.0.1:{refusing_port}" in log.read_text(), 10,
+                   what="the refusal in the log")
+        proc.terminate()
+        assert proc.wait(5) == 1, log.read_text()  # within the question's 10 s
+        said = log.read_text()
+        assert "the broker could not be asked" in said and "stopped before the broker" in said, said
+        assert "asking the broker again" not in said, said  # stopping, not retrying
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+
+
 @pytest.mark.parametrize("waited", [False, True])
 def test_links_to_one_unreachable_broker_say_it_once_as_what_follows(caplog, waited, refusing_port):
     """Two links of one process fail alike (the demo's service and viewer; tablesvc run's service and web

@@ -130,9 +130,10 @@ def tournament(db: str, capsys, *argv: str) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
-def finished_games(db: str) -> list:
-    with RecordsStore(db) as store:
-        return [g for g in store.games() if g.site == "hall"]
+def finished_games(store: RecordsStore) -> list:
+    """The hall's games in the records, read through the test's one open store (polled while the collector
+    writes: one engine and one schema check for the whole day, not one per look)."""
+    return [g for g in store.games() if g.site == "hall"]
 
 
 def wait_for(predicate, timeout: float = 60.0, what: str = "") -> None:
@@ -298,7 +299,7 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
                                     " || {}).textContent", 15, "(the penalty on the console's player list)")
             assert "penalty −2.0, round 3: late" in note, note
             shot(browser, "tournament-console")
-        wait_for(lambda n=number: len([g for g in finished_games(db) if g.finished]) == 4 * n, 60,
+        wait_for(lambda n=number: len([g for g in finished_games(records) if g.finished]) == 4 * n, 60,
                  f"the collector writes round {number}'s games")
         if number < 3:
             assert tournament(db, capsys, "finish-round", str(number))[0] == 0
@@ -317,7 +318,7 @@ def test_a_tournament_day_on_four_simulated_tables(broker, hall, collector, web,
     assert status == 409 and reply["error"] == "no round is in play: a table's clock runs only in a round in play"
 
     # the standings: every game once, each player's total their three results less the penalty
-    games = [g for g in finished_games(db) if g.finished]
+    games = [g for g in finished_games(records) if g.finished]
     assert len(games) == 12 and len({(g.table, g.game) for g in games}) == 12
     st = current_standings(store, tid)
     taken = {penalised: 8000}

@@ -102,7 +102,7 @@ def test_the_big_screen_fills_the_hall_screen(broker, browser, tmp_path, tables,
     try:
         sign_in(browser, web, "/tournament")  # a referee signed in on the hall's screen sees no action either
         viewport(browser, 1920, 1080)
-        browser.get(f"{web.url}/tournament?rotate=2")
+        browser.get(f"{web.url}/tournament?rotate=1")
         wait_js(browser, f"document.querySelectorAll('#big-hall .hall-table').length === {tables} && "
                          "document.getElementById('big-hall').dataset.font", 20, f"({tables} tables on the screen)")
         got = browser.execute_script(LAYOUT)
@@ -152,8 +152,9 @@ def test_the_big_screen_fills_the_hall_screen(broker, browser, tmp_path, tables,
         assert folded == sorted(folded), folded[:10]
         pages = browser.execute_script("return Number(document.getElementById('index-rows').dataset.pages)")
         shot(browser, f"tournament-hall-{tables}")
-        # one page at a time, each the next stretch of the A to Z list, turning by itself (?rotate=2: every 2 s);
-        # every turn is recorded in the page as it happens, so a poll that comes late cannot miss one
+        # one page at a time, each the next stretch of the A to Z list, turning by itself (?rotate=1: every second,
+        # the shortest turn the page allows); every turn is recorded in the page as it happens, so a poll that comes
+        # late cannot miss one
         browser.execute_script(
             "const l = document.getElementById('index-rows'); window.turns = [Number(l.dataset.page)];"
             "new MutationObserver(() => { const p = Number(l.dataset.page);"
@@ -165,7 +166,7 @@ def test_the_big_screen_fills_the_hall_screen(broker, browser, tmp_path, tables,
                 "Number(l.dataset.per), [...l.children].filter(e => !e.hidden).map(e => e.dataset.name)]")
             assert shown == [e[0] for e in entries][(page - 1) * per:page * per], (page, shown)
             if pages > 1:
-                # the page's own 2 s timer turns it; a renderer starved of CPU under four workers fires it late
+                # the page's own timer turns it; a renderer starved of CPU under four workers fires it late
                 wait_js(browser, f"window.turns.length > {turn + 1}", 15, "(the index turns)")
         turns = browser.execute_script("return window.turns")
         assert all(b == a % pages + 1 for a, b in itertools.pairwise(turns)), (turns, pages)  # each the next page

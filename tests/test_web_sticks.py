@@ -8,10 +8,11 @@ from __future__ import annotations
 from selenium.webdriver.common.by import By
 
 from hardware_sims.sticks import Mispayment
-from tests import web_support
+from tests import test_sticks_service, web_support
 from tests.web_support import REFEREE_PASSWORD, shot, start_web, viewport, wait_js
 
 browser = web_support.browser
+stick_table = test_sticks_service.stick_table  # the trays settling, and compared, on the tests' time scale
 
 
 def _sign_in(browser, web, path: str) -> None:

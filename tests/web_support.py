@@ -128,13 +128,21 @@ def start_web(broker_url: str, *, idle_alert: float = 600.0, clock: Any = None, 
     return server
 
 
-def chromium():
-    """A headless Chromium (Debian's chromium + chromium-driver) under Selenium."""
-    webdriver = pytest.importorskip("selenium.webdriver")
+def require_chromium() -> tuple[str, str]:
+    """Chromium's and chromedriver's paths; the test is skipped, saying what to install, where either is missing
+    (a bench that starts its own browser asks this, not for a browser of its own just to find out)."""
+    pytest.importorskip("selenium.webdriver")
     binary = shutil.which("chromium") or shutil.which("chromium-browser")
     driver_path = shutil.which("chromedriver") or "/usr/bin/chromedriver"
     if binary is None or not Path(driver_path).exists():
         pytest.skip("chromium and chromium-driver are not installed (.ci/run installs them with apt-get)")
+    return binary, driver_path
+
+
+def chromium():
+    """A headless Chromium (Debian's chromium + chromium-driver) under Selenium."""
+    binary, driver_path = require_chromium()
+    from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()

@@ -36,10 +36,12 @@ class BrokerUnreachable(RuntimeError):
 
 
 def retained_seq(url: BrokerURL, topics: TopicTree, *, client_id: str, protocol: str = "auto",
-                 ca_file: str | None = None, timeout: float = 10.0) -> int | None:
+                 ca_file: str | None = None, timeout: float = 10.0,
+                 stop: threading.Event | None = None) -> int | None:
     """The ``seq`` of the table's retained ``state`` on the broker, or None when it holds none.
 
-    Raises :class:`BrokerUnreachable` when no connection is made within ``timeout`` seconds.
+    Raises :class:`BrokerUnreachable` when no connection is made within ``timeout`` seconds, or as soon as
+    ``stop`` is set (a service told to stop while it waits for its broker stops then, not at the timeout).
     """
     found: dict[str, dict] = {}
     status_seen = threading.Event()
@@ -57,11 +59,22 @@ def retained_seq(url: BrokerURL, topics: TopicTree, *, client_id: str, protocol:
     link = MqttLink(url, client_id=client_id, on_connected=lambda: None, on_message=on_message,
                     subscriptions=(topics.state, topics.status), protocol=protocol, ca_file=ca_file)
     link.start()
+    deadline = time.monotonic() + timeout
+
+    def stopped() -> bool:
+        if stop is not None and stop.is_set():
+            raise BrokerUnreachable(f"stopped before the broker {url} answered")
+        return False
+
     try:
-        if not link.wait_connected(timeout):  # the link says why at its second attempt (a second in)
-            raise BrokerUnreachable(f"cannot reach the broker {url}: {link.failure or f'no answer in {timeout:.0f} s'}")
+        # the link says why it cannot connect at its second attempt (a second in)
+        while not link.wait_connected(min(0.1, max(0.0, deadline - time.monotonic()))) and not stopped():
+            if time.monotonic() >= deadline:
+                raise BrokerUnreachable(
+                    f"cannot reach the broker {url}: {link.failure or f'no answer in {timeout:.0f} s'}")
         deadline = time.monotonic() + timeout
-        while not status_seen.is_set() and not link.subscribed.is_set() and time.monotonic() < deadline:
+        while (not status_seen.is_set() and not link.subscribed.is_set() and time.monotonic() < deadline
+               and not stopped()):
             status_seen.wait(0.05)
         if not status_seen.is_set():
             status_seen.wait(_GRACE)

@@ -14,6 +14,7 @@ connecting is to publish its own (empty) state over it.
 from __future__ import annotations
 
 import logging
+import threading
 
 from tablesvc.config import Config, TableConfig
 from tablesvc.storage.journal import Journal, JournalDamaged, JournalError
@@ -51,8 +52,10 @@ def open_journal(table: TableConfig, *, new_game: bool = False) -> tuple[Journal
     return journal, Table(journal)
 
 
-def check_broker(config: Config, journal: Journal, *, client_id: str, timeout: float = 10.0) -> None:
-    """Raise :class:`JournalMissing` when ``journal`` is empty but the broker still retains this table's game."""
+def check_broker(config: Config, journal: Journal, *, client_id: str, timeout: float = 10.0,
+                 stop: threading.Event | None = None) -> None:
+    """Raise :class:`JournalMissing` when ``journal`` is empty but the broker still retains this table's game
+    (:class:`BrokerNotAsked` when it cannot be asked within ``timeout`` seconds, or once ``stop`` is set)."""
     if journal.last_seq > 0:
         return
     from tablesvc.service.retained import BrokerUnreachable, retained_seq
@@ -61,7 +64,7 @@ def check_broker(config: Config, journal: Journal, *, client_id: str, timeout: f
     where = f"{config.table.site}/{config.table.id}"
     try:
         held = retained_seq(mqtt.url, config.topics, client_id=client_id, protocol=mqtt.protocol,
-                            ca_file=mqtt.ca_file, timeout=timeout)
+                            ca_file=mqtt.ca_file, timeout=timeout, stop=stop)
     except BrokerUnreachable as exc:
         raise BrokerNotAsked(
             f"the journal {journal.path} is empty{' (new)' if journal.fresh else ''}, and the broker could not be "

@@ -611,10 +611,10 @@ class TableService:
         while True:
             try:
                 check_broker(self.config, self.journal, client_id=f"{self._client_id}-check",
-                             timeout=self.check_timeout)
+                             timeout=self.check_timeout, stop=stop)
                 return
             except BrokerNotAsked as exc:
-                if stop is None:
+                if stop is None or stop.is_set():
                     raise
                 log.warning("%s -- asking the broker again in %.0f s", exc, delay)
                 if stop.wait(delay):

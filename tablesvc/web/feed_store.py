@@ -391,6 +391,8 @@ class Store:
         site, table, kind = parts[1], parts[2], "/".join(parts[3:])
         if kind == "cmd" or kind.startswith("broadcast/"):
             return  # commands to the table, and the private hands (only the broadcast scenes get them): not the feed
+        if kind == "mjai":
+            return  # the downloads are rebuilt from the journal entries on `events`: not even parsed
         if not payload:
             return  # a retained message cleared
         try:
@@ -398,8 +400,6 @@ class Store:
         except (ValueError, RecursionError):  # not JSON, not UTF-8, nested beyond reason
             log.warning("%s: not JSON, ignored", topic)
             return
-        if kind == "mjai":
-            return  # the downloads are rebuilt from the journal entries on `events`
         if not isinstance(data, dict):
             log.warning("%s: not a JSON object, ignored", topic)
             return
