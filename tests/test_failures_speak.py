@@ -27,7 +27,7 @@ from tablesvc.mqtt.link import MqttLink
 from tablesvc.mqtt.url import BrokerURL
 from tablesvc.service import TableService
 from tests.conftest import Mosquitto
-from tests.test_service_mqtt import Subscriber, config_text
+from tests.test_service_mqtt import Subscriber, config_text, run_logged
 
 CLI = [sys.executable, "-m", "tablesvc"]
 
@@ -66,11 +66,7 @@ def test_demo_with_an_unreachable_broker_exits_saying_why(refusing_port):
 
 def test_run_says_why_and_keeps_retrying_until_the_broker_comes(tmp_path):
     broker = Mosquitto(tmp_path)  # its port is chosen but it is not started yet
-    config = tmp_path / "table.toml"
-    config.write_text(config_text(broker.url, tmp_path / "data"))
-    log = tmp_path / "run.log"
-    with open(log, "w") as err:
-        proc = subprocess.Popen([*CLI, "run", "--config", str(config)], stdout=subprocess.DEVNULL, stderr=err)
+    proc, log = run_logged(broker.url, tmp_path)
     try:
         eventually(lambda: f"connection refused at 127.0.0.1:{broker.port}" in log.read_text(), 10,
                    what="the refusal in the log")
@@ -94,11 +90,7 @@ def test_run_told_to_stop_while_it_waits_for_its_broker_stops_then(tmp_path, ref
     """An empty journal makes ``tablesvc run`` ask the broker first whether it still shows the table's game; a
     service stopped (SIGTERM, as systemd stops it) while that question waits for an unreachable broker stops at
     once, saying the broker was never asked, instead of at the end of the question's 10 s."""
-    config = tmp_path / "table.toml"
-    config.write_text(config_text(f"mqtt://127.0.0.1:{refusing_port}", tmp_path / "data"))
-    log = tmp_path / "run.log"
-    with open(log, "w") as err:
-        proc = subprocess.Popen([*CLI, "run", "--config", str(config)], stdout=subprocess.DEVNULL, stderr=err)
+    proc, log = run_logged(f"mqtt://127.0.0.1:{refusing_port}", tmp_path)
     try:
         eventually(lambda: f"connection refused at 127.0.0.1:{refusing_port}" in log.read_text(), 10,
                    what="the refusal in the log")

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
@@ -30,6 +31,18 @@ BASE = "tablesvc/club/t1"
 
 def config_text(url: str, data_dir) -> str:
     return f'[table]\nsite = "club"\nid = "t1"\ndata_dir = "{data_dir}"\n[mqtt]\nurl = "{url}"\n'
+
+
+def run_logged(url: str, tmp_path: Path) -> tuple[subprocess.Popen, Path]:
+    """``tablesvc run`` of table club/t1 (data in ``tmp_path/data``) on the broker ``url``; the process and the
+    file its log goes to, for a test that reads what it says."""
+    config = tmp_path / "table.toml"
+    config.write_text(config_text(url, tmp_path / "data"))
+    log = tmp_path / "run.log"
+    with open(log, "w") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "tablesvc", "run", "--config", str(config)],
+                                stdout=subprocess.DEVNULL, stderr=err)
+    return proc, log
 
 
 class _Messages(list):

@@ -22,7 +22,7 @@ from tablesvc.storage.table import Table
 from tablesvc.tiles import parse_tile
 from tests.test_deploy_acl import deployed_broker  # noqa: F401  (a fixture)
 from tests.test_failures_speak import tls_broker  # noqa: F401  (a fixture)
-from tests.test_service_mqtt import Subscriber, config_text
+from tests.test_service_mqtt import Subscriber, config_text, run_logged
 
 CLI = [sys.executable, "-m", "tablesvc"]
 EVENTS = [GameStart(players=("A", "B", "C", "D")), HandStart(), DoraRevealed(tile=parse_tile("3p")),
@@ -305,11 +305,7 @@ def test_mqtt_to_a_tls_port_says_so_and_suggests_mqtts(tls_broker):  # noqa: F81
 
 def test_run_with_mqtt_to_a_tls_port_says_so_within_seconds(tls_broker, tmp_path):  # noqa: F811
     broker, _ = tls_broker
-    config = tmp_path / "table.toml"
-    config.write_text(config_text(f"mqtt://127.0.0.1:{broker.port}", tmp_path / "data"))
-    log = tmp_path / "run.log"
-    with open(log, "w") as err:
-        proc = subprocess.Popen([*CLI, "run", "--config", str(config)], stdout=subprocess.DEVNULL, stderr=err)
+    proc, log = run_logged(f"mqtt://127.0.0.1:{broker.port}", tmp_path)
     try:
         # the interpreter's start, then about 3 s
         eventually(lambda: "answered with TLS" in log.read_text(), 8, what="'answered with TLS' in the log")
