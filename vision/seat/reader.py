@@ -270,6 +270,7 @@ def enroll_from_rows(namer: object, calibration: SeatCalibration, rows: Sequence
     (:class:`~vision.seat.enrollment.RowOrderError`, :mod:`vision.seat.enrollment`): the messages say which
     frame and what to do. A frame the packaged sets can confirm too little of is enrolled, and ``warn``
     (default: the log) is told what to check."""
+    from vision.naming.embedding import EmbeddingClassifier
     from vision.seat.enrollment import RowOrderError, check_rows, packaged_namer
 
     reader = SeatReader(namer, calibration)  # type: ignore[arg-type]
@@ -284,7 +285,7 @@ def enroll_from_rows(namer: object, calibration: SeatCalibration, rows: Sequence
     if check:
         packaged = packaged_namer()
         embedded = None
-        if packaged is not None and packaged.same_network(namer):
+        if isinstance(packaged, EmbeddingClassifier) and packaged.same_network(namer):
             # one network pass serves both: the check reads the crops' looks, the enrollment enrolls them
             looks = packaged.looks_of([c for crops in crops_of for c in crops],
                                       turned=packaged.half_turn or namer.half_turn)  # type: ignore[attr-defined]
