@@ -27,9 +27,11 @@ url = "{mosquitto.url}"
 """
 
 
-def two_devices(pty_device: Callable[..., Any]) -> tuple[PtyDevice, PtyDevice]:
-    """The automatic table and the seat panels, started on their pseudo-terminals, with fast heartbeats."""
-    return (pty_device("table", "T1", heartbeat_interval=0.2), pty_device("panel", "P1", heartbeat_interval=0.2))
+def two_devices(pty_device: Callable[..., Any], *, panel_resends: int = 3) -> tuple[PtyDevice, PtyDevice]:
+    """The automatic table and the seat panels, started on their pseudo-terminals, with fast heartbeats; the
+    panel repeats an unacknowledged event ``panel_resends`` times, half a second apart."""
+    return (pty_device("table", "T1", heartbeat_interval=0.2),
+            pty_device("panel", "P1", heartbeat_interval=0.2, max_resends=panel_resends))
 
 
 def two_links_config(mosquitto, tmp_path: Path, devices: tuple[PtyDevice, PtyDevice], *, table: str = "",
