@@ -208,6 +208,29 @@ def test_nothing_enrolled_and_one_kind_are_errors(fluffy_faces) -> None:
         clf.enroll({"1x": fluffy_faces["1m"]})
 
 
+def test_looks_made_once_serve_every_classifier_of_the_network_bit_for_bit() -> None:
+    """A crop's looks (as it lies, turned half round) read by any classifier of the network give the embeddings
+    it makes itself, and an enrollment given its images' looks holds what it would have embedded."""
+    faces = drawn_tile_set().faces
+    rng = np.random.default_rng(3)
+    crops = {t: [camera_crop(faces[t], 70, rng) for _ in range(2)] for t in ("1m", "2m", "E", "5pr")}
+    flat = [c for cs in crops.values() for c in cs]
+    looks = EmbeddingClassifier().looks_of(flat)
+    assert looks.shape == (2, len(flat), 128)
+    for half_turn in (True, False):
+        made, given = (EmbeddingClassifier(half_turn=half_turn, augment_per_image=2) for _ in range(2))
+        made.enroll(crops)
+        given.enroll(crops, looks=looks)
+        assert np.array_equal(given._emb, made._emb) and given._labels == made._labels
+        assert (given.min_similarity, given.min_margin) == (made.min_similarity, made.min_margin)
+        assert np.array_equal(made.embed_looks(looks), made.embed_many(flat))
+        assert made.same_network(given) and not made.same_network(TileClassifier())
+    with pytest.raises(ValueError, match="looks of 7 images given for 8"):
+        EmbeddingClassifier(augment_per_image=1).enroll(crops, looks=looks[:, :7])
+    with pytest.raises(ValueError, match="turned looks"):
+        EmbeddingClassifier().enroll(crops, looks=looks[:1])
+
+
 # ------------------------------------------------------------------ enrollment from several frames
 def _layout_frame(tiles, camera: CameraPose, effects: Effects, seed: int, rows=None) -> np.ndarray:
     rows = rows or [SeatView(hand=ENROLL_LAYOUT.get(seat, ())) for seat in range(4)]

@@ -330,6 +330,9 @@ def test_a_set_the_packaged_sets_name_partly_wrong_still_enrolls_and_is_still_ch
     with caplog.at_level(logging.WARNING, logger="vision.seat.reader"):
         got = enroll_from_rows(namer, cal, frames)
     assert len(got) == 37 and caplog.text == "", "enrolled in the right order, without a word"
+    unchecked = EmbeddingClassifier(half_turn=False, augment_per_image=2)
+    enroll_from_rows(unchecked, cal, frames, check=False)
+    assert np.array_equal(namer._emb, unchecked._emb), "the check's network pass enrolls what enrolling alone would"
     with pytest.raises(RowOrderError, match=r"frame 1 is given as row 1 .* but looks like row 2"):
         enroll_from_rows(EmbeddingClassifier(), cal, rows_shown(mirrored, ENROLL_POSE, [ROWS[1], ROWS[0], ROWS[2]]))
     digits = rows_shown(digits_tile_set(), ENROLL_POSE, ROWS)

@@ -154,11 +154,32 @@ class EmbeddingClassifier:
 
     def _embed(self, images: Sequence[np.ndarray]) -> np.ndarray:
         """Unit embeddings of ``images``: with ``half_turn``, the mean of each crop's and its half turn's."""
-        if not self.half_turn or not len(images):
+        if not len(images):
             return self.embedder(images)
-        n = len(images)  # both looks in one network pass
+        return self.embed_looks(self.looks_of(images, turned=self.half_turn))
+
+    def looks_of(self, images: Sequence[np.ndarray], turned: bool = True) -> np.ndarray:
+        """The :class:`TileEmbedder` rows of ``images`` as they lie and, with ``turned``, turned half round, in one
+        network pass: (2, n, 128), or (1, n, 128) without ``turned``. Classifiers of one network
+        (:meth:`same_network`) read the same looks, each by :meth:`embed_looks`."""
+        n = len(images)
+        if not turned:
+            return self.embedder(images).reshape(1, n, -1)
         z = self.embedder([*images, *(cv2.rotate(to_bgr(i), cv2.ROTATE_180) for i in images)])
-        return self.both_ways_of(z[:n], z[n:])
+        return np.stack([z[:n], z[n:]])
+
+    def embed_looks(self, looks: np.ndarray) -> np.ndarray:
+        """The embeddings (n, 128) this classifier reads crops by (:meth:`embed_many`), from their
+        :meth:`looks_of` (which must hold the turned looks where ``half_turn``)."""
+        if not self.half_turn:
+            return looks[0]
+        if len(looks) < 2:
+            raise ValueError("a half_turn classifier reads each crop both ways up: give the turned looks too")
+        return self.both_ways_of(looks[0], looks[1])
+
+    def same_network(self, other: object) -> bool:
+        """Whether ``other`` is an embedding classifier of the same network (its looks mean the same)."""
+        return isinstance(other, EmbeddingClassifier) and other.embedder.fingerprint == self.embedder.fingerprint
 
     @staticmethod
     def both_ways_of(upright: np.ndarray, turned: np.ndarray) -> np.ndarray:
@@ -168,22 +189,35 @@ class EmbeddingClassifier:
         return z / (np.linalg.norm(z, axis=1, keepdims=True) + 1e-9)
 
     # ------------------------------------------------------------------ enrollment
-    def enroll(self, images_by_tile: Mapping[str, Sequence[np.ndarray] | np.ndarray]) -> None:
-        """Add images: ``{'1m': image or [images], ...}``; each image becomes one prototype of its kind."""
+    def enroll(self, images_by_tile: Mapping[str, Sequence[np.ndarray] | np.ndarray],
+               looks: np.ndarray | None = None) -> None:
+        """Add images: ``{'1m': image or [images], ...}``; each image becomes one prototype of its kind.
+
+        ``looks``: the images' own :meth:`looks_of`, in the order given here (kind by kind, each kind's images
+        in order), where they were made already (by a classifier of the same network); only the camera-like
+        copies then go through the network."""
         aug = CameraAugmenter(slot_shift_px=self.slot_shift_px, slot_turn_deg=self.slot_turn_deg,
                               seed=self.seed + len(self._labels))  # fmt: skip
         next_id = int(self._image_ids.max()) + 1 if self._image_ids.size else 0
         embs, labels, ids = [], [], []
+        at = 0
         for tile, imgs in images_by_tile.items():
             if tile not in TILES:
                 raise ValueError(f"unknown tile name {tile!r}: expected mjai notation such as '1m', '5mr', 'E'")
             for img in [imgs] if isinstance(imgs, np.ndarray) else list(imgs):
                 bgr = to_bgr(img)  # once: artwork is large BGRA, and its copies are made from it
-                batch = [bgr, *aug.copies(bgr, self.augment_per_image)]
-                embs.append(self._embed(batch))
+                copies = aug.copies(bgr, self.augment_per_image)
+                batch = [bgr, *copies]
+                if looks is None:
+                    embs.append(self._embed(batch))
+                else:
+                    embs.append(np.vstack([self.embed_looks(looks[:, at : at + 1]), self._embed(copies)]))
+                at += 1
                 labels += [tile] * len(batch)
                 ids += [next_id] * len(batch)
                 next_id += 1
+        if looks is not None and looks.shape[1] != at:
+            raise ValueError(f"looks of {looks.shape[1]} images given for {at} images")
         if not embs:
             return
         self._emb = np.vstack([self._emb, *embs]).astype(np.float32)

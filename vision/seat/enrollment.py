@@ -104,16 +104,22 @@ def _agree(kinds: Sequence[int], names: Sequence[str | None]) -> int:
 
 
 def check_rows(crops: Sequence[Sequence[np.ndarray]], names: Sequence[Sequence[str]], namer: Any = None,
-               ) -> list[RowCheck]:
+               embedded: np.ndarray | None = None) -> list[RowCheck]:
     """Each enrollment frame's check (module docstring): ``crops`` per frame, left to right, and the names it
-    is given as; ``namer``: what names the crops (default: :func:`packaged_namer`). Empty where there is no
-    namer to check with."""
+    is given as; ``namer``: what names the crops (default: :func:`packaged_namer`). ``embedded``: the namer's
+    embeddings of the crops, frame after frame (an embedding namer's ``embed_many``), where they were made
+    already. Empty where there is no namer to check with."""
     namer = namer if namer is not None else packaged_namer()
     if namer is None:
         return []
     rows = list(dict.fromkeys(tuple(n) for n in names))
     flat = [c for frame in crops for c in frame]
-    best = [got[0] for got in namer.scores_many(flat)] if flat else []
+    if not flat:
+        best = []
+    elif embedded is not None:
+        best = [got[0] for got in namer.scores_of(embedded)]
+    else:
+        best = [got[0] for got in namer.scores_many(flat)]
     checks = []
     at = 0
     for f, (frame, given_names) in enumerate(zip(crops, names, strict=True)):

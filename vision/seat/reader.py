@@ -270,7 +270,8 @@ def enroll_from_rows(namer: object, calibration: SeatCalibration, rows: Sequence
     (:class:`~vision.seat.enrollment.RowOrderError`, :mod:`vision.seat.enrollment`): the messages say which
     frame and what to do. A frame the packaged sets can confirm too little of is enrolled, and ``warn``
     (default: the log) is told what to check."""
-    from vision.seat.enrollment import RowOrderError, check_rows
+    from vision.naming.embedding import EmbeddingClassifier
+    from vision.seat.enrollment import RowOrderError, check_rows, packaged_namer
 
     reader = SeatReader(namer, calibration)  # type: ignore[arg-type]
     crops_of: list[list[np.ndarray]] = []
@@ -280,8 +281,16 @@ def enroll_from_rows(namer: object, calibration: SeatCalibration, rows: Sequence
             raise ValueError(f"enrollment frame {n + 1}: {len(crops)} tiles stand in the row but {len(names)} are "
                              "named; stand the named tiles in a row, apart from nothing else, and try again")
         crops_of.append(crops)
+    looks = None
     if check:
-        checks = check_rows(crops_of, [list(names) for _, names in rows])
+        packaged = packaged_namer()
+        embedded = None
+        if isinstance(packaged, EmbeddingClassifier) and packaged.same_network(namer):
+            # one network pass serves both: the check reads the crops' looks, the enrollment enrolls them
+            looks = packaged.looks_of([c for crops in crops_of for c in crops],
+                                      turned=packaged.half_turn or namer.half_turn)  # type: ignore[attr-defined]
+            embedded = packaged.embed_looks(looks)
+        checks = check_rows(crops_of, [list(names) for _, names in rows], packaged, embedded)
         refused = [c.message for c in checks if c.refused]
         if refused:
             given = list(dict.fromkeys(tuple(names) for _, names in rows))
@@ -292,8 +301,14 @@ def enroll_from_rows(namer: object, calibration: SeatCalibration, rows: Sequence
         for c in checks:
             (warn or log.warning)(c.message)
     found: dict[str, list[np.ndarray]] = {}
+    at: dict[str, list[int]] = {}  # where each enrolled crop lies among the crops, frame after frame
+    flat = iter(range(sum(map(len, crops_of))))
     for crops, (_, names) in zip(crops_of, rows, strict=True):
         for name, crop in zip(names, crops, strict=True):
             found.setdefault(name, []).append(crop)
-    namer.enroll(found)  # type: ignore[attr-defined]
+            at.setdefault(name, []).append(next(flat))
+    if looks is not None:
+        namer.enroll(found, looks=looks[:, [i for idx in at.values() for i in idx]])  # type: ignore[attr-defined]
+    else:
+        namer.enroll(found)  # type: ignore[attr-defined]
     return {k: len(v) for k, v in found.items()}
