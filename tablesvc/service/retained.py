@@ -61,20 +61,20 @@ def retained_seq(url: BrokerURL, topics: TopicTree, *, client_id: str, protocol:
     link.start()
     deadline = time.monotonic() + timeout
 
-    def stopped() -> bool:
+    def unless_stopped() -> None:
         if stop is not None and stop.is_set():
             raise BrokerUnreachable(f"stopped before the broker {url} answered")
-        return False
 
     try:
         # the link says why it cannot connect at its second attempt (a second in)
-        while not link.wait_connected(min(0.1, max(0.0, deadline - time.monotonic()))) and not stopped():
+        while not link.wait_connected(min(0.1, max(0.0, deadline - time.monotonic()))):
+            unless_stopped()
             if time.monotonic() >= deadline:
                 raise BrokerUnreachable(
                     f"cannot reach the broker {url}: {link.failure or f'no answer in {timeout:.0f} s'}")
         deadline = time.monotonic() + timeout
-        while (not status_seen.is_set() and not link.subscribed.is_set() and time.monotonic() < deadline
-               and not stopped()):
+        while not status_seen.is_set() and not link.subscribed.is_set() and time.monotonic() < deadline:
+            unless_stopped()
             status_seen.wait(0.05)
         if not status_seen.is_set():
             status_seen.wait(_GRACE)

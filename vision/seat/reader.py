@@ -302,11 +302,10 @@ def enroll_from_rows(namer: object, calibration: SeatCalibration, rows: Sequence
             (warn or log.warning)(c.message)
     found: dict[str, list[np.ndarray]] = {}
     at: dict[str, list[int]] = {}  # where each enrolled crop lies among the crops, frame after frame
-    flat = iter(range(sum(map(len, crops_of))))
-    for crops, (_, names) in zip(crops_of, rows, strict=True):
-        for name, crop in zip(names, crops, strict=True):
-            found.setdefault(name, []).append(crop)
-            at.setdefault(name, []).append(next(flat))
+    named = [pair for crops, (_, names) in zip(crops_of, rows, strict=True) for pair in zip(names, crops, strict=True)]
+    for i, (name, crop) in enumerate(named):
+        found.setdefault(name, []).append(crop)
+        at.setdefault(name, []).append(i)
     if looks is not None:
         namer.enroll(found, looks=looks[:, [i for idx in at.values() for i in idx]])  # type: ignore[attr-defined]
     else:
