@@ -229,7 +229,9 @@ def test_bad_commands_are_answered_with_reasons_and_change_nothing(service, mosq
     send_command(sub, {"command": "end_game", "transaction": 3})
     send_command(sub, {"command": "start_game", "players": ["A", "B", "C", "D"], "transaction": 4},
                  response=f"{BASE}/cmd/reply/referee", correlation=b"corr-4")
-    assert sub.wait_for(lambda: len(sub.of("cmd/reply")) >= 4)
+    # the start_game's reply (on its response topic) comes after the journal took it
+    assert sub.wait_for(lambda: len(sub.of("cmd/reply")) >= 4
+                        and any(r["transaction"] == 4 for r in sub.of("cmd/reply/referee")))
     replies = {r["transaction"]: r for r in sub.of("cmd/reply")}
     assert replies[None]["status"] == "error" and "not JSON" in replies[None]["error"]
     assert "is not one of" in replies[1]["error"]
@@ -238,6 +240,7 @@ def test_bad_commands_are_answered_with_reasons_and_change_nothing(service, mosq
     assert len(sub.bad_commands) == 3 and "not JSON" in sub.bad_commands[0]
     sub.bad_commands.clear()
     assert replies[3]["status"] == "error" and "has not started" in replies[3]["error"]
+    assert next(r for r in sub.of("cmd/reply/referee") if r["transaction"] == 4)["status"] == "ok"
     assert service.journal.last_seq == 1  # only the start_game went in
     # the MQTT 5 caller gets its reply on its response topic with its correlation data
     got = []
