@@ -391,7 +391,19 @@ def _paste(canvas: np.ndarray, face: np.ndarray, quad_px: np.ndarray) -> None:
     canvas[y0:y1, x0:x1] = roi
 
 
-_last_view = threading.local()  # per thread: (key, frame before effects, placed tiles, homography) of the last view
+@dataclass
+class _View:
+    """The last view drawn (per thread): the frame before the effects, the tiles as placed, the homography,
+    and the frame with the scene's light and blur (their settings, the frame) once drawn."""
+
+    key: tuple
+    frame: np.ndarray
+    placed: list[_Placed]
+    hom: np.ndarray
+    lit: tuple[tuple, np.ndarray] | None = None
+
+
+_last_view = threading.local()  # per thread: the last view's _View
 
 
 def _same_view(a: tuple, b: tuple) -> bool:
@@ -479,13 +491,32 @@ def render(
     key = (table_view, geometry, camera, tiles, px_per_mm, tuple(felt), effects.placement_seed, effects.jitter_mm,
            effects.jitter_deg)
     cached = getattr(_last_view, "entry", None) if still else None
-    if cached is not None and _same_view(cached[0], key):
-        frame, placed, hom = cached[1].copy(), cached[2], cached[3]
+    if cached is None or not _same_view(cached.key, key):
+        bare, placed, hom = _felt(table_view, geometry, camera, tiles, effects, rng, px_per_mm, felt)
+        cached = _View(key, bare, placed, hom) if still else None
+        _last_view.entry = cached
+        frame = bare.copy() if still else bare
     else:
-        frame, placed, hom = _felt(table_view, geometry, camera, tiles, effects, rng, px_per_mm, felt)
-        _last_view.entry = (key, frame.copy(), placed, hom) if still else None
+        frame, placed, hom = None, cached.placed, cached.hom
 
-    hand_poly = _apply_effects(frame, effects, rng, hom) if _has_effects(effects) else None
+    hand_poly = None
+    if cached is not None and _has_effects(effects) and _steady_light(effects):
+        # and so is the scene's light and blur when they draw nothing from ``rng``: only the sensor's part is
+        # per frame
+        lit_key = (effects.gradient, effects.glare, effects.glare_radius_px, effects.blur_sigma, effects.light_seed)
+        if cached.lit is None or cached.lit[0] != lit_key:
+            lit = cached.frame.copy() if frame is None else frame
+            _light_and_optics(lit, effects, rng, hom)
+            cached.lit = (lit_key, lit.copy())
+            frame = lit
+        else:
+            frame = cached.lit[1].copy()
+        _sensor(frame, effects, rng)
+    else:
+        if frame is None:
+            frame = cached.frame.copy()
+        if _has_effects(effects):
+            hand_poly = _apply_effects(frame, effects, rng, hom)
 
     truths = []
     for p in placed:
@@ -512,18 +543,34 @@ def _orientation(corners_px: np.ndarray) -> int:
     return round(angle / 90.0) % 4 * 90
 
 
-@lru_cache(maxsize=4)
+_NOISE_SEED = 12345
+_noise_lock = threading.Lock()
+_noise_draws = np.empty(0)  # the noise seed's standard normal draws, as many as the largest bank asked for
+_noise_banks: dict[float, tuple[np.ndarray, np.ndarray]] = {}  # sigma -> bank as long as the draws
+
+
 def _noise_bank(sigma: float, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Seeded Gaussian noise (positive part, negative part) as uint8, reused across frames."""
-    # normal(0, sigma)'s draws (0 + sigma * z, z the standard normal draws), made and rounded in place: the same
-    # bank at a fifth of the time
-    noise = np.random.default_rng(12345).standard_normal(size)
-    noise *= sigma
-    np.round(noise, out=noise)
-    np.clip(noise, -255, 255, out=noise)
-    positive = np.clip(noise, 0, 255).astype(np.uint8)
-    np.negative(noise, out=noise)
-    return positive, np.clip(noise, 0, 255, out=noise).astype(np.uint8)
+    """Seeded Gaussian noise (positive part, negative part) as uint8, reused across frames.
+
+    ``round(sigma * z)`` saturated to 0..255 and ``round(-sigma * z)`` likewise, z the seed's standard normal
+    draws. A generator's first draws do not depend on how many follow, so one set of draws (the longest asked
+    for) serves every frame size and sigma: a smaller frame's bank is the start of a larger one's, and each
+    sigma's bank is two saturating multiplications of the same draws.
+    """
+    global _noise_draws
+    with _noise_lock:
+        if _noise_draws.size < size:
+            _noise_draws = np.random.default_rng(_NOISE_SEED).standard_normal(size)
+            _noise_banks.clear()
+        bank = _noise_banks.get(sigma)
+        if bank is None:
+            if len(_noise_banks) >= 4:
+                del _noise_banks[next(iter(_noise_banks))]
+            # OpenCV's saturating conversion rounds half to even, as np.round does
+            bank = (cv2.multiply(_noise_draws, sigma, dtype=cv2.CV_8U).reshape(-1),
+                    cv2.multiply(_noise_draws, -sigma, dtype=cv2.CV_8U).reshape(-1))  # fmt: skip
+            _noise_banks[sigma] = bank
+    return bank[0][:size], bank[1][:size]
 
 
 def _has_effects(e: Effects) -> bool:
@@ -532,6 +579,20 @@ def _has_effects(e: Effects) -> bool:
 
 def _apply_effects(frame: np.ndarray, e: Effects, rng: np.random.Generator, hom: np.ndarray) -> np.ndarray | None:
     """Degrade ``frame`` in place; returns the hand polygon (pixels) when a hand is drawn."""
+    hand_poly = _light_and_optics(frame, e, rng, hom)
+    _sensor(frame, e, rng)
+    return hand_poly
+
+
+def _steady_light(e: Effects) -> bool:
+    """The effects before the sensor's (no hand; light, blur) draw nothing from the frame's rng: every frame of
+    one view looks the same up to the sensor noise."""
+    return not e.hand and (e.light_seed is not None or not (e.gradient or e.glare))
+
+
+def _light_and_optics(frame: np.ndarray, e: Effects, rng: np.random.Generator, hom: np.ndarray) -> np.ndarray | None:
+    """The scene's part of the effects, in place: a hand, the room's light, the lens's blur; returns the hand
+    polygon (pixels) when a hand is drawn."""
     h, w = frame.shape[:2]
     hand_poly = None
     if e.hand:
@@ -567,6 +628,11 @@ def _apply_effects(frame: np.ndarray, e: Effects, rng: np.random.Generator, hom:
             cv2.add(flat, spot8, flat)
     if e.blur_sigma:
         cv2.GaussianBlur(frame, (0, 0), e.blur_sigma, dst=frame)
+    return hand_poly
+
+
+def _sensor(frame: np.ndarray, e: Effects, rng: np.random.Generator) -> None:
+    """The camera's part of the effects, in place: sensor noise (from ``rng``) and JPEG compression."""
     if e.noise_sigma:
         # A cached bank of Gaussian noise, split into its positive and negative parts so it applies with
         # two saturating uint8 operations; a random offset into the bank makes each frame's noise different.
@@ -581,4 +647,3 @@ def _apply_effects(frame: np.ndarray, e: Effects, rng: np.random.Generator, hom:
         if not ok:
             raise RuntimeError("JPEG encoding failed")
         frame[:] = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    return hand_poly
