@@ -407,9 +407,9 @@ _last_view = threading.local()  # per thread: the last view's _View
 
 
 def _same_view(a: tuple, b: tuple) -> bool:
-    """The same view drawn the same way: the view and the effects' placement by value, the geometry, camera and
-    tile set as the same objects (a camera feed keeps them)."""
-    return a[0] == b[0] and all(x is y for x, y in zip(a[1:4], b[1:4], strict=True)) and a[4:] == b[4:]
+    """The same view drawn the same way: the view, the geometry, the camera pose (frozen dataclasses of numbers)
+    and the effects' placement by value, the tile set (images) as the same object (a camera feed keeps it)."""
+    return a[3] is b[3] and a[:3] == b[:3] and a[4:] == b[4:]
 
 
 def _felt(table_view: TableView, geometry: TableGeometry, camera: CameraPose, tiles: TileSet, effects: Effects,
