@@ -174,12 +174,19 @@ class TileDetector:
         """Fraction of mask pixels (tile body by default) in the table-mm rectangle [x0, x1] x [y0, y1]."""
         ii = self._integral if ii is None else ii
         assert ii is not None
+        # a detection makes tens of thousands of these look-ups: _px written out, the corners read as Python ints
         n = ii.shape[0] - 1
-        j0, j1 = max(self._px(min(x0, x1)), 0), min(self._px(max(x0, x1)), n)
-        i0, i1 = max(self._px(min(y0, y1)), 0), min(self._px(max(y0, y1)), n)
+        e, s = self.extent, self.s
+        if x1 < x0:
+            x0, x1 = x1, x0
+        if y1 < y0:
+            y0, y1 = y1, y0
+        j0, j1 = max(round((x0 + e) * s), 0), min(round((x1 + e) * s), n)
+        i0, i1 = max(round((y0 + e) * s), 0), min(round((y1 + e) * s), n)
         if j1 <= j0 or i1 <= i0:
             return 0.0
-        total = int(ii[i1, j1]) - int(ii[i0, j1]) - int(ii[i1, j0]) + int(ii[i0, j0])
+        at = ii.item
+        total = at(i1, j1) - at(i0, j1) - at(i1, j0) + at(i0, j0)
         return total / ((j1 - j0) * (i1 - i0))
 
     def _cov(self, seat: int, u0: float, u1: float, v0: float, v1: float, ii: np.ndarray | None = None) -> float:
