@@ -394,13 +394,15 @@ def _paste(canvas: np.ndarray, face: np.ndarray, quad_px: np.ndarray) -> None:
 @dataclass
 class _View:
     """The last view drawn (per thread): the frame before the effects, the tiles as placed, the homography,
-    and the frame with the scene's light and blur (their settings, the frame) once drawn."""
+    the frame with the scene's light and blur (their settings, the frame) and the tiles as the camera sees
+    them, each once drawn."""
 
     key: tuple
     frame: np.ndarray
     placed: list[_Placed]
     hom: np.ndarray
     lit: tuple[tuple, np.ndarray] | None = None
+    seen: tuple[np.ndarray, list[int]] | None = None  # the tiles' corners in pixels and orientations
 
 
 _last_view = threading.local()  # per thread: the last view's _View
@@ -518,15 +520,20 @@ def render(
         if _has_effects(effects):
             hand_poly = _apply_effects(frame, effects, rng, hom)
 
+    if cached is None:
+        seen = _seen_corners(placed, hom)
+    else:
+        if cached.seen is None:
+            cached.seen = _seen_corners(placed, hom)
+        seen = cached.seen
     truths = []
-    for p in placed:
-        corners_px = cv2.perspectiveTransform(p.rect.corners().reshape(-1, 1, 2), hom).reshape(4, 2)
+    for p, corners, orientation in zip(placed, seen[0], seen[1], strict=True):
+        corners_px = corners.copy()
         occluded = False
         if hand_poly is not None:
             pts = [*corners_px, corners_px.mean(axis=0)]
             inside = [cv2.pointPolygonTest(hand_poly, (float(x), float(y)), False) >= 0 for x, y in pts]
             occluded = inside[-1] or sum(inside[:4]) >= 2
-        orientation = _orientation(corners_px)
         truths.append(TileTruth(p.truth_tile, p.zone, p.seat, p.index, p.sideways, orientation, p.rect, corners_px,
                                 occluded))  # fmt: skip
     markers = {
@@ -534,6 +541,15 @@ def render(
         for mid, c in geometry.all_marker_corners().items()
     }
     return frame, GroundTruth(tuple(truths), hom, markers, hand_poly)
+
+
+def _seen_corners(placed: list[_Placed], hom: np.ndarray) -> tuple[np.ndarray, list[int]]:
+    """Each placed tile's face corners in pixels, (N, 4, 2), all mapped at once, and its :func:`_orientation`."""
+    if not placed:
+        return np.empty((0, 4, 2)), []
+    corners = np.concatenate([p.rect.corners() for p in placed]).reshape(-1, 1, 2)
+    px = cv2.perspectiveTransform(corners, hom).reshape(-1, 4, 2)
+    return px, [_orientation(c) for c in px]
 
 
 def _orientation(corners_px: np.ndarray) -> int:
