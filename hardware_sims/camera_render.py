@@ -513,12 +513,13 @@ def render(
             frame = lit
         else:
             frame = cached.lit[1].copy()
-        _sensor(frame, effects, rng)
+        frame = _sensor(frame, effects, rng)
     else:
         if frame is None:
             frame = cached.frame.copy()
         if _has_effects(effects):
-            hand_poly = _apply_effects(frame, effects, rng, hom)
+            hand_poly = _light_and_optics(frame, effects, rng, hom)
+            frame = _sensor(frame, effects, rng)
 
     if cached is None:
         seen = _seen_corners(placed, hom)
@@ -593,13 +594,6 @@ def _has_effects(e: Effects) -> bool:
     return bool(e.gradient or e.glare or e.noise_sigma or e.blur_sigma or e.jpeg_quality or e.hand)
 
 
-def _apply_effects(frame: np.ndarray, e: Effects, rng: np.random.Generator, hom: np.ndarray) -> np.ndarray | None:
-    """Degrade ``frame`` in place; returns the hand polygon (pixels) when a hand is drawn."""
-    hand_poly = _light_and_optics(frame, e, rng, hom)
-    _sensor(frame, e, rng)
-    return hand_poly
-
-
 def _steady_light(e: Effects) -> bool:
     """The effects before the sensor's (no hand; light, blur) draw nothing from the frame's rng: every frame of
     one view looks the same up to the sensor noise."""
@@ -647,8 +641,9 @@ def _light_and_optics(frame: np.ndarray, e: Effects, rng: np.random.Generator, h
     return hand_poly
 
 
-def _sensor(frame: np.ndarray, e: Effects, rng: np.random.Generator) -> None:
-    """The camera's part of the effects, in place: sensor noise (from ``rng``) and JPEG compression."""
+def _sensor(frame: np.ndarray, e: Effects, rng: np.random.Generator) -> np.ndarray:
+    """The camera's part of the effects: sensor noise (from ``rng``, in place) and JPEG compression (the decoded
+    picture is the frame returned)."""
     if e.noise_sigma:
         # A cached bank of Gaussian noise, split into its positive and negative parts so it applies with
         # two saturating uint8 operations; a random offset into the bank makes each frame's noise different.
@@ -662,4 +657,5 @@ def _sensor(frame: np.ndarray, e: Effects, rng: np.random.Generator) -> None:
         ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, int(e.jpeg_quality)])
         if not ok:
             raise RuntimeError("JPEG encoding failed")
-        frame[:] = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return frame
