@@ -300,10 +300,12 @@ class FramePipeline:
         """True when fewer than ``motion_pixels`` pixels of the 1/4 thumbnail changed by ``motion_threshold``."""
         if thumb.shape != last.shape:
             return False
-        # a pixel's change is its largest channel's: the maximum of the three planes (OpenCV, not a numpy
-        # reduction along the short colour axis, which costs twenty times as much)
-        b, g, r = cv2.split(cv2.absdiff(thumb, last))
-        diff = cv2.max(cv2.max(b, g), r)
+        # a pixel's change is its largest channel's: the maximum of the planes (OpenCV, not a numpy reduction
+        # along the short colour axis, which costs twenty times as much)
+        first, *others = cv2.split(cv2.absdiff(thumb, last))
+        diff = first
+        for plane in others:
+            diff = cv2.max(diff, plane)
         moved = cv2.threshold(diff, self.motion_threshold, 255, cv2.THRESH_BINARY)[1]  # 255 where diff > threshold
         return cv2.countNonZero(moved) < self.motion_pixels
 
