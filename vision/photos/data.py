@@ -162,7 +162,7 @@ class _PhotoCuts:
         return self._crops[k]
 
 
-def image_size(path: Path) -> tuple[int, int] | None:
+def _jpeg_size(path: Path) -> tuple[int, int] | None:
     """(width, height) of a JPEG from its frame header, without decoding it; None where the header does not say
     for sure (not a JPEG, an EXIF block whose orientation may turn it, a truncated file): decode it then."""
     with path.open("rb") as f:
@@ -237,7 +237,7 @@ def _roboflow_cut(split: str, root: Path, margin: float, min_side: int, labellin
         label_path = root / "labels" / split / (img_path.stem + ".txt")
         if not label_path.is_file():
             continue
-        size = image_size(img_path)
+        size = _jpeg_size(img_path)
         if size is None:  # the header does not say: its decoding does
             img = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
             if img is None:
