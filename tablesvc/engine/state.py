@@ -9,14 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TypeVar
 
 from tablesvc.engine.clock import Clock
 from tablesvc.tiles import Tile
 
 __all__ = ["GameState", "HandState", "MeldState", "Phase", "PondTile", "SeatState", "Step"]
-
-_T = TypeVar("_T")
 
 
 class Phase(Enum):
@@ -146,20 +143,12 @@ class GameState:
         return new
 
 
-def _shallow(obj: _T) -> _T:
-    """``copy.copy`` of a plain dataclass (a new instance sharing its attributes' values) without the
-    pickling protocol it goes through: a table copies its state before every event it journals."""
-    new = object.__new__(type(obj))
-    new.__dict__.update(obj.__dict__)
-    return new
-
-
+#: a copy is a new instance given its dict in one go, without ``copy.copy``'s pickling protocol or the dataclass
+#: constructor: a table copies its state before every event it journals
 _new = object.__new__
 
 
 def _clone_hand(h: HandState) -> HandState:
-    # one dict built with the copied fields in it: a state is copied for every event a table checks, and a
-    # simulated player tries several events a turn
     d = h.__dict__
     new = _new(type(h))
     new.__dict__ = {**d, "seats": [_clone_seat(s) for s in h.seats], "dora": list(d["dora"]), "kans": list(d["kans"]),
