@@ -30,6 +30,7 @@ import statistics
 import sys
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import cv2
@@ -52,9 +53,16 @@ def source(photo: Path) -> str:
     return "numbered"
 
 
+@lru_cache(maxsize=1)
+def _named_valid_photos() -> tuple[Photo, ...]:
+    """Every roboflow ``valid`` photo whose names are trusted, loaded once: the sections each take theirs from it
+    (loading decodes every photo of the folder for its size)."""
+    return tuple(p for p in load_folder(ROBOFLOW / "images" / "valid", ROBOFLOW / "labels" / "valid",
+                                        roboflow_names(), errata=True) if p.named)  # fmt: skip
+
+
 def valid_photos(quick: bool) -> list[Photo]:
-    photos = [p for p in load_folder(ROBOFLOW / "images" / "valid", ROBOFLOW / "labels" / "valid",
-                                     roboflow_names(), errata=True) if p.named]  # fmt: skip
+    photos = list(_named_valid_photos())
     if quick:
         photos = [p for s in SOURCES for p in [q for q in photos if source(q.path) == s][:3]]
     return photos
