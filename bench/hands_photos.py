@@ -84,12 +84,17 @@ def _plain(tile: str | None) -> str | None:
     return tile[:2] if tile and len(tile) == 3 and tile.endswith("r") else tile
 
 
+#: each photo's reading by the packaged reader, as the held-out section read it: the taps section counts taps on
+#: the hand photos among them from the same reading (the reader is a function of the photo)
+_READ: dict[Path, object] = {}
+
+
 def read_held_out(photos: list[Photo], reader) -> dict[str, Held]:
     out = {s: Held() for s in SOURCES}
     for p in photos:
         img = cv2.imread(str(p.path), cv2.IMREAD_COLOR)
         start = time.perf_counter()
-        reading = reader.read(img, str(p.path))
+        reading = _READ[p.path] = reader.read(img, str(p.path))
         held = out[source(p.path)]
         held.ms.append((time.perf_counter() - start) * 1000)
         tiles = list(reading.tiles)
@@ -253,7 +258,10 @@ def taps_to_score(args: argparse.Namespace) -> None:
         hands = hands[:2]
     counted = []
     for p in hands:
-        reading = reader.read(cv2.imread(str(p.path), cv2.IMREAD_COLOR), str(p.path))
+        if p.path in _READ:
+            reading = _READ[p.path]
+        else:
+            reading = reader.read(cv2.imread(str(p.path), cv2.IMREAD_COLOR), str(p.path))
         counted.append(taps_for(reading, p))
     taps = [c.taps for c in counted]
     print(f"\ntaps to score a hand on /score ({len(hands)} hand photos of roboflow valid whose labels make a riichi "
