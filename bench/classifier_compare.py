@@ -102,21 +102,27 @@ def photo_rows() -> list[tuple[str, str | None, str]]:
 
 
 @cache
-def photo_images() -> tuple[tuple[str | None, np.ndarray], ...]:
-    """(tile or None, BGR image) of every real photo in data.csv order, decoded once per run."""
-    return tuple((tile, cv2.imread(str(PHOTOS / "tiles-resized" / name))) for name, tile, _ in photo_rows())
+def photo_image(name: str) -> np.ndarray:
+    """The BGR image of the real photo ``name``, decoded once per run, and only where it is read."""
+    return cv2.imread(str(PHOTOS / "tiles-resized" / name))
 
 
-def photo_split() -> tuple[dict[str, np.ndarray], list[tuple[str | None, np.ndarray]]]:
-    """First photo of each riichi kind for enrollment; every other photo (flowers included) for test."""
+def photo_images(step: int = 1) -> tuple[tuple[str | None, np.ndarray], ...]:
+    """(tile or None, BGR image) of every ``step``-th real photo in data.csv order."""
+    return tuple((tile, photo_image(name)) for name, tile, _ in photo_rows()[::step])
+
+
+def photo_split(step: int = 1) -> tuple[dict[str, np.ndarray], list[tuple[str | None, np.ndarray]]]:
+    """First photo of each riichi kind for enrollment; every other photo (flowers included) for test, every
+    ``step``-th of them."""
     enroll: dict[str, np.ndarray] = {}
-    test: list[tuple[str | None, np.ndarray]] = []
-    for tile, img in photo_images():
+    test: list[tuple[str | None, str]] = []
+    for name, tile, _ in photo_rows():
         if tile is not None and tile not in enroll:
-            enroll[tile] = img
+            enroll[tile] = photo_image(name)
         else:
-            test.append((tile, img))
-    return enroll, test
+            test.append((tile, name))
+    return enroll, [(tile, photo_image(name)) for tile, name in test[::step]]
 
 
 # ---------------------------------------------------------------------------- methods
@@ -289,10 +295,9 @@ def main() -> int:
 
     fl = fluffy_tiles()
     syn = synthetic_set(args.per_tile)
-    enroll_photos, photo_test = photo_split()
-    all_photos = list(photo_images())
-    if args.quick:  # the same enrollment, a third of the photos read
-        all_photos, photo_test = all_photos[::3], photo_test[::3]
+    step = 3 if args.quick else 1  # the same enrollment, a third of the photos read
+    enroll_photos, photo_test = photo_split(step)
+    all_photos = list(photo_images(step))
     for name, (scorer, a, b) in make_methods(fl, tuple(wanted)).items():
         if name in wanted:
             print(evaluate(scorer, (a, b), syn).row(name, "FluffyStuff augmented"), flush=True)

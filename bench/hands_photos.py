@@ -30,6 +30,7 @@ import statistics
 import sys
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import cv2
@@ -52,9 +53,16 @@ def source(photo: Path) -> str:
     return "numbered"
 
 
+@lru_cache(maxsize=1)
+def _named_valid_photos() -> tuple[Photo, ...]:
+    """Every roboflow ``valid`` photo whose names are trusted, loaded once: the sections each take theirs from it
+    (loading decodes every photo of the folder for its size)."""
+    return tuple(p for p in load_folder(ROBOFLOW / "images" / "valid", ROBOFLOW / "labels" / "valid",
+                                        roboflow_names(), errata=True) if p.named)  # fmt: skip
+
+
 def valid_photos(quick: bool) -> list[Photo]:
-    photos = [p for p in load_folder(ROBOFLOW / "images" / "valid", ROBOFLOW / "labels" / "valid",
-                                     roboflow_names(), errata=True) if p.named]  # fmt: skip
+    photos = list(_named_valid_photos())
     if quick:
         photos = [p for s in SOURCES for p in [q for q in photos if source(q.path) == s][:3]]
     return photos
@@ -76,12 +84,17 @@ def _plain(tile: str | None) -> str | None:
     return tile[:2] if tile and len(tile) == 3 and tile.endswith("r") else tile
 
 
+#: each photo's reading by the packaged reader, as the held-out section read it: the taps section counts taps on
+#: the hand photos among them from the same reading (the reader is a function of the photo)
+_READ: dict[Path, object] = {}
+
+
 def read_held_out(photos: list[Photo], reader) -> dict[str, Held]:
     out = {s: Held() for s in SOURCES}
     for p in photos:
         img = cv2.imread(str(p.path), cv2.IMREAD_COLOR)
         start = time.perf_counter()
-        reading = reader.read(img, str(p.path))
+        reading = _READ[p.path] = reader.read(img, str(p.path))
         held = out[source(p.path)]
         held.ms.append((time.perf_counter() - start) * 1000)
         tiles = list(reading.tiles)
@@ -245,7 +258,10 @@ def taps_to_score(args: argparse.Namespace) -> None:
         hands = hands[:2]
     counted = []
     for p in hands:
-        reading = reader.read(cv2.imread(str(p.path), cv2.IMREAD_COLOR), str(p.path))
+        if p.path in _READ:
+            reading = _READ[p.path]
+        else:
+            reading = reader.read(cv2.imread(str(p.path), cv2.IMREAD_COLOR), str(p.path))
         counted.append(taps_for(reading, p))
     taps = [c.taps for c in counted]
     print(f"\ntaps to score a hand on /score ({len(hands)} hand photos of roboflow valid whose labels make a riichi "

@@ -114,11 +114,14 @@ def _names_for(folder: Path) -> list[str | None]:
     raise FileNotFoundError(f"no classes.txt in {folder} or above: the label classes cannot be named")
 
 
-def load_folder(images: Path, labels: Path, names: list[str | None], errata: bool) -> list[Photo]:
-    """Every labelled photo under ``images`` (labels at the same relative path under ``labels``)."""
+def load_folder(images: Path, labels: Path, names: list[str | None], errata: bool, limit: int = 0) -> list[Photo]:
+    """Every labelled photo under ``images`` (labels at the same relative path under ``labels``); ``limit``: only the
+    first that many (a photo is decoded for its size, so those after it are not read at all)."""
     fix = {(p, line): seen for p, line, _, seen in ROBOFLOW_ERRATA} if errata else {}
-    out = []
+    out: list[Photo] = []
     for img_path in sorted(p for p in images.rglob("*") if p.suffix.lower() in (".jpg", ".jpeg", ".png")):
+        if limit and len(out) >= limit:
+            break
         lab = labels / img_path.relative_to(images).with_suffix(".txt")
         if not lab.is_file():
             continue
@@ -396,11 +399,12 @@ def main() -> int:
     folders: list[tuple[str, list[Photo]]] = []
     if ROBOFLOW.is_dir():
         folders.append(("roboflow valid", load_folder(ROBOFLOW / "images" / "valid", ROBOFLOW / "labels" / "valid",
-                                                      roboflow_names(), errata=True)))  # fmt: skip
+                                                      roboflow_names(), errata=True, limit=args.photos)))  # fmt: skip
     else:
         print(f"roboflow photos not found under {DATA}: only the folders given and the rendered frames")
     for f in args.folder:
-        folders.append((str(f), load_folder(f / "images", f / "labels", _names_for(f / "labels"), errata=False)))
+        folders.append((str(f), load_folder(f / "images", f / "labels", _names_for(f / "labels"), errata=False,
+                                            limit=args.photos)))
     print(f"one core (cv2.setNumThreads(1), OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']}); finder "
           f"vision/models/tile_finder.onnx, long side {finder.input_size} px, score >= {finder.score_threshold}")
     if reader is None:

@@ -270,11 +270,11 @@ def play(seed: int, tiles: TileSet, classifier: TileClassifier, res: LoopResult,
 
 # ---------------------------------------------------------------------------- (d) real photos
 def photos() -> list[str]:
-    from bench.classifier_compare import evaluate, photo_rows, photo_split
+    from bench.classifier_compare import evaluate, photo_images, photo_split
 
     drawn = TileClassifier()
     drawn.enroll(drawn_tile_set().faces)
-    every = [(tile, cv2.imread(str(PHOTOS / "tiles-resized" / name))) for name, tile, _ in photo_rows()]
+    every = list(photo_images())
     r1 = evaluate(drawn.scores, (drawn.min_similarity, drawn.min_margin), every)
     enroll, test = photo_split()
     one = TileClassifier()

@@ -50,6 +50,14 @@ def _roboflow(split: str, corrected: bool = True) -> list[PhotoCrop]:
     return _roboflow_labellings(split)[0 if corrected else 1]
 
 
+def _sample(crops: Sequence[PhotoCrop], limit: int, seed: int) -> list[tuple[str | None, np.ndarray]]:
+    """(truth, crop) of ``limit`` crops drawn by a seeded sample (every crop where ``limit`` is 0); the crops are
+    drawn before their images are read, so that only the photos drawn are decoded."""
+    if limit:
+        crops = random.Random(seed).sample(list(crops), min(limit, len(crops)))
+    return [(c.tile, c.image) for c in crops]
+
+
 @lru_cache(maxsize=1)
 def _camerash_measure() -> list[PhotoCrop]:
     """The Camerash measuring half, decoded once per run: (f) and (h) read the same photos."""
@@ -187,11 +195,8 @@ def real_enrolled(methods: Sequence[str], per_kind: int = 3, limit: int = 0, see
         typical_from = random.Random(seed).sample(train, min(4 * limit, len(train))) if limit else train
         picks = {"at random": pick_enrollment(train, per_kind, seed),
                  "most typical": pick_typical(typical_from, per_kind)}
-        valid = [(c.tile, c.image) for c in _roboflow("valid")]
-        published = [(c.tile, c.image) for c in _roboflow("valid", corrected=False)]
-        if limit:
-            valid = random.Random(seed).sample(valid, min(limit, len(valid)))
-            published = random.Random(seed).sample(published, min(limit, len(published)))
+        valid = _sample(_roboflow("valid"), limit, seed)
+        published = _sample(_roboflow("valid", corrected=False), limit, seed)
         for how, enroll in picks.items():
             for m in methods:
                 clf = METHODS[m]()
@@ -267,10 +272,7 @@ def artwork_enrolled(methods: Sequence[str], sets: dict[str, dict[str, np.ndarra
         measure = _camerash_measure()
         data.append(("Camerash measuring half", [(c.tile, c.image) for c in measure][: limit or None]))
     if ROBOFLOW.is_dir():
-        valid = [(c.tile, c.image) for c in _roboflow("valid")]
-        if limit:
-            valid = random.Random(1).sample(valid, min(limit, len(valid)))
-        data.append(("roboflow valid", valid))
+        data.append(("roboflow valid", _sample(_roboflow("valid"), limit, 1)))
     for set_name, faces in sets.items():
         for m in methods:
             clf = (enrolled or {}).get((set_name, m))

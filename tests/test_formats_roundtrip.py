@@ -37,7 +37,6 @@ from tablesvc.engine.events import (
     Tsumo,
 )
 from tablesvc.formats.mjai import MJAI_TILES, export_mjai, parse_mjai
-from tablesvc.formats.mjlog import parse_mjlog
 from tablesvc.formats.record import RecordError
 from tablesvc.formats.tenhou6 import export_tenhou6, parse_tenhou6, tile_code, tile_from_code
 from tablesvc.replay import load_record, replay
@@ -46,7 +45,16 @@ from tests.conftest import mjlog_files
 
 FILES = mjlog_files()
 NO_DATA = "../shared/data/tenhou-mjlog not found beside the checkout"
-_COMPLETE = [p for p in FILES if parse_mjlog(p.read_text(encoding="utf-8"), str(p)).final_scores is not None]
+
+
+@functools.cache
+def _record(path: Path):
+    """Each file read once per process: the complete games are picked at collection, and the same records
+    are played and exported by every test of the file."""
+    return load_record(path)
+
+
+_COMPLETE = [p for p in FILES if _record(p).final_scores is not None]
 # cut files that end on the special results: mid-hand, between hands, nagashi, triple ron, four riichi,
 # four kans, nine terminals, a kan robbed twice
 _CUT_NAMES = (
@@ -66,8 +74,20 @@ KNOWN_GAME = "2016052515gm-00a9-0000-c4d72066.mjlog"  # riichi, a concealed kan,
 
 @functools.cache
 def _played(path: Path):
-    record = load_record(path)
+    record = _record(path)
     return record, replay(record, strict=True)
+
+
+@functools.cache
+def _mjai_text(path: Path) -> str:
+    """The game's mjai export, made once and read by every test that checks it."""
+    return export_mjai(*_played(path))
+
+
+@functools.cache
+def _tenhou6_text(path: Path) -> str:
+    """The game's tenhou.net/6 export, made once and read by every test that checks it."""
+    return export_tenhou6(*_played(path))
 
 
 def _hands(report):
@@ -102,7 +122,7 @@ def _moves(events):
 @pytest.mark.parametrize("path", GAMES, ids=[p.name for p in GAMES])
 def test_mjai_export_reads_back_and_plays_the_same(path):
     record, report = _played(path)
-    text = export_mjai(record, report)
+    text = _mjai_text(path)
     again = parse_mjai(text, f"{path.stem}.mjai")
     assert again.rules == record.rules == "tenhou"  # our start_game says
     report2 = replay(again, strict=True)  # strict: every hora/ryukyoku delta agrees
@@ -124,7 +144,7 @@ def test_mjai_with_only_mortals_fields_plays_the_same(path):
     keep = {"hora": ("type", "actor", "target", "deltas", "ura_markers"), "ryukyoku": ("type", "deltas"),
             "reach_accepted": ("type", "actor"), "end_game": ("type",)}
     lines = []
-    for line in export_mjai(record, report).splitlines():
+    for line in _mjai_text(path).splitlines():
         ev = json.loads(line)
         if ev["type"] in keep:
             ev = {k: ev[k] for k in keep[ev["type"]]}
@@ -142,7 +162,7 @@ def test_mjai_with_only_mortals_fields_plays_the_same(path):
 @pytest.mark.parametrize("path", GAMES, ids=[p.name for p in GAMES])
 def test_tenhou6_export_reads_back_and_plays_the_same(path):
     record, report = _played(path)
-    text = export_tenhou6(record, report)
+    text = _tenhou6_text(path)
     again = parse_tenhou6(text, f"{path.stem}.json")
     assert again.rules == "tenhou"  # 般南喰赤
     report2 = replay(again, strict=True)
@@ -156,9 +176,9 @@ def test_tenhou6_export_reads_back_and_plays_the_same(path):
 @pytest.mark.data
 @pytest.mark.skipif(not FILES, reason=NO_DATA)
 def test_exported_files_are_recognised_by_load_record(mjlog_dir, tmp_path):
-    record, report = _played(mjlog_dir / KNOWN_GAME)
-    (tmp_path / "game.mjai").write_text(export_mjai(record, report), encoding="utf-8")
-    (tmp_path / "game.json").write_text(export_tenhou6(record, report), encoding="utf-8")
+    report = _played(mjlog_dir / KNOWN_GAME)[1]
+    (tmp_path / "game.mjai").write_text(_mjai_text(mjlog_dir / KNOWN_GAME), encoding="utf-8")
+    (tmp_path / "game.json").write_text(_tenhou6_text(mjlog_dir / KNOWN_GAME), encoding="utf-8")
     for name, rules in (("game.mjai", "tenhou"), ("game.json", None)):
         again = load_record(tmp_path / name)
         assert _hands(replay(again, strict=True, rules=rules)) == _hands(report)
@@ -166,7 +186,7 @@ def test_exported_files_are_recognised_by_load_record(mjlog_dir, tmp_path):
 
 def _mjai_lines(mjlog_dir, name):
     record, report = _played(mjlog_dir / name)
-    return record, report, [json.loads(line) for line in export_mjai(record, report).splitlines()]
+    return record, report, [json.loads(line) for line in _mjai_text(mjlog_dir / name).splitlines()]
 
 
 @pytest.mark.data
@@ -309,12 +329,11 @@ def test_double_ron_rows_are_split_as_tenhou_writes_them(mjlog_dir):
                 tenhou_rows.append([_sc_deltas(a), _sc_deltas(b)])
         if not tenhou_rows:
             continue
-        record, report = _played(path)
-        lines = [json.loads(line) for line in export_mjai(record, report).splitlines()]
+        lines = [json.loads(line) for line in _mjai_text(path).splitlines()]
         ours = [[lines[i]["deltas"], lines[i + 1]["deltas"]] for i in range(len(lines) - 1)
                 if lines[i]["type"] == lines[i + 1]["type"] == "hora"]
         assert ours == tenhou_rows
-        t6 = json.loads(export_tenhou6(record, report))
+        t6 = json.loads(_tenhou6_text(path))
         assert [[k[16][1], k[16][3]] for k in t6["log"] if k[16] and len(k[16]) == 5] == tenhou_rows
         checked += len(ours)
     assert checked >= 1
@@ -329,7 +348,7 @@ def _sc_deltas(agari):
 @pytest.mark.skipif(not FILES, reason=NO_DATA)
 def test_tenhou6_export_writes_the_format(mjlog_dir):
     record, report = _played(mjlog_dir / "double-ron.mjlog")
-    doc = json.loads(export_tenhou6(record, report))
+    doc = json.loads(_tenhou6_text(mjlog_dir / "double-ron.mjlog"))
     assert list(doc) == ["title", "name", "rule", "log", "sc"]
     assert doc["rule"] == {"disp": "般南喰赤", "aka": 1}
     assert doc["name"] == list(record.players)

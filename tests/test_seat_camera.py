@@ -432,15 +432,21 @@ def test_a_kept_reading_is_taken_up_only_for_the_hand_in_play():
 FLUFFY = Path(__file__).resolve().parents[2] / "shared" / "data" / "tiles-fluffystuff"
 
 
-@pytest.mark.parametrize("lean", [0.0, 4.0, 6.0])
-def test_an_artwork_whose_glyphs_reach_the_faces_edges_is_cut_into_all_its_tiles(lean):
-    """The shared FluffyStuff honours and red fives: a red five's sticks cross the face's whole height, which
-    leaves columns with no tile body at all; the row's last face is still one tile, not cut off."""
+@pytest.fixture(scope="module")
+def fluffy():
+    """The shared FluffyStuff artwork, read once for the tests of its faces (reading decodes every face)."""
     if not FLUFFY.is_dir():
         pytest.skip("the shared FluffyStuff artwork is not here (../shared/data/tiles-fluffystuff)")
     from hardware_sims.tile_art import load_tile_set
 
-    tiles = load_tile_set(FLUFFY)
+    return load_tile_set(FLUFFY)
+
+
+@pytest.mark.parametrize("lean", [0.0, 4.0, 6.0])
+def test_an_artwork_whose_glyphs_reach_the_faces_edges_is_cut_into_all_its_tiles(lean, fluffy):
+    """The shared FluffyStuff honours and red fives: a red five's sticks cross the face's whole height, which
+    leaves columns with no tile body at all; the row's last face is still one tile, not cut off."""
+    tiles = fluffy
     pose = SeatPose(elevation_deg=67.5, distance_mm=450.0, offset_mm=10.0, roll_deg=1.0)
     cal = SeatCalibration.of(pose.strip_quad(), STRIP_W, pose.image_size)
     reader = SeatReader(EmbeddingClassifier(), cal)
@@ -453,18 +459,14 @@ def test_an_artwork_whose_glyphs_reach_the_faces_edges_is_cut_into_all_its_tiles
     assert seen[1] is not None and seen[2] and len(seen[0]) == len(ENROLL_ROWS[2]), "the drawn 5sr stays apart"
 
 
-def test_a_row_ending_in_dense_faces_keeps_its_last_tiles_on_a_squeezed_stream():
+def test_a_row_ending_in_dense_faces_keeps_its_last_tiles_on_a_squeezed_stream(fluffy):
     """FluffyStuff's 8p: two columns of pins cover its face's height over 0.62 of its width, leaving only its
     margins, a pixel or two of body per column (none in some), on a blurred 640x480 stream squeezed to 640x640.
     At the row's right end such faces were cut off (the row one or two tiles short and still whole, so the frame
     did not count): each of these 12 frames, where a faint stretch closed only under a third of a tile."""
-    if not FLUFFY.is_dir():
-        pytest.skip("the shared FluffyStuff artwork is not here (../shared/data/tiles-fluffystuff)")
     import itertools
 
-    from hardware_sims.tile_art import load_tile_set
-
-    tiles = load_tile_set(FLUFFY)
+    tiles = fluffy
     pose = SeatPose(elevation_deg=41.2, distance_mm=553.0, offset_mm=-7.0, roll_deg=0.3)  # the bench's 41 degrees
     cal = SeatCalibration.of(pose.strip_quad(), STRIP_W, pose.image_size)
     reader = SeatReader(EmbeddingClassifier(), cal)

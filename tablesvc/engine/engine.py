@@ -135,41 +135,13 @@ class Engine:
     def __init__(self, state: GameState | None = None) -> None:
         self.state = state if state is not None else GameState()
         self.rules: RuleSet = get_ruleset(self.state.rules)
-        self._handlers: dict[type, Callable[[Event], list[Output]]] = {
-            GameStart: self._start_game,  # type: ignore[dict-item]
-            DiceRolled: self._dice,  # type: ignore[dict-item]
-            HandStart: self._hand_start,  # type: ignore[dict-item]
-            DoraRevealed: self._dora,  # type: ignore[dict-item]
-            Draw: self._draw,  # type: ignore[dict-item]
-            Discard: self._discard,  # type: ignore[dict-item]
-            Call: self._call,  # type: ignore[dict-item]
-            AddedKan: self._added_kan,  # type: ignore[dict-item]
-            ConcealedKan: self._concealed_kan,  # type: ignore[dict-item]
-            Ron: self._ron,  # type: ignore[dict-item]
-            Tsumo: self._tsumo,  # type: ignore[dict-item]
-            ExhaustiveDraw: self._exhaustive_draw,  # type: ignore[dict-item]
-            AbortiveDraw: self._abortive_draw,  # type: ignore[dict-item]
-            Chombo: self._chombo,  # type: ignore[dict-item]
-            DeadHand: self._dead_hand,  # type: ignore[dict-item]
-            SetScores: self._set_scores,  # type: ignore[dict-item]
-            EndGame: self._end_game,  # type: ignore[dict-item]
-            ClockStart: self._clock_start,  # type: ignore[dict-item]
-            ClockExtend: self._clock_extend,  # type: ignore[dict-item]
-            ClockAddHand: self._clock_add_hand,  # type: ignore[dict-item]
-            TimeUp: self._time_up,  # type: ignore[dict-item]
-            ScoreSheet: self._score_sheet,  # type: ignore[dict-item]
-            WinEntry: self._entered(self._win_entry),  # type: ignore[dict-item]
-            DrawEntry: self._entered(self._draw_entry),  # type: ignore[dict-item]
-            AbortEntry: self._entered(self._abort_entry),  # type: ignore[dict-item]
-            ChomboEntry: self._entered(self._chombo_entry),  # type: ignore[dict-item]
-        }
 
     # ------------------------------------------------------------ entry
 
     def apply(self, event: Event) -> list[Output]:
         """Apply one event; raises :class:`Rejected` (state unchanged) when the rules forbid it."""
         kind = type(event)
-        handler = self._handlers.get(kind)
+        handler = _HANDLERS.get(kind)
         if handler is None:
             raise Rejected(f"unknown event {kind.__name__}")
         seat = getattr(event, "seat", None)
@@ -182,11 +154,13 @@ class Engine:
             backup = self.state.clone()
             try:
                 out = self._do_draw(seat, None)
-                return out + handler(event)
+                return out + handler(self, event)
             except Rejected:
                 self.state = backup
                 raise
-        return handler(event)
+        if kind in _ENTRIES:
+            return self._entered(handler, event)
+        return handler(self, event)
 
     # ------------------------------------------------------------ helpers
 
@@ -912,18 +886,14 @@ class Engine:
         self.state.by_results = True
         return []
 
-    def _entered(self, handler: Callable[[Event], list[Output]]) -> Callable[[Event], list[Output]]:
-        """An entry handler that leaves the state as it was when it refuses (it checks as it goes)."""
-
-        def run(event: Event) -> list[Output]:
-            backup = self.state.clone()
-            try:
-                return handler(event)
-            except Rejected:
-                self.state = backup
-                raise
-
-        return run
+    def _entered(self, handler: Callable[[Engine, Event], list[Output]], event: Event) -> list[Output]:
+        """An entry applied so that a refusal leaves the state as it was (an entry handler checks as it goes)."""
+        backup = self.state.clone()
+        try:
+            return handler(self, event)
+        except Rejected:
+            self.state = backup
+            raise
 
     def _entry_hand(self, riichi: Sequence[int], what: str, hand_number: int | None) -> HandState:
         """The hand an entry ends, as it stood at its start, with its riichi sticks put down."""
@@ -1354,3 +1324,36 @@ def _sort_key(t: Tile) -> tuple[int, bool]:
 def _four(v: Sequence[int]) -> tuple[int, int, int, int]:
     return (v[0], v[1], v[2], v[3])
 
+
+#: the handler of each kind of event, one table for every engine (an engine is made for every event a table
+#: checks before it journals it)
+_HANDLERS: dict[type, Callable[[Engine, Event], list[Output]]] = {  # type: ignore[dict-item]
+    GameStart: Engine._start_game,
+    DiceRolled: Engine._dice,
+    HandStart: Engine._hand_start,
+    DoraRevealed: Engine._dora,
+    Draw: Engine._draw,
+    Discard: Engine._discard,
+    Call: Engine._call,
+    AddedKan: Engine._added_kan,
+    ConcealedKan: Engine._concealed_kan,
+    Ron: Engine._ron,
+    Tsumo: Engine._tsumo,
+    ExhaustiveDraw: Engine._exhaustive_draw,
+    AbortiveDraw: Engine._abortive_draw,
+    Chombo: Engine._chombo,
+    DeadHand: Engine._dead_hand,
+    SetScores: Engine._set_scores,
+    EndGame: Engine._end_game,
+    ClockStart: Engine._clock_start,
+    ClockExtend: Engine._clock_extend,
+    ClockAddHand: Engine._clock_add_hand,
+    TimeUp: Engine._time_up,
+    ScoreSheet: Engine._score_sheet,
+    WinEntry: Engine._win_entry,
+    DrawEntry: Engine._draw_entry,
+    AbortEntry: Engine._abort_entry,
+    ChomboEntry: Engine._chombo_entry,
+}
+#: entries check as they go: a refused one leaves the state as it was
+_ENTRIES = frozenset({WinEntry, DrawEntry, AbortEntry, ChomboEntry})

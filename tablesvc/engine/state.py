@@ -9,14 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TypeVar
 
 from tablesvc.engine.clock import Clock
 from tablesvc.tiles import Tile
 
 __all__ = ["GameState", "HandState", "MeldState", "Phase", "PondTile", "SeatState", "Step"]
-
-_T = TypeVar("_T")
 
 
 class Phase(Enum):
@@ -138,40 +135,41 @@ class GameState:
 
     def clone(self) -> GameState:
         """A copy that shares only immutable parts (tiles, finished results)."""
-        new = _shallow(self)
-        new.scores = list(self.scores)
-        new.penalties = list(self.penalties)
-        new.results = list(self.results)
-        if self.hand is not None:
-            new.hand = _clone_hand(self.hand)
+        d = self.__dict__
+        hand = d["hand"]
+        new = _new(type(self))
+        new.__dict__ = {**d, "scores": list(d["scores"]), "penalties": list(d["penalties"]),
+                        "results": list(d["results"]), "hand": _clone_hand(hand) if hand is not None else None}
         return new
 
 
-def _shallow(obj: _T) -> _T:
-    """``copy.copy`` of a plain dataclass (a new instance sharing its attributes' values) without the
-    pickling protocol it goes through: a table copies its state before every event it journals."""
-    new = object.__new__(type(obj))
-    new.__dict__.update(obj.__dict__)
-    return new
+#: a copy is a new instance given its dict in one go, without ``copy.copy``'s pickling protocol or the dataclass
+#: constructor: a table copies its state before every event it journals
+_new = object.__new__
 
 
 def _clone_hand(h: HandState) -> HandState:
-    new = _shallow(h)
-    new.seats = [_clone_seat(s) for s in h.seats]
-    new.dora = list(h.dora)
-    new.kans = list(h.kans)
-    new.deposits = list(h.deposits)
-    new.first_discards = list(h.first_discards)
-    new.pao = dict(h.pao)
-    new.visible = list(h.visible)
+    d = h.__dict__
+    new = _new(type(h))
+    new.__dict__ = {**d, "seats": [_clone_seat(s) for s in h.seats], "dora": list(d["dora"]), "kans": list(d["kans"]),
+                    "deposits": list(d["deposits"]), "first_discards": list(d["first_discards"]), "pao": dict(d["pao"]),
+                    "visible": list(d["visible"])}
     return new
 
 
 def _clone_seat(s: SeatState) -> SeatState:
-    new = _shallow(s)
-    new.hand = list(s.hand) if s.hand is not None else None
-    new.melds = [MeldState(m.kind, list(m.tiles), m.called, m.from_seat, m.after_riichi) for m in s.melds]
-    new.pond = list(s.pond)  # pond tiles are frozen: shared
-    new.passed = list(s.passed)
-    new.riichi_passed = list(s.riichi_passed)
+    d = s.__dict__
+    hand = d["hand"]
+    melds = d["melds"]
+    new = _new(type(s))
+    new.__dict__ = {**d, "hand": list(hand) if hand is not None else None,
+                    "melds": [_clone_meld(m) for m in melds] if melds else [],
+                    "pond": list(d["pond"]),  # pond tiles are frozen: shared
+                    "passed": list(d["passed"]), "riichi_passed": list(d["riichi_passed"])}
+    return new
+
+
+def _clone_meld(m: MeldState) -> MeldState:
+    new = _new(type(m))
+    new.__dict__ = {**m.__dict__, "tiles": list(m.tiles)}
     return new

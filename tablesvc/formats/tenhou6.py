@@ -355,17 +355,19 @@ class _HandReader:
                 owed[-1] = "tsumo"
             owed.append("discard")
 
-        def all_taken() -> bool:
-            return all(ti[s] >= len(takes[s]) for s in range(4))
+        # takes not yet played, all seats together: every seat has taken its last tile when none is left (a seat
+        # never takes past its list), asked after every discard
+        left = sum(len(t) for t in takes)
 
         ended: tuple[str, int] | None = None
         while True:
             if ti[actor] >= len(takes[actor]):
-                if not result and all_taken():  # a hand the record stops in
+                if not result and not left:  # a hand the record stops in
                     break
                 raise _Inconsistent(f"seat {actor} has no tile left to take")
             take = takes[actor][ti[actor]]
             ti[actor] += 1
+            left -= 1
             if take.kind == "draw":
                 if owed and owed[0] == "tsumo":
                     reveal()
@@ -396,7 +398,7 @@ class _HandReader:
                 ev.append(AddedKan(seat=actor, tile=out.tile))
                 open_kan()
                 last_discard = (actor, out.tile)
-                if all_taken():
+                if not left:
                     ended = ("kakan", actor)
                     break
                 continue
@@ -406,7 +408,7 @@ class _HandReader:
                 ev.append(ConcealedKan(seat=actor, tiles=out.tiles))
                 owed.append("now")
                 reveal()
-                if all_taken():
+                if not left:
                     ended = ("ankan", actor)
                     break
                 continue
@@ -420,7 +422,7 @@ class _HandReader:
             ev.append(Discard(seat=actor, tile=tile, riichi=out.riichi, tsumogiri=out.tile is None))
             drawn[actor] = None
             last_discard = (actor, tile)
-            if all_taken():
+            if not left:
                 ended = ("discard", actor)
                 break
             callers = [s for s in range(4) if s != actor and ti[s] < len(takes[s])
@@ -428,8 +430,10 @@ class _HandReader:
                        and takes[s][ti[s]].tile == tile]
             callers.sort(key=lambda s: takes[s][ti[s]].kind == "chi")  # pon and kan before chi
             options: list[int | None] = list(callers)
-            again = any(o.kind == "discard" and (o.tile is None or o.tile == tile) for o in outs[actor][di[actor]:])
-            if not callers or again:
+            # the discard may also pass uncalled when the seat discards the tile again later (looked for only
+            # where someone could call it: most discards nobody can)
+            if not callers or any(o.kind == "discard" and (o.tile is None or o.tile == tile)
+                                  for o in outs[actor][di[actor]:]):
                 options.append(None)
             k = len(trace)
             pick = choices[k] if k < len(choices) and choices[k] < len(options) else 0

@@ -29,7 +29,7 @@ def tenhou_order(t: Tile) -> tuple[int, bool]:
     return (t.kind, not t.red)
 
 
-@dataclass
+@dataclass(slots=True)
 class Before:
     """What an exporter needs to know of the state just before an event."""
 
@@ -67,10 +67,10 @@ def capture(state: GameState, event: Event) -> Before:
                       dealer=state.dealer, scores=_four(state.scores))
     seat = getattr(event, "seat", None)
     implied = implied_draw(state, event)
-    b = Before(phase=state.phase, round=h.round, honba=h.honba, sticks=h.sticks, dealer=h.dealer,
-               scores=_four(state.scores), implied_draw=implied,
-               drawn=h.seats[seat].drawn if seat is not None and 0 <= seat <= 3 and implied is None else None,
-               riichi=tuple(s.riichi for s in h.seats))
+    s0, s1, s2, s3 = h.seats
+    b = Before(state.phase, h.round, h.honba, h.sticks, h.dealer, _four(state.scores), implied,
+               h.seats[seat].drawn if seat is not None and 0 <= seat <= 3 and implied is None else None,
+               (s0.riichi, s1.riichi, s2.riichi, s3.riichi))
     if isinstance(event, Ron | ExhaustiveDraw | AbortiveDraw | Tsumo):
         b.hands = tuple(tuple(s.hand) if s.hand is not None else None for s in h.seats)
         b.counts = tuple(s.count for s in h.seats)

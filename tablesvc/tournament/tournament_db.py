@@ -10,9 +10,11 @@ stands behind the check), a round started twice changes nothing.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -116,6 +118,7 @@ class TournamentStore:
     def __init__(self, records: RecordsStore) -> None:
         self.records = records
         self.engine = records.engine
+        self._local = threading.local()  # the connection of a :meth:`reading` block, per thread
 
     # ------------------------------------------------------------ plumbing
 
@@ -132,10 +135,33 @@ class TournamentStore:
 
     def _read(self, work: Any) -> Any:
         try:
+            conn = getattr(self._local, "conn", None)
+            if conn is not None:
+                return work(conn)
             with self.engine.connect() as conn:
                 return work(conn)
         except SQLAlchemyError as exc:
             raise RecordsError(f"cannot read the records database {self.records.name}: {_reason(exc)}") from None
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """The reads of this thread inside the block share one connection: a page's read of the whole
+        tournament (the tournament, players, tables, rounds, games, penalties), done several times a second
+        while pages listen, takes one connection from the pool and ends one transaction, not one per read."""
+        if getattr(self._local, "conn", None) is not None:
+            yield
+            return
+        try:
+            conn = self.engine.connect()
+        except SQLAlchemyError as exc:
+            raise RecordsError(f"cannot read the records database {self.records.name}: {_reason(exc)}") from None
+        self._local.conn = conn
+        try:
+            yield
+        finally:
+            self._local.conn = None
+            with contextlib.suppress(SQLAlchemyError):  # a connection already lost: its read has said so
+                conn.close()
 
     # ------------------------------------------------------------ the tournament
 

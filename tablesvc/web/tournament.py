@@ -84,9 +84,10 @@ class TournamentFeed:
         self.reads += 1
         try:
             store = self.store()
-            tid = self.tid()
-            players, rounds, hall = store.players(tid), store.rounds(tid), store.tables(tid)
-            st = current_standings(store, tid, players=players, hall=hall, rounds=rounds)
+            with store.reading():
+                tid = self.tid()
+                players, rounds, hall = store.players(tid), store.rounds(tid), store.tables(tid)
+                st = current_standings(store, tid, players=players, hall=hall, rounds=rounds)
             names = {p.number: (p.first_name, p.last_name) for p in players}
         except (RecordsError, TournamentError) as exc:
             raise RuntimeError(str(exc)) from None

@@ -267,11 +267,13 @@ class TileClassifier:
         The features of every enrolled copy are kept (not only the fitted metric), so that
         :meth:`enroll` can add to a loaded model; the fitted metric is kept too (where two kinds or more
         are enrolled), so that ``load`` reads it rather than fitting it again from the features.
+        Stored, not deflated: the float features of a few thousand copies (tens of MB) shrink by a sixth at
+        most, and deflating them takes seconds where storing them takes a tenth of one (reading them back alike).
         """
         params = {f.name: getattr(self, f.name) for f in fields(self) if not f.name.startswith("_")}
         metric = {"proj": self._proj, "proj_origin": self._proj_origin, "kind_means": self._kind_means,
                   "scale": np.array(self._scale, np.float64)} if self._proj.size else {}  # fmt: skip
-        np.savez_compressed(
+        np.savez(
             Path(path),
             format=np.array(MODEL_FORMAT),
             feats=self._raw,

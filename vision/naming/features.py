@@ -125,13 +125,24 @@ def hog_features(canon: np.ndarray) -> np.ndarray:
     return v / (np.linalg.norm(v) + 1e-6)
 
 
-def _median_u8(channel: np.ndarray) -> float:
-    """np.median of a uint8 channel from its histogram: the same value at a seventh of the cost (a
-    cold frame computes this for every crop it reads)."""
-    n = channel.size
-    cum = np.bincount(channel.ravel(), minlength=256).cumsum()
-    lo, hi = np.searchsorted(cum, [(n + 1) // 2, n // 2 + 1])
-    return (float(lo) + float(hi)) / 2.0
+#: added to the second of two uint8 channels: both counted in one histogram of 512 bins
+_SECOND_CHANNEL = np.array([0, 256], np.uint16)
+
+
+def _medians_u8(two: np.ndarray) -> tuple[float, float]:
+    """np.median of each channel of an (h, w, 2) uint8 image, from one histogram of both: the same values at a
+    fraction of the cost (a cold frame computes them for every crop it reads). The first 256 bins cumulate to
+    the pixel count, so the second channel's ranks lie that count further on."""
+    n = two.shape[0] * two.shape[1]
+    cum = np.bincount((two + _SECOND_CHANNEL).ravel(), minlength=512).cumsum()
+    a_lo, a_hi, b_lo, b_hi = np.searchsorted(cum, [(n + 1) // 2, n // 2 + 1, n + (n + 1) // 2, n + n // 2 + 1])
+    return (float(a_lo) + float(a_hi)) / 2.0, (float(b_lo - 256) + float(b_hi - 256)) / 2.0
+
+
+def _norm(v: np.ndarray) -> np.floating:
+    """``np.linalg.norm`` of a 1-D float vector, the same value (its own computation for one) without its
+    argument handling: every enrolled copy and every read crop takes four."""
+    return np.sqrt(v.dot(v))
 
 
 def colour_features(canon: np.ndarray) -> np.ndarray:
@@ -143,7 +154,7 @@ def colour_features(canon: np.ndarray) -> np.ndarray:
     do not matter; the question it answers is only 'where is the ink red / green / blue'.
     """
     lab8 = cv2.cvtColor(canon, cv2.COLOR_BGR2LAB)
-    body = np.array([_median_u8(lab8[..., 1]), _median_u8(lab8[..., 2])], np.float32) - 128.0
+    body = np.array(_medians_u8(lab8[..., 1:]), np.float32) - 128.0
     ab = lab8[..., 1:].astype(np.float32) - (128.0 + body)
     # saturation weighting: grey ink (black numerals) contributes nothing to the chroma layout
     small = cv2.resize(ab, (3, 4), interpolation=cv2.INTER_AREA).ravel()
@@ -154,7 +165,7 @@ def colour_features(canon: np.ndarray) -> np.ndarray:
     extra = np.array([(abs_a + mean_a) / 2, (abs_a - mean_a) / 2, abs_b], np.float32)
     # the body colour itself, weakly (a light cast moves it a little, a red tile back a lot)
     v = np.concatenate([small, extra * 2.0, body * 1.5]).astype(np.float32)
-    return v / (np.linalg.norm(v) + 8.0)  # +8: a nearly colourless tile keeps a short vector
+    return v / (_norm(v) + 8.0)  # +8: a nearly colourless tile keeps a short vector
 
 
 def combined_features(canon: np.ndarray, colour_weight: float = COLOUR_WEIGHT) -> np.ndarray:
@@ -173,7 +184,7 @@ def tile_features(canon: np.ndarray, colour_weight: float = 1.2) -> np.ndarray:
     v = _HOG.compute(grey).ravel()
     top = _HOG_TOP.compute(np.ascontiguousarray(grey[TOP_ROWS[0] : TOP_ROWS[1], TOP_COLS[0] : TOP_COLS[1]])).ravel()
     return np.concatenate(
-        [v / (np.linalg.norm(v) + 1e-6), top / (np.linalg.norm(top) + 1e-6), colour_weight * colour_features(canon)]
+        [v / (_norm(v) + 1e-6), top / (_norm(top) + 1e-6), colour_weight * colour_features(canon)]
     ).astype(np.float32)
 
 
@@ -281,12 +292,12 @@ class CameraAugmenter:
         else:
             around = _SURROUNDS[int(rng.integers(len(_SURROUNDS)))]
             patch = cv2.warpPerspective(src, m, (size, size), flags=cv2.INTER_LINEAR, borderValue=around)
-        f = patch.astype(np.float32)
         d = rng.uniform(0.0, 2 * np.pi)
         yy, xx = _unit_grid(size)
         light = gain * (1.0 + rng.uniform(0.0, 0.08) * (xx * np.cos(d) + yy * np.sin(d)))
         spot = glare * (0.5 + 0.5 * (xx * np.cos(d + 1.0) + yy * np.sin(d + 1.0)))
-        f = f * light[..., None]
+        # float64 throughout (the light is): the pixels are promoted as they are multiplied, in place after that
+        f = np.multiply(patch, light[..., None])
         f += spot[..., None]
         f *= (1.0 + rng.uniform(-0.03, 0.03, 3)).astype(np.float32)
         if blur > 0.25:
@@ -294,7 +305,8 @@ class CameraAugmenter:
         elif blur < 0:
             f += -blur * (f - cv2.GaussianBlur(f, (0, 0), 1.0))
         f += rng.normal(0.0, noise, f.shape).astype(np.float32)
-        patch = np.clip(f, 0, 255, out=f).astype(np.uint8)
+        np.maximum(f, 0.0, out=f)  # np.clip(f, 0, 255) without its argument checks, as two ufuncs in place
+        patch = np.minimum(f, 255.0, out=f).astype(np.uint8)
         q = int(rng.integers(self.jpeg_quality[0], self.jpeg_quality[1] + 1))
         ok, buf = cv2.imencode(".jpg", patch, [cv2.IMWRITE_JPEG_QUALITY, q])
         if ok:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import csv
 import zlib
-from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -117,13 +116,83 @@ def one_label_photos(labels: dict[str, list[str | None]], min_boxes: int = 6) ->
             if len(tiles) >= min_boxes and len(set(tiles)) == 1 and tiles[0] is not None}  # fmt: skip
 
 
-@dataclass(frozen=True)
 class PhotoCrop:
-    """One real tile: ``tile`` in notation (None: flower/season), the BGR crop, the photo it came from."""
+    """One real tile: ``tile`` in notation (None: flower/season), the BGR crop, the photo it came from.
 
-    tile: str | None
-    image: np.ndarray
-    photo: str
+    A roboflow crop is cut when its ``image`` is first read (:class:`_PhotoCuts`): a measure that reads a sample
+    of a split decodes only the photos of that sample. ``image`` is one array for the life of the crop."""
+
+    __slots__ = ("_cut", "_image", "photo", "tile")
+
+    def __init__(self, tile: str | None, image: np.ndarray | tuple[_PhotoCuts, int], photo: str) -> None:
+        self.tile = tile
+        self.photo = photo
+        self._image, self._cut = (image, None) if isinstance(image, np.ndarray) else (None, image)
+
+    @property
+    def image(self) -> np.ndarray:
+        if self._image is None:
+            cuts, k = self._cut  # type: ignore[misc]
+            self._image = cuts.crop(k)
+        return self._image
+
+    def __repr__(self) -> str:
+        return f"PhotoCrop(tile={self.tile!r}, photo={self.photo!r})"
+
+
+class _PhotoCuts:
+    """The boxes of one photo, cut all at once the first time one of them is read (one decoding per photo), each
+    then the same array whichever labelling's crop reads it."""
+
+    def __init__(self, path: Path, size: tuple[int, int], boxes: list[tuple[int, int, int, int, bool]]) -> None:
+        self.path = path
+        self.size = size  # (w, h) as its header gives it
+        self.boxes = boxes  # x0, y0, x1, y1, turned a quarter
+        self._crops: list[np.ndarray] | None = None
+
+    def crop(self, k: int) -> np.ndarray:
+        if self._crops is None:
+            img = cv2.imread(str(self.path), cv2.IMREAD_COLOR)
+            if img is None or (img.shape[1], img.shape[0]) != self.size:
+                raise OSError(f"{self.path}: not decoded at the size its header gives {self.size}")
+            self._crops = []
+            for x0, y0, x1, y1, turned in self.boxes:
+                crop = img[y0:y1, x0:x1]
+                self._crops.append(np.ascontiguousarray(cv2.rotate(crop, cv2.ROTATE_90_CLOCKWISE) if turned else crop))
+        return self._crops[k]
+
+
+def _jpeg_size(path: Path) -> tuple[int, int] | None:
+    """(width, height) of a JPEG from its frame header, without decoding it; None where the header does not say
+    for sure (not a JPEG, an EXIF block whose orientation may turn it, a truncated file): decode it then."""
+    with path.open("rb") as f:
+        if f.read(2) != b"\xff\xd8":
+            return None
+        while True:
+            byte = f.read(1)
+            if byte != b"\xff":
+                return None
+            marker = f.read(1)
+            while marker == b"\xff":
+                marker = f.read(1)
+            if not marker:
+                return None
+            m = marker[0]
+            if m == 0x01 or 0xD0 <= m <= 0xD8:
+                continue
+            head = f.read(2)
+            if len(head) < 2:
+                return None
+            length = int.from_bytes(head, "big")
+            if 0xC0 <= m <= 0xCF and m not in (0xC4, 0xC8, 0xCC):
+                frame = f.read(5)
+                if len(frame) < 5:
+                    return None
+                h, w = int.from_bytes(frame[1:3], "big"), int.from_bytes(frame[3:5], "big")
+                return (w, h) if w and h else None
+            body = f.read(length - 2)
+            if len(body) < length - 2 or (m == 0xE1 and body.startswith(b"Exif")):
+                return None
 
 
 def roboflow_names(root: Path = ROBOFLOW) -> list[str | None]:
@@ -168,10 +237,14 @@ def _roboflow_cut(split: str, root: Path, margin: float, min_side: int, labellin
         label_path = root / "labels" / split / (img_path.stem + ".txt")
         if not label_path.is_file():
             continue
-        img = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
-        if img is None:
-            continue
-        h, w = img.shape[:2]
+        size = _jpeg_size(img_path)
+        if size is None:  # the header does not say: its decoding does
+            img = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
+            if img is None:
+                continue
+            size = (img.shape[1], img.shape[0])
+        w, h = size
+        cuts = _PhotoCuts(img_path, size, [])
         for number, line in enumerate(label_path.read_text().splitlines()):
             parts = line.split()
             if len(parts) != 5:
@@ -190,12 +263,11 @@ def _roboflow_cut(split: str, root: Path, margin: float, min_side: int, labellin
             mx, my = bw_px * margin, bh_px * margin
             x0, x1 = int(max(0, cx * w - bw_px / 2 - mx)), int(min(w, cx * w + bw_px / 2 + mx))
             y0, y1 = int(max(0, cy * h - bh_px / 2 - my)), int(min(h, cy * h + bh_px / 2 + my))
-            crop = img[y0:y1, x0:x1]
-            if crop.size == 0:
+            xs, ys = range(w)[x0:x1], range(h)[y0:y1]  # the pixels img[y0:y1, x0:x1] holds
+            if not xs or not ys:
                 continue
-            if bw_px > 1.25 * bh_px:
-                crop = cv2.rotate(crop, cv2.ROTATE_90_CLOCKWISE)
-            crop = np.ascontiguousarray(crop)
+            cuts.boxes.append((xs.start, ys.start, xs.stop, ys.stop, bw_px > 1.25 * bh_px))
+            crop = (cuts, len(cuts.boxes) - 1)
             for out, corrected in zip(outs, labellings, strict=True):
                 out.append(PhotoCrop(seen_tile if corrected else tile, crop, img_path.name))
     for k, corrected in enumerate(labellings):

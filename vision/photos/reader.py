@@ -360,11 +360,6 @@ class PhotoReader:
         seen = self.look(image)
         found, boxes, sideways = seen.found, seen.boxes, seen.sideways
         best, not_tile, guesses = seen.best, seen.not_tile, seen.guesses
-        first = dict(best)
-        self._second_look(image, boxes, sideways, best, [f.face_up for f in found])
-        for i, got in best.items():
-            if got != first[i]:  # a second look's name leads the guesses
-                guesses[i] = [(got[0], got[1]), *((k, v) for k, v in guesses[i] if k != got[0])][:GUESSES]
         if self.keep_all or getattr(self.finder, "given", False):
             kept = list(range(len(found)))
         elif seen.features is not None:
@@ -373,6 +368,13 @@ class PhotoReader:
         else:
             median = float(np.median([f.score for f in found])) if found else 0.0
             kept = [i for i, f in enumerate(found) if is_tile(f.score, median)]
+        first = dict(best)
+        # the boxes dropped as no tile are never shown: only the faces kept pay for a second look
+        kept_set = set(kept)
+        self._second_look(image, boxes, sideways, best, [f.face_up and i in kept_set for i, f in enumerate(found)])
+        for i, got in best.items():
+            if got != first[i]:  # a second look's name leads the guesses
+                guesses[i] = [(got[0], got[1]), *((k, v) for k, v in guesses[i] if k != got[0])][:GUESSES]
         named = {i: self._named(got, boxes[i]) for i, got in best.items()}
         # what the finder took for a back is a face where the embedding is sure of it (the blank white dragon
         # of many sets); the embedding knows backs (its "not a tile" kinds), so a real back stays one
