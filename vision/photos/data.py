@@ -30,6 +30,7 @@ import cv2
 import numpy as np
 
 from vision.naming.features import photo_label_to_tile
+from vision.photos.input import BadPhoto, read_header
 
 __all__ = ["CAMERASH_ERRATA", "DATA", "ROBOFLOW_ERRATA", "ROBOFLOW_UNLABELLED", "PhotoCrop", "camerash_photos",
            "camerash_split", "one_label_photos", "roboflow_crops", "roboflow_labellings", "roboflow_names"]
@@ -162,37 +163,18 @@ class _PhotoCuts:
         return self._crops[k]
 
 
-def _jpeg_size(path: Path) -> tuple[int, int] | None:
-    """(width, height) of a JPEG from its frame header, without decoding it; None where the header does not say
-    for sure (not a JPEG, an EXIF block whose orientation may turn it, a truncated file): decode it then."""
-    with path.open("rb") as f:
-        if f.read(2) != b"\xff\xd8":
-            return None
-        while True:
-            byte = f.read(1)
-            if byte != b"\xff":
-                return None
-            marker = f.read(1)
-            while marker == b"\xff":
-                marker = f.read(1)
-            if not marker:
-                return None
-            m = marker[0]
-            if m == 0x01 or 0xD0 <= m <= 0xD8:
-                continue
-            head = f.read(2)
-            if len(head) < 2:
-                return None
-            length = int.from_bytes(head, "big")
-            if 0xC0 <= m <= 0xCF and m not in (0xC4, 0xC8, 0xCC):
-                frame = f.read(5)
-                if len(frame) < 5:
-                    return None
-                h, w = int.from_bytes(frame[1:3], "big"), int.from_bytes(frame[3:5], "big")
-                return (w, h) if w and h else None
-            body = f.read(length - 2)
-            if len(body) < length - 2 or (m == 0xE1 and body.startswith(b"Exif")):
-                return None
+def _stored_size(path: Path) -> tuple[int, int] | None:
+    """(width, height) of a JPEG from its header (:func:`~vision.photos.input.read_header`), without decoding it;
+    None where the header does not settle what decoding gives: not a JPEG, or one with an EXIF block (the decoder
+    turns the photo as its orientation says): decode it then."""
+    data = path.read_bytes()
+    try:
+        header = read_header(data)
+    except BadPhoto:
+        return None
+    if header.format != "JPEG" or b"Exif" in data[:65536]:
+        return None
+    return header.width, header.height
 
 
 def roboflow_names(root: Path = ROBOFLOW) -> list[str | None]:
@@ -237,7 +219,7 @@ def _roboflow_cut(split: str, root: Path, margin: float, min_side: int, labellin
         label_path = root / "labels" / split / (img_path.stem + ".txt")
         if not label_path.is_file():
             continue
-        size = _jpeg_size(img_path)
+        size = _stored_size(img_path)
         if size is None:  # the header does not say: its decoding does
             img = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
             if img is None:
